@@ -1,0 +1,170 @@
+/**
+ * WorkQueue on BullMQ (Redis). Jobs survive process restarts; a worker process that dies
+ * mid-job loses its lock, and another worker's stalled check moves the job back to waiting.
+ * See docs/generation.md for the priority mapping and stall settings.
+ */
+import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
+import {
+  MAX_PRIORITY,
+  clampProgress,
+  normalizeAddOptions,
+  type AddOptions,
+  type JobHandler,
+  type JobState,
+  type ProcessOptions,
+  type QueueEvent,
+  type WorkQueue,
+  type WorkerHandle,
+} from './types.ts';
+
+export interface BullMqQueueOptions {
+  redisUrl: string;
+  /** Redis key prefix; tests use a unique one per run. Default `atelier`. */
+  prefix?: string;
+  /** How long a worker's job lock lasts without renewal (renewed every half). Default 30 s. */
+  lockDurationMs?: number;
+  /** How often each worker looks for stalled jobs (lock expired while active). Default 30 s. */
+  stalledIntervalMs?: number;
+  /** Stalls tolerated before a job is failed instead of re-queued. Default 1. */
+  maxStalledCount?: number;
+  /** Finished jobs kept for getState and dedup. Default 7 days / 50,000 jobs. */
+  keepFinished?: { ageSeconds: number; count: number };
+  /** Seconds a worker blocks waiting for a job when idle; also bounds how long close() waits. Default 5. */
+  drainDelaySeconds?: number;
+}
+
+/** 1..100 (higher first) → BullMQ 1..100 (lower first). Every job gets a priority, so ordering is uniform. */
+export function toBullPriority(priority: number): number {
+  return MAX_PRIORITY + 1 - priority;
+}
+
+const JOB_NAME = 'step';
+
+export class BullMqQueue<T> implements WorkQueue<T> {
+  readonly name: string;
+  private readonly opts: Required<Omit<BullMqQueueOptions, 'redisUrl'>> & { redisUrl: string };
+  private readonly queue: Queue;
+  private readonly workers = new Set<Worker>();
+  private events: QueueEvents | undefined;
+  private eventsReady: Promise<QueueEvents> | undefined;
+  private readonly listeners = new Set<(e: QueueEvent) => void>();
+
+  constructor(name: string, opts: BullMqQueueOptions) {
+    this.name = name;
+    this.opts = {
+      prefix: 'atelier',
+      lockDurationMs: 30_000,
+      stalledIntervalMs: 30_000,
+      maxStalledCount: 1,
+      keepFinished: { ageSeconds: 7 * 24 * 3600, count: 50_000 },
+      drainDelaySeconds: 5,
+      ...opts,
+    };
+    this.queue = new Queue(name, { connection: this.connection(), prefix: this.opts.prefix });
+    // Connection errors are retried by ioredis; without a listener Node would crash on 'error'.
+    this.queue.on('error', () => {});
+  }
+
+  private connection() {
+    // BullMQ requires maxRetriesPerRequest null for its blocking connections.
+    return { url: this.opts.redisUrl, maxRetriesPerRequest: null };
+  }
+
+  async add(jobId: string, payload: T, opts?: AddOptions): Promise<void> {
+    const o = normalizeAddOptions(jobId, opts);
+    const keep = { age: this.opts.keepFinished.ageSeconds, count: this.opts.keepFinished.count };
+    // BullMQ ignores an add whose jobId exists (it emits "duplicated"): that is our dedup.
+    await this.queue.add(JOB_NAME, payload, {
+      jobId,
+      priority: toBullPriority(o.priority),
+      attempts: o.attempts,
+      backoff: { type: 'exponential', delay: o.backoffMs },
+      removeOnComplete: keep,
+      removeOnFail: keep,
+    });
+  }
+
+  async getState(jobId: string): Promise<JobState> {
+    const s = await this.queue.getJobState(jobId);
+    switch (s) {
+      case 'completed':
+      case 'failed':
+      case 'active':
+      case 'unknown':
+        return s;
+      default:
+        return 'waiting'; // waiting, prioritized, delayed (backoff), waiting-children
+    }
+  }
+
+  process(handler: JobHandler<T>, opts: ProcessOptions): WorkerHandle {
+    if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new Error('concurrency must be a positive integer');
+    const worker = new Worker(
+      this.name,
+      async (job: Job) =>
+        handler({
+          id: job.id!,
+          payload: job.data as T,
+          attempt: job.attemptsMade + 1,
+          reportProgress: (pct) => job.updateProgress(clampProgress(pct)),
+        }),
+      {
+        connection: this.connection(),
+        prefix: this.opts.prefix,
+        concurrency: opts.concurrency,
+        lockDuration: this.opts.lockDurationMs,
+        stalledInterval: this.opts.stalledIntervalMs,
+        maxStalledCount: this.opts.maxStalledCount,
+        drainDelay: this.opts.drainDelaySeconds,
+      },
+    );
+    worker.on('error', () => {}); // see the queue's error listener
+    this.workers.add(worker);
+    return {
+      close: async () => {
+        this.workers.delete(worker);
+        await worker.close();
+      },
+    };
+  }
+
+  async subscribe(listener: (e: QueueEvent) => void): Promise<() => void> {
+    if (!this.eventsReady) {
+      const ev = new QueueEvents(this.name, { connection: this.connection(), prefix: this.opts.prefix });
+      ev.on('error', () => {});
+      const emit = (e: QueueEvent) => {
+        for (const l of this.listeners) {
+          try {
+            l(e);
+          } catch {
+            // a listener's bug must not stop the event stream
+          }
+        }
+      };
+      ev.on('active', ({ jobId }) => emit({ type: 'active', jobId }));
+      ev.on('progress', ({ jobId, data }) => emit({ type: 'progress', jobId, progress: typeof data === 'number' ? data : 0 }));
+      ev.on('completed', ({ jobId, returnvalue }) => emit({ type: 'completed', jobId, result: returnvalue }));
+      // QueueEvents "failed" fires only when the job lands in the failed set, i.e. after its last attempt.
+      ev.on('failed', ({ jobId, failedReason }) => emit({ type: 'failed', jobId, error: failedReason }));
+      this.events = ev;
+      this.eventsReady = ev.waitUntilReady().then(() => ev);
+    }
+    await this.eventsReady;
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    const workers = [...this.workers];
+    this.workers.clear();
+    await Promise.allSettled(workers.map((w) => w.close()));
+    this.listeners.clear();
+    if (this.events) await this.events.close();
+    await this.queue.close();
+  }
+
+  /** Deletes every key of this queue (tests and `atelier` maintenance only). */
+  async obliterate(): Promise<void> {
+    await this.queue.obliterate({ force: true });
+  }
+}
