@@ -1,0 +1,119 @@
+/**
+ * `atelier <command>`: start (everything in one process), backend, admin, migrate.
+ * Configuration comes from the environment (see .env.example); a bad value stops here with a
+ * message naming the variable.
+ */
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import {
+  ensureServiceKey,
+  openConfiguredDatabase,
+  publicBaseUrl,
+  startAdmin,
+  startAll,
+  startBackend,
+} from './platform.ts';
+
+const USAGE = `usage: atelier <command>
+
+commands:
+  start     backend, admin proxy and every embedded service in one process
+  backend   the backend service only (PORT)
+  admin     the admin proxy only (ADMIN_PORT)
+  migrate   apply database migrations and exit
+`;
+
+function onShutdown(stop: () => Promise<void>) {
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) process.exit(1);
+      stopping = true;
+      stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const command = argv[0];
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`atelier: configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  switch (command) {
+    case 'start': {
+      const key = ensureServiceKey(config);
+      config = { ...config, API_KEY: key.key };
+      const platform = await startAll(config);
+      onShutdown(() => platform.stop());
+      const authLine = !config.ENABLE_AUTH
+        ? 'authentication is OFF (ENABLE_AUTH=false): every request is let through'
+        : key.generated
+          ? `service API key (generated, kept in ${key.file}):\n    ${key.key}`
+          : process.env.API_KEY
+            ? 'service API key: the value of API_KEY'
+            : `service API key (from ${key.file}):\n    ${key.key}`;
+      process.stdout.write(
+        [
+          '',
+          'Atelier is running',
+          `  backend      ${platform.backendUrl}   (API docs: ${platform.backendUrl}/docs)`,
+          `  admin proxy  ${platform.adminUrl}   (API docs: ${platform.adminUrl}/docs)`,
+          `  database     ${platform.database?.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}/pgdata`}`,
+          '',
+          `  ${authLine}`,
+          '  send it as  X-API-Key: <key>  or  Authorization: Bearer <key>',
+          '',
+          `  try: curl -H "X-API-Key: <key>" ${platform.adminUrl}/api/nft/collections/lookup?collectionId=<uuid>`,
+          '',
+        ].join('\n') + '\n',
+      );
+      return;
+    }
+    case 'backend': {
+      const database = await openConfiguredDatabase(config);
+      await database.migrate();
+      const app = await startBackend(config, database);
+      onShutdown(async () => {
+        await app.close();
+        await database.close();
+      });
+      process.stdout.write(`backend listening on ${publicBaseUrl(config)}\n`);
+      return;
+    }
+    case 'admin': {
+      const app = await startAdmin(config);
+      onShutdown(() => app.close());
+      process.stdout.write(`admin proxy listening on port ${config.ADMIN_PORT}\n`);
+      return;
+    }
+    case 'migrate': {
+      const database = await openConfiguredDatabase(config);
+      await database.migrate();
+      await database.close();
+      process.stdout.write(`migrations applied (${database.kind})\n`);
+      return;
+    }
+    default:
+      process.stderr.write(`atelier: unknown command "${command}"\n\n${USAGE}`);
+      process.exit(2);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  process.stderr.write(`atelier: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

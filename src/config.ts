@@ -1,0 +1,125 @@
+/**
+ * Every environment variable Atelier reads, parsed once at start. A bad value stops the start
+ * with a ConfigError that names the variable; nothing else in src/ reads process.env.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), 'expected true or false')
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const url = z.string().trim().url('expected a URL');
+const privateKey = z
+  .string()
+  .trim()
+  .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex private key');
+const address = z
+  .string()
+  .trim()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
+const positiveInt = z.coerce.number().int().positive();
+
+/** Variable name → parser. Unset or empty variables are treated as absent. */
+const shape = {
+  PORT: port.default(3000),
+  ADMIN_PORT: port.default(3001),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('.atelier'),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .trim()
+    .regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL')
+    .optional(),
+  API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  ENABLE_AUTH: bool.default(true),
+  BACKEND_API_URL: url.optional(),
+  METADATA_BASE_URL: url.optional(),
+  PUBLIC_BASE_URL: url.optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters for HS256').optional(),
+  JWT_JWKS_URL: url.optional(),
+  JWT_ISSUER: z.string().optional(),
+  JWT_AUDIENCE: z.string().optional(),
+  JWT_PROVIDER: z.string().max(30).default('jwt'),
+  NFT_DEPLOYER_PRIVATE_KEY: privateKey.optional(),
+  NFT_RPC_URL: url.optional(),
+  NFT_FACTORY_ADDRESS: address.optional(),
+  NFT_CHAIN_ID: positiveInt.default(31337),
+  ARBITRUM_SEPOLIA_RPC_URL: url.optional(),
+  ARBITRUM_ONE_RPC_URL: url.optional(),
+  BASE_RPC_URL: url.optional(),
+  ETHEREUM_RPC_URL: url.optional(),
+  DEV_CHAIN: bool.default(true),
+  DEV_CHAIN_PORT: port.default(8545),
+  STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
+  S3_ENDPOINT: url.optional(),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_PUBLIC_URL: url.optional(),
+  WORKER_CONCURRENCY: positiveInt.default(2),
+  COMFYUI_URL: url.optional(),
+  OPENAI_BASE_URL: url.optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_IMAGE_MODEL: z.string().default('gpt-image-1'),
+  OPENAI_CHAT_MODEL: z.string().default('gpt-4o-mini'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+} as const;
+
+type Shape = typeof shape;
+export type Config = { [K in keyof Shape]: z.output<Shape[K]> } & { dataDir: string };
+
+/** Secrets: never printed, never logged. */
+export const SECRET_VARIABLES = [
+  'API_KEY',
+  'JWT_SECRET',
+  'NFT_DEPLOYER_PRIVATE_KEY',
+  'S3_SECRET_ACCESS_KEY',
+  'OPENAI_API_KEY',
+  'DATABASE_URL',
+] as const;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const out: Record<string, unknown> = {};
+  for (const [name, parser] of Object.entries(shape)) {
+    const raw = env[name];
+    const value = raw === undefined || raw.trim() === '' ? undefined : raw;
+    const result = (parser as z.ZodType).safeParse(value);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const shown = SECRET_VARIABLES.includes(name as never) ? '' : ` (got "${value}")`;
+      throw new ConfigError(name, `${issue?.message ?? 'invalid value'}${shown}`);
+    }
+    out[name] = result.data;
+  }
+  const config = out as Config;
+  config.dataDir = path.resolve(config.DATA_DIR);
+  if (config.STORAGE_DRIVER === 's3' && !config.S3_BUCKET) {
+    throw new ConfigError('S3_BUCKET', 'required when STORAGE_DRIVER is s3');
+  }
+  return config;
+}
+
+/** The config for tests and tools: defaults plus the given overrides. */
+export function testConfig(overrides: Record<string, string | undefined> = {}): Config {
+  return loadConfig({ ENABLE_AUTH: 'true', LOG_LEVEL: 'silent', DEV_CHAIN: 'false', ...overrides });
+}

@@ -1,0 +1,39 @@
+/** User API keys: the plaintext is returned once; only its SHA-256 is stored. */
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Db } from './client.ts';
+import { apiKeys } from './schema.ts';
+
+export const USER_KEY_PREFIX = 'atk_';
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export async function createApiKey(db: Db, userId: string, name: string) {
+  const key = USER_KEY_PREFIX + randomBytes(24).toString('base64url');
+  const [row] = await db
+    .insert(apiKeys)
+    .values({ user_id: userId, name, key_hash: hashApiKey(key), key_prefix: key.slice(0, 12) })
+    .returning({ id: apiKeys.id, name: apiKeys.name, key_prefix: apiKeys.key_prefix, created_at: apiKeys.created_at });
+  return { ...row!, key };
+}
+
+/** The owning user id of an active key, or null. */
+export async function verifyApiKey(db: Db, key: string): Promise<string | null> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ last_used_at: sql`now()` })
+    .where(and(eq(apiKeys.key_hash, hashApiKey(key)), isNull(apiKeys.revoked_at)))
+    .returning({ user_id: apiKeys.user_id });
+  return rows[0]?.user_id ?? null;
+}
+
+export async function revokeApiKey(db: Db, userId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revoked_at: sql`now()` })
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.user_id, userId), isNull(apiKeys.revoked_at)))
+    .returning({ id: apiKeys.id });
+  return rows.length > 0;
+}

@@ -1,0 +1,74 @@
+/**
+ * The universal user identity model (content-service.md §2.8): an external account
+ * (provider, provider_user_id) maps to one internal user.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from './client.ts';
+import { userIdentities, users } from './schema.ts';
+
+export interface ExternalAccount {
+  provider: string;
+  providerUserId: string;
+  email?: string | null;
+  displayName?: string | null;
+  avatarUrl?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * Rules 1–3: existing identity → its user; else a user with the same email gets the new
+ * identity; else a new user and identity. Concurrent first logins of one account converge on one
+ * identity thanks to the unique (provider, provider_user_id) index.
+ */
+export async function resolveUser(db: Db, account: ExternalAccount): Promise<string> {
+  const found = await db
+    .update(userIdentities)
+    .set({ last_used_at: sql`now()` })
+    .where(and(eq(userIdentities.provider, account.provider), eq(userIdentities.provider_user_id, account.providerUserId)))
+    .returning({ user_id: userIdentities.user_id });
+  if (found[0]) return found[0].user_id;
+
+  return db.transaction(async (tx) => {
+    let userId: string | undefined;
+    if (account.email) {
+      const byEmail = await tx.select({ id: users.id }).from(users).where(eq(users.email, account.email)).limit(1);
+      userId = byEmail[0]?.id;
+    }
+    if (!userId) {
+      const created = await tx
+        .insert(users)
+        .values({
+          email: account.email ?? null,
+          display_name: account.displayName ?? null,
+          avatar_url: account.avatarUrl ?? null,
+          last_login_at: new Date(),
+        })
+        .onConflictDoNothing()
+        .returning({ id: users.id });
+      userId = created[0]?.id;
+      if (!userId && account.email) {
+        const again = await tx.select({ id: users.id }).from(users).where(eq(users.email, account.email)).limit(1);
+        userId = again[0]?.id;
+      }
+      if (!userId) throw new Error('could not create user');
+    }
+    const inserted = await tx
+      .insert(userIdentities)
+      .values({
+        user_id: userId,
+        provider: account.provider,
+        provider_user_id: account.providerUserId,
+        provider_email: account.email ?? null,
+        provider_metadata: account.metadata ?? null,
+        last_used_at: new Date(),
+      })
+      .onConflictDoNothing()
+      .returning({ user_id: userIdentities.user_id });
+    if (inserted[0]) return inserted[0].user_id;
+    const winner = await tx
+      .select({ user_id: userIdentities.user_id })
+      .from(userIdentities)
+      .where(and(eq(userIdentities.provider, account.provider), eq(userIdentities.provider_user_id, account.providerUserId)));
+    return winner[0]!.user_id;
+  });
+}

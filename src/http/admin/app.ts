@@ -1,0 +1,34 @@
+/**
+ * The admin proxy: /api/nft/*. Database operations are forwarded to the backend; chain
+ * operations run here. Every route needs the service key: this process signs with the platform
+ * wallet.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.ts';
+import { installAuth } from '../auth.ts';
+import { createAppShell } from '../common.ts';
+import { installErrorHandling } from '../errors.ts';
+import { createBackendClient, type BackendClient } from './backend-client.ts';
+import { adminCollectionRoutes } from './collections.ts';
+
+export interface AdminDeps {
+  config: Config;
+  backend: BackendClient;
+}
+
+export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps> = {}): Promise<FastifyInstance> {
+  const deps: AdminDeps = {
+    config,
+    backend: overrides.backend ?? createBackendClient(config.BACKEND_API_URL, config.API_KEY),
+  };
+  const app = await createAppShell({
+    config,
+    title: 'Atelier admin proxy',
+    description: 'NFT administration: collections, factory and collection deployment, admin calls, metadata.',
+    bodyLimit: 16 * 1024 * 1024,
+  });
+  installErrorHandling(app, 'success');
+  installAuth(app, { config, style: 'success', serviceKeyOnly: true });
+  adminCollectionRoutes(app, deps);
+  return app;
+}

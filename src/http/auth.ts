@@ -1,0 +1,169 @@
+/**
+ * Authentication for both apps (nft-service.md §5, content-service.md §5).
+ *
+ * Credentials: the service key (API_KEY) or a user API key, in `X-API-Key` or
+ * `Authorization: Bearer`; or a JWT in `Authorization: Bearer` (HS256 with JWT_SECRET, or any
+ * algorithm the identity provider's JWKS at JWT_JWKS_URL publishes). The verified credential sets
+ * `request.auth` and the `user_id`, `provider_user_id` and `auth_provider` headers. A `user_id`
+ * header sent by a client is trusted only from a caller holding the service key (service to
+ * service calls on behalf of a user), or when auth is switched off.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { USER_KEY_PREFIX, verifyApiKey } from '../db/api-keys.ts';
+import { resolveUser } from '../db/identity.ts';
+import { unauthorized } from '../domain/errors.ts';
+import { sendError, type ErrorStyle } from './errors.ts';
+
+export type AuthMethod = 'service_key' | 'api_key' | 'jwt' | 'disabled' | 'public';
+
+export interface AuthContext {
+  method: AuthMethod;
+  /** Internal user uuid when resolved, else the provider id (identity rule 5), else null. */
+  userId: string | null;
+  providerUserId: string | null;
+  authProvider: string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext;
+  }
+  interface FastifyContextConfig {
+    /** Route is open to everyone (public metadata, health, docs). */
+    public?: boolean;
+  }
+}
+
+export interface AuthOptions {
+  config: Config;
+  db?: Db;
+  style: ErrorStyle;
+  /** Only the service key is accepted (the admin proxy: it signs with the platform wallet). */
+  serviceKeyOnly?: boolean;
+}
+
+class AuthFailure extends Error {}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function credentialOf(request: FastifyRequest): string | undefined {
+  const apiKey = headerValue(request, 'x-api-key');
+  if (apiKey) return apiKey.trim();
+  const authorization = headerValue(request, 'authorization');
+  if (!authorization) return undefined;
+  const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+  if (!match) throw new AuthFailure('Authorization header must be "Bearer <token>"');
+  return match[1]!.trim();
+}
+
+const looksLikeJwt = (token: string) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
+
+export function createAuthenticator(opts: AuthOptions) {
+  const { config } = opts;
+  const hsKey = config.JWT_SECRET ? new TextEncoder().encode(config.JWT_SECRET) : undefined;
+  const jwks = config.JWT_JWKS_URL ? createRemoteJWKSet(new URL(config.JWT_JWKS_URL)) : undefined;
+
+  async function verifyJwt(token: string): Promise<JWTPayload> {
+    const verifyOpts = {
+      ...(config.JWT_ISSUER ? { issuer: config.JWT_ISSUER } : {}),
+      ...(config.JWT_AUDIENCE ? { audience: config.JWT_AUDIENCE } : {}),
+    };
+    const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { alg?: string };
+    try {
+      if (header.alg === 'HS256' && hsKey) {
+        return (await jwtVerify(token, hsKey, { ...verifyOpts, algorithms: ['HS256'] })).payload;
+      }
+      if (header.alg !== 'HS256' && jwks) {
+        return (await jwtVerify(token, jwks, verifyOpts)).payload;
+      }
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) throw new AuthFailure('token expired');
+      if (err instanceof joseErrors.JOSEError) throw new AuthFailure(`invalid token: ${err.code}`);
+      throw err;
+    }
+    throw new AuthFailure(`tokens signed with ${header.alg ?? 'no algorithm'} are not accepted`);
+  }
+
+  async function authenticate(request: FastifyRequest): Promise<AuthContext> {
+    const credential = credentialOf(request);
+    const claimedUser = headerValue(request, 'user_id')?.trim() || null;
+    if (!config.ENABLE_AUTH) {
+      return { method: 'disabled', userId: claimedUser, providerUserId: null, authProvider: null };
+    }
+    if (!credential) throw new AuthFailure('authentication required: send X-API-Key or Authorization: Bearer');
+    if (config.API_KEY && safeEqual(credential, config.API_KEY)) {
+      return { method: 'service_key', userId: claimedUser, providerUserId: null, authProvider: 'service' };
+    }
+    if (opts.serviceKeyOnly) throw new AuthFailure('this service accepts only the service API key');
+    if (credential.startsWith(USER_KEY_PREFIX) && opts.db) {
+      const userId = await verifyApiKey(opts.db, credential);
+      if (!userId) throw new AuthFailure('invalid API key');
+      return { method: 'api_key', userId, providerUserId: userId, authProvider: 'api_key' };
+    }
+    if (looksLikeJwt(credential) && (hsKey || jwks)) {
+      const payload = await verifyJwt(credential);
+      if (!payload.sub) throw new AuthFailure('invalid token: no sub claim');
+      const provider = typeof payload.provider === 'string' ? payload.provider.slice(0, 30) : config.JWT_PROVIDER;
+      const email = typeof payload.email === 'string' ? payload.email : null;
+      let userId: string = payload.sub;
+      if (opts.db) {
+        try {
+          userId = await resolveUser(opts.db, { provider, providerUserId: payload.sub, email });
+        } catch (err) {
+          // Identity rule 5: a lookup failure never fails the request; fall back to the provider id.
+          request.log.warn({ err }, 'identity resolution failed; using the provider id');
+        }
+      }
+      return { method: 'jwt', userId, providerUserId: payload.sub, authProvider: provider };
+    }
+    throw new AuthFailure('invalid credentials');
+  }
+
+  return authenticate;
+}
+
+export function installAuth(app: FastifyInstance, opts: AuthOptions) {
+  const authenticate = createAuthenticator(opts);
+  app.decorateRequest('auth', null as unknown as AuthContext);
+  app.addHook('onRequest', async (request, reply) => {
+    // Never let a client-sent identity header through unverified.
+    delete request.headers['provider_user_id'];
+    delete request.headers['auth_provider'];
+    if (request.routeOptions.config?.public) {
+      delete request.headers['user_id'];
+      request.auth = { method: 'public', userId: null, providerUserId: null, authProvider: null };
+      return;
+    }
+    try {
+      request.auth = await authenticate(request);
+    } catch (err) {
+      if (err instanceof AuthFailure) return sendError(reply, opts.style, 401, err.message);
+      throw err;
+    }
+    const { userId, providerUserId, authProvider } = request.auth;
+    if (userId) request.headers['user_id'] = userId;
+    else delete request.headers['user_id'];
+    if (providerUserId) request.headers['provider_user_id'] = providerUserId;
+    if (authProvider) request.headers['auth_provider'] = authProvider;
+  });
+}
+
+/** The caller's user id, or a 401 (outputs and decks need a user: content-service.md §5.1). */
+export function requireUser(request: FastifyRequest): string {
+  const id = request.auth?.userId;
+  if (!id) throw unauthorized('user_id required: authenticate as a user, or send user_id with the service key');
+  return id;
+}

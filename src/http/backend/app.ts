@@ -1,0 +1,31 @@
+/** The backend service: every REST route of both spec documents except /api/nft/*. */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/client.ts';
+import { installAuth } from '../auth.ts';
+import { createAppShell } from '../common.ts';
+import { installErrorHandling } from '../errors.ts';
+import { collectionRoutes } from './collections.ts';
+
+export interface BackendDeps {
+  config: Config;
+  database: Database;
+  /** Public host of metadata documents; contractParams point here. */
+  metadataBaseUrl: string;
+  /** Chain check for reset; absent when no chain is configured. */
+  contractExists?: (chainId: number, address: string) => Promise<boolean>;
+}
+
+export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstance> {
+  const app = await createAppShell({
+    config: deps.config,
+    title: 'Atelier backend',
+    description: 'Collections, outputs, decks, jobs, workflows, uploads, metadata, samples, ownership.',
+    bodyLimit: 16 * 1024 * 1024,
+    ready: () => deps.database.ping(),
+  });
+  installErrorHandling(app, 'envelope');
+  installAuth(app, { config: deps.config, db: deps.database.db, style: 'envelope' });
+  collectionRoutes(app, deps);
+  return app;
+}

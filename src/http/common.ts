@@ -1,0 +1,67 @@
+/** What both Fastify apps share: zod compilers, OpenAPI, health routes, log redaction. */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Config } from '../config.ts';
+
+export interface AppShellOptions {
+  config: Config;
+  title: string;
+  description: string;
+  /** Body limit in bytes (upload-base64 needs ~14 MB of base64 for 10 MB of bytes). */
+  bodyLimit?: number;
+  ready?: () => Promise<void>;
+}
+
+export async function createAppShell(opts: AppShellOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      opts.config.LOG_LEVEL === 'silent'
+        ? false
+        : {
+            level: opts.config.LOG_LEVEL,
+            // Secrets never reach the logs.
+            redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+          },
+    bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    logController: new LogController({
+      disableRequestLogging: opts.config.LOG_LEVEL !== 'debug' && opts.config.LOG_LEVEL !== 'trace',
+    }),
+    // Generated once per process for each request; lets logs be correlated.
+    requestIdHeader: 'x-request-id',
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: opts.title, description: opts.description, version: '0.1.0' },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ apiKey: [] }, { bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  app.addHook('onRoute', (route) => {
+    // Documentation and health are public.
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true };
+  });
+
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await opts.ready?.();
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ status: 'not ready' });
+    }
+  });
+  return app;
+}

@@ -1,0 +1,27 @@
+/** Zod pieces shared by route schemas. Messages name what is expected. */
+import { z } from 'zod';
+
+export const uuid = z.uuid({ message: 'expected a UUID' });
+export const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
+export const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex transaction hash');
+export const BLOCKCHAINS = ['ETHEREUM', 'BASE', 'TEZOS', 'ARBITRUM'] as const;
+export const blockchain = z.enum(BLOCKCHAINS);
+export const socialOrg = z.enum(['social_a', 'social_b']);
+
+/** Query strings arrive as text: coerce integers explicitly and reject junk. */
+export const queryInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^-?\d+$/, 'expected an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+export const queryBool = z
+  .enum(['true', 'false'], { message: 'expected true or false' })
+  .transform((v) => v === 'true');
+
+export const collectionIdParams = z.object({ collectionId: uuid });
+export const idParams = z.object({ id: uuid });
+
+/** The backend's success envelope. */
+export const ok = <T>(data: T) => ({ data, error: null });
