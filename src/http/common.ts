@@ -34,6 +34,10 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  app.addHook('onRoute', (route) => {
+    // Documentation and health are public.
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true };
+  });
   await app.register(swagger, {
     openapi: {
       info: { title: opts.title, description: opts.description, version: '0.1.0' },
@@ -48,10 +52,6 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
     transform: jsonSchemaTransform,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
-  app.addHook('onRoute', (route) => {
-    // Documentation and health are public.
-    if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true };
-  });
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
