@@ -86,6 +86,9 @@ const shape = {
 } as const;
 
 type Shape = typeof shape;
+
+/** Every variable name, for the .env.example check. */
+export const CONFIG_VARIABLES = Object.keys(shape);
 export type Config = { [K in keyof Shape]: z.output<Shape[K]> } & { dataDir: string };
 
 /** Secrets: never printed, never logged. */

@@ -1,0 +1,122 @@
+/**
+ * `atelier start` as a user runs it: a real process on embedded defaults (PGlite in a data dir),
+ * both URLs and the generated key printed, the key kept across a restart, and curl-style calls
+ * through the admin proxy working end to end.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { call, sampleData } from './helpers/platform.ts';
+
+const CLI = path.resolve('bin/atelier.js');
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+interface Started {
+  child: ChildProcess;
+  output: string;
+}
+
+function startCli(env: Record<string, string>): Promise<Started> {
+  return new Promise((resolve, reject) => {
+    const { DATABASE_URL: _omit, API_KEY: _k, ...base } = process.env;
+    const child = spawn(process.execPath, [CLI, 'start'], {
+      env: { ...base, DEV_CHAIN: 'false', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`start timed out:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('send it as')) {
+        clearTimeout(timer);
+        resolve({ child, output });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  child.removeAllListeners('exit');
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-start-'));
+after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+test('npm start serves both apps on embedded defaults; the generated key survives a restart', async () => {
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const env = { DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort) };
+  const first = await startCli(env);
+  let id: string;
+  let key: string;
+  try {
+    assert.match(first.output, new RegExp(`backend +http://127\\.0\\.0\\.1:${port}`));
+    assert.match(first.output, new RegExp(`admin proxy +http://127\\.0\\.0\\.1:${adminPort}`));
+    key = fs.readFileSync(path.join(dataDir, 'api-key'), 'utf8').trim();
+    assert.ok(first.output.includes(key), 'the generated key is printed');
+    assert.equal((fs.statSync(path.join(dataDir, 'api-key')).mode & 0o777).toString(8), '600');
+
+    const admin = `http://127.0.0.1:${adminPort}`;
+    const h = { 'x-api-key': key };
+    const created = await call(`${admin}/api/nft/collections/create`, {
+      headers: h,
+      body: { title: 'From the CLI', editions: 4, data: sampleData() },
+    });
+    assert.equal(created.status, 200);
+    id = created.body.collection.id;
+    // contractParams point at our own backend by default, so tokenURIs resolve on the dev platform.
+    assert.equal(created.body.contractParams.baseURI, `http://127.0.0.1:${port}/collections/${id}/tokens/`);
+    const updated = await call(`${admin}/api/nft/collections/update`, {
+      method: 'PUT',
+      headers: h,
+      body: { collectionId: id, description: 'changed' },
+    });
+    assert.equal(updated.body.collection.description, 'changed');
+    const reset = await call(`${admin}/api/nft/collections/reset`, { headers: h, body: { collectionId: id } });
+    assert.equal(reset.body.success, true);
+    assert.equal((await call(`${admin}/api/nft/collections/lookup?collectionId=${id}`)).status, 401);
+  } finally {
+    await stop(first.child);
+  }
+
+  const second = await startCli(env);
+  try {
+    assert.ok(second.output.includes(key), 'the same key is reused');
+    const lookup = await call(`http://127.0.0.1:${adminPort}/api/nft/collections/lookup?collectionId=${id}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(lookup.status, 200);
+    assert.equal(lookup.body.collection.description, 'changed', 'data persisted in the data dir');
+  } finally {
+    await stop(second.child);
+  }
+});
+
+test('a bad configuration value stops the start with a message naming the variable', () => {
+  const res = spawnSync(process.execPath, [CLI, 'start'], {
+    env: { ...process.env, PORT: 'not-a-port', DATA_DIR: dataDir },
+    encoding: 'utf8',
+  });
+  assert.equal(res.status, 2);
+  assert.match(res.stderr, /configuration error: PORT:/);
+});
