@@ -219,7 +219,8 @@ export class ProceduralConnector implements GeneratorConnector {
         width,
         height,
         seed: req.seed >>> 0,
-        referenceImages: L.tiles.map((t) => ({ name: t.name, drawn: Boolean(t.bytes) })),
+        // Where each reference went, so callers (and tests) can find it in the picture.
+        referenceImages: L.tiles.map((t) => ({ name: t.name, drawn: Boolean(t.bytes), left: t.left, top: t.top, size: L.tile })),
       },
     };
   }
