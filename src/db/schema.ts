@@ -405,6 +405,8 @@ export const chainTransactions = pgTable(
     value: numeric('value', { precision: 78, scale: 0 }).notNull().default('0'),
     nonce: integer('nonce'),
     hash: varchar('hash', { length: 66 }),
+    /** The signed raw transaction of `hash`, stored before broadcast so a restart can resend it. */
+    raw_tx: text('raw_tx'),
     replaced_hashes: jsonb('replaced_hashes').$type<string[]>().notNull().default(sql`'[]'::jsonb`),
     status: varchar('status', { length: 20 }).notNull().default('queued'),
     attempts: integer('attempts').notNull().default(0),
