@@ -3,7 +3,8 @@
  * documented message and response shapes, but no model. "Executing" a prompt emits execution_start,
  * executing, progress (plus one binary preview frame), executed and finally executing {node: null};
  * the image is a PNG made with sharp whose colour comes from the KSampler seed.
- * A positive prompt containing "explode" ends in execution_error instead.
+ * A positive prompt containing "explode" ends in execution_error instead; one containing
+ * "interrupt" is interrupted on its first run.
  */
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -53,6 +54,7 @@ export async function startFakeComfyUi(opts: FakeComfyUiOptions = {}): Promise<F
   let running: Task | undefined;
   let counter = 0;
   let closed = false;
+  const interrupted = new Set<string>();
   const posts: FakeComfyUi['posts'] = [];
   const views: URLSearchParams[] = [];
 
@@ -92,6 +94,15 @@ export async function startFakeComfyUi(opts: FakeComfyUiOptions = {}): Promise<F
       if (i === 1) sendBinary(t.clientId, Buffer.concat([Buffer.from([0, 0, 0, 1, 0, 0, 0, 2]), Buffer.from('not-a-real-png')]));
     }
     const text = String(positive?.[1].inputs.text ?? '');
+    if (text.includes('interrupt') && !interrupted.has(t.promptId)) {
+      // First run of such a prompt is interrupted (as by POST /interrupt); later runs succeed.
+      interrupted.add(t.promptId);
+      const data = { prompt_id: t.promptId, node_id: samplerId, node_type: 'KSampler', executed: [] };
+      messages.push(['execution_interrupted', data]);
+      history[t.promptId] = { prompt: queueItem(t), outputs: {}, status: { status_str: 'error', completed: false, messages }, meta: {} };
+      send(t.clientId, 'execution_interrupted', data);
+      return;
+    }
     if (text.includes('explode')) {
       const err = {
         prompt_id: t.promptId,

@@ -200,6 +200,20 @@ describe('ComfyUI connector (against the fake ComfyUI)', () => {
     assert.equal(fake.posts.length, n);
   });
 
+  test('an interrupted prompt is a retryable failure, and the retry runs it again', async () => {
+    const c = new ComfyUiConnector({ baseUrl: fake.url, pollIntervalMs: 5000 });
+    const r = req({ prompt: 'interrupt me', stepId: 'job7' });
+    await rejectsGenerator(c.generate(r, () => {}), (e) => {
+      assert.equal(e.retryable, true);
+      assert.match(e.message, /interrupted/);
+    });
+    const n = fake.posts.length;
+    const out = await c.generate(r, () => {});
+    assert.equal(out.mimeType, 'image/png');
+    assert.equal(fake.posts.length, n + 1);
+    assert.equal(fake.posts.at(-1)!.prompt_id, c.promptIdFor(r));
+  });
+
   test('rejected graphs surface the 400 message; non-graphs are refused up front', async () => {
     const noOutput = { '1': { class_type: 'CLIPTextEncode', inputs: { text: '{{prompt}}' } } };
     const c = new ComfyUiConnector({ baseUrl: fake.url, workflow: noOutput });

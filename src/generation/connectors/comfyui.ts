@@ -165,6 +165,8 @@ interface HistoryImage {
   type?: string;
 }
 interface HistoryEntry {
+  /** [number, prompt_id, prompt, extra_data, outputs_to_execute] */
+  prompt?: unknown[];
   outputs?: Record<string, { images?: HistoryImage[] }>;
   status?: { status_str?: string; completed?: boolean; messages?: Array<[string, Record<string, unknown>]> };
 }
@@ -219,13 +221,16 @@ export class ComfyUiConnector implements GeneratorConnector {
     try {
       report(0, 'submitting');
       let entry = await this.getHistory(promptId, overall);
+      // An interrupted run left no result: run it again under the same prompt_id.
+      if (entry && wasInterrupted(entry)) entry = undefined;
       if (!entry) {
-        if (await this.isQueued(promptId, overall)) report(5, 'already queued (retry)');
+        let run = await this.queuedNumber(promptId, overall);
+        if (run !== undefined) report(5, 'already queued (retry)');
         else {
-          await this.postPrompt(graph, promptId, overall);
+          run = await this.postPrompt(graph, promptId, overall);
           report(5, 'queued');
         }
-        entry = await this.waitForCompletion(promptId, ws, report, overall);
+        entry = await this.waitForCompletion(promptId, run, ws, report, overall);
       } else {
         report(90, 'already finished (retry)');
       }
@@ -276,12 +281,15 @@ export class ComfyUiConnector implements GeneratorConnector {
     });
   }
 
-  private async postPrompt(graph: ComfyWorkflow, promptId: string, signal: AbortSignal): Promise<void> {
-    await this.request(
+  /** Queues the graph; returns ComfyUI's queue number for it (undefined if not reported). */
+  private async postPrompt(graph: ComfyWorkflow, promptId: string, signal: AbortSignal): Promise<number | undefined> {
+    const res = await this.request(
       '/prompt',
       { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: graph, client_id: this.clientId, prompt_id: promptId }) },
       signal,
     );
+    const body = (await res.json().catch(() => ({}))) as { number?: unknown };
+    return typeof body.number === 'number' ? body.number : undefined;
   }
 
   private async getHistory(promptId: string, signal: AbortSignal): Promise<HistoryEntry | undefined> {
@@ -290,11 +298,13 @@ export class ComfyUiConnector implements GeneratorConnector {
     return body[promptId];
   }
 
-  private async isQueued(promptId: string, signal: AbortSignal): Promise<boolean> {
+  /** The queue number of our prompt when it is running or pending, else undefined. */
+  private async queuedNumber(promptId: string, signal: AbortSignal): Promise<number | undefined> {
     const res = await this.request('/queue', {}, signal);
     const body = (await res.json()) as { queue_running?: unknown[][]; queue_pending?: unknown[][] };
     // Queue items are [number, prompt_id, prompt, extra_data, outputs_to_execute].
-    return [...(body.queue_running ?? []), ...(body.queue_pending ?? [])].some((item) => Array.isArray(item) && item[1] === promptId);
+    const item = [...(body.queue_running ?? []), ...(body.queue_pending ?? [])].find((i) => Array.isArray(i) && i[1] === promptId);
+    return item ? (typeof item[0] === 'number' ? item[0] : -1) : undefined;
   }
 
   private async fetchView(image: HistoryImage, signal: AbortSignal): Promise<Buffer> {
@@ -354,6 +364,7 @@ export class ComfyUiConnector implements GeneratorConnector {
    */
   private waitForCompletion(
     promptId: string,
+    run: number | undefined,
     ws: WebSocket | undefined,
     report: (p: number, m?: string) => void,
     overall: AbortSignal,
@@ -374,8 +385,11 @@ export class ComfyUiConnector implements GeneratorConnector {
         if (settled || checking) return;
         checking = true;
         try {
-          const entry = await this.getHistory(promptId, overall);
-          if (entry && (entry.status?.completed || entry.status?.status_str === 'error' || Object.keys(entry.outputs ?? {}).length > 0)) {
+          let entry = await this.getHistory(promptId, overall);
+          // An entry from an earlier run of this prompt_id (re-run after an interruption) is stale.
+          if (entry && run !== undefined && run >= 0 && Array.isArray(entry.prompt) && entry.prompt[0] !== run) entry = undefined;
+          if (entry && wasInterrupted(entry)) finish(new GeneratorError('ComfyUI execution was interrupted', { retryable: true }));
+          else if (entry && (entry.status?.completed || entry.status?.status_str === 'error' || Object.keys(entry.outputs ?? {}).length > 0)) {
             finish(undefined, entry);
           }
         } catch (e) {
@@ -424,6 +438,11 @@ export class ComfyUiConnector implements GeneratorConnector {
       void check(); // it may have finished before we listened (e.g. a retry of a fast prompt)
     });
   }
+}
+
+function wasInterrupted(entry: HistoryEntry): boolean {
+  const types = (entry.status?.messages ?? []).map(([type]) => type);
+  return entry.status?.status_str === 'error' && types.includes('execution_interrupted') && !types.includes('execution_error');
 }
 
 function describeExecutionError(d: Record<string, unknown>): string {
