@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { generateCollectionBody } from '../backend/collection-design.ts';
 import { createCollectionBody, updateCollectionBody } from '../backend/collections.ts';
 import { uuid } from '../schemas.ts';
 import type { AdminDeps } from './app.ts';
@@ -14,6 +15,14 @@ export function adminCollectionRoutes(app: FastifyInstance, deps: AdminDeps) {
 
   r.post('/api/nft/collections/create', { schema: { body: createCollectionBody, tags: ['collections'] } }, async (req) => {
     const data = await backend.call<WithParams>('POST', 'nft/collections', { body: req.body, userId: req.auth.userId });
+    return { success: true, ...data };
+  });
+
+  r.post('/api/nft/collections/generate', { schema: { body: generateCollectionBody, tags: ['collections'] } }, async (req) => {
+    const data = await backend.call<{ generated: unknown; collection_id?: string }>('POST', 'nft/collections/generate', {
+      body: req.body,
+      userId: req.auth.userId,
+    });
     return { success: true, ...data };
   });
 

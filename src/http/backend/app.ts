@@ -5,7 +5,9 @@ import type { Database } from '../../db/client.ts';
 import { installAuth } from '../auth.ts';
 import { createAppShell } from '../common.ts';
 import { installErrorHandling } from '../errors.ts';
+import { collectionDesignRoutes } from './collection-design.ts';
 import { collectionRoutes } from './collections.ts';
+import type { ConceptExpander } from '../../generation/concept/index.ts';
 
 export interface BackendDeps {
   config: Config;
@@ -14,6 +16,8 @@ export interface BackendDeps {
   metadataBaseUrl: string;
   /** Chain check for reset; absent when no chain is configured. */
   contractExists?: (chainId: number, address: string) => Promise<boolean>;
+  /** Language model for collection generation; default from configuration. */
+  conceptExpander?: ConceptExpander;
 }
 
 export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstance> {
@@ -27,5 +31,6 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   installErrorHandling(app, 'envelope');
   installAuth(app, { config: deps.config, db: deps.database.db, style: 'envelope' });
   collectionRoutes(app, deps);
+  collectionDesignRoutes(app, deps);
   return app;
 }
