@@ -4,6 +4,7 @@
  * See docs/generation.md for the priority mapping and stall settings.
  */
 import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
 import {
   MAX_PRIORITY,
   clampProgress,
@@ -130,28 +131,43 @@ export class BullMqQueue<T> implements WorkQueue<T> {
 
   async subscribe(listener: (e: QueueEvent) => void): Promise<() => void> {
     if (!this.eventsReady) {
-      const ev = new QueueEvents(this.name, { connection: this.connection(), prefix: this.opts.prefix });
-      ev.on('error', () => {});
-      const emit = (e: QueueEvent) => {
-        for (const l of this.listeners) {
-          try {
-            l(e);
-          } catch {
-            // a listener's bug must not stop the event stream
-          }
-        }
-      };
-      ev.on('active', ({ jobId }) => emit({ type: 'active', jobId }));
-      ev.on('progress', ({ jobId, data }) => emit({ type: 'progress', jobId, progress: typeof data === 'number' ? data : 0 }));
-      ev.on('completed', ({ jobId, returnvalue }) => emit({ type: 'completed', jobId, result: returnvalue }));
-      // QueueEvents "failed" fires only when the job lands in the failed set, i.e. after its last attempt.
-      ev.on('failed', ({ jobId, failedReason }) => emit({ type: 'failed', jobId, error: failedReason }));
-      this.events = ev;
-      this.eventsReady = ev.waitUntilReady().then(() => ev);
+      this.eventsReady = this.startEvents();
     }
     await this.eventsReady;
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
+  }
+
+  private async startEvents(): Promise<QueueEvents> {
+    // QueueEvents reads from "$" by default, resolved whenever its first XREAD runs, so events
+    // between subscribe() and that read would be lost. Start from the stream's current last id.
+    const redis = new Redis(this.opts.redisUrl, { maxRetriesPerRequest: 3 });
+    let lastEventId = '0-0';
+    try {
+      const last = await redis.xrevrange(this.queue.toKey('events'), '+', '-', 'COUNT', 1);
+      if (last[0]) lastEventId = last[0][0];
+    } finally {
+      redis.disconnect();
+    }
+    const ev = new QueueEvents(this.name, { connection: this.connection(), prefix: this.opts.prefix, lastEventId });
+    ev.on('error', () => {});
+    const emit = (e: QueueEvent) => {
+      for (const l of this.listeners) {
+        try {
+          l(e);
+        } catch {
+          // a listener's bug must not stop the event stream
+        }
+      }
+    };
+    ev.on('active', ({ jobId }) => emit({ type: 'active', jobId }));
+    ev.on('progress', ({ jobId, data }) => emit({ type: 'progress', jobId, progress: typeof data === 'number' ? data : 0 }));
+    ev.on('completed', ({ jobId, returnvalue }) => emit({ type: 'completed', jobId, result: returnvalue }));
+    // QueueEvents "failed" fires only when the job lands in the failed set, i.e. after its last attempt.
+    ev.on('failed', ({ jobId, failedReason }) => emit({ type: 'failed', jobId, error: failedReason }));
+    this.events = ev;
+    await ev.waitUntilReady();
+    return ev;
   }
 
   async close(): Promise<void> {

@@ -51,6 +51,7 @@ export type QueueEvent =
   | { type: 'completed'; jobId: string; result: unknown }
   | { type: 'failed'; jobId: string; error: string };
 
+/** `T` must survive JSON (BullMQ stores payloads and results as JSON): no Buffers, Dates or classes. */
 export interface WorkQueue<T> {
   readonly name: string;
   /**
