@@ -110,6 +110,7 @@ describe('backend', () => {
     assert.match(expired.body.error, /expired/);
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x"}').toString('base64url')}.`;
     assert.equal((await get({ authorization: `Bearer ${none}` })).status, 401);
+    assert.equal((await get({ authorization: 'Bearer x.y.z' })).status, 401, 'malformed token');
     const noSub = await get({ authorization: `Bearer ${await hs256({})}` });
     assert.equal(noSub.status, 401);
   });

@@ -37,3 +37,18 @@ export async function revokeApiKey(db: Db, userId: string, id: string): Promise<
     .returning({ id: apiKeys.id });
   return rows.length > 0;
 }
+
+export async function listApiKeys(db: Db, userId: string) {
+  return db
+    .select({
+      id: apiKeys.id,
+      name: apiKeys.name,
+      key_prefix: apiKeys.key_prefix,
+      created_at: apiKeys.created_at,
+      last_used_at: apiKeys.last_used_at,
+      revoked_at: apiKeys.revoked_at,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.user_id, userId))
+    .orderBy(apiKeys.created_at);
+}

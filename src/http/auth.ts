@@ -46,7 +46,7 @@ export interface AuthOptions {
   serviceKeyOnly?: boolean;
 }
 
-class AuthFailure extends Error {}
+export class AuthFailure extends Error {}
 
 function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -81,7 +81,12 @@ export function createAuthenticator(opts: AuthOptions) {
       ...(config.JWT_ISSUER ? { issuer: config.JWT_ISSUER } : {}),
       ...(config.JWT_AUDIENCE ? { audience: config.JWT_AUDIENCE } : {}),
     };
-    const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { alg?: string };
+    let header: { alg?: string };
+    try {
+      header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { alg?: string };
+    } catch {
+      throw new AuthFailure('invalid token: malformed header');
+    }
     try {
       if (header.alg === 'HS256' && hsKey) {
         return (await jwtVerify(token, hsKey, { ...verifyOpts, algorithms: ['HS256'] })).payload;
@@ -132,11 +137,11 @@ export function createAuthenticator(opts: AuthOptions) {
     throw new AuthFailure('invalid credentials');
   }
 
-  return authenticate;
+  return { authenticate, verifyJwt, canVerifyJwt: Boolean(hsKey || jwks) };
 }
 
 export function installAuth(app: FastifyInstance, opts: AuthOptions) {
-  const authenticate = createAuthenticator(opts);
+  const { authenticate } = createAuthenticator(opts);
   app.decorateRequest('auth', null as unknown as AuthContext);
   app.addHook('onRequest', async (request, reply) => {
     // Never let a client-sent identity header through unverified.
