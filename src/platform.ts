@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { buildAdminApp } from './http/admin/app.ts';
 import { buildBackendApp } from './http/backend/app.ts';
+import { createStorage } from './storage/index.ts';
 
 export function openConfiguredDatabase(config: Config): Promise<Database> {
   return openDatabase(
@@ -52,6 +53,7 @@ export async function startBackend(config: Config, database: Database): Promise<
     config,
     database,
     metadataBaseUrl: config.METADATA_BASE_URL ?? publicBaseUrl(config),
+    storage: createStorage(config, publicBaseUrl(config)),
   });
   await backend.listen({ port: config.PORT, host: config.HOST });
   return backend;

@@ -1,9 +1,14 @@
 /** Real backend and admin proxy on ephemeral ports, over a fresh test database. */
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { testConfig, type Config } from '../../src/config.ts';
 import { buildAdminApp } from '../../src/http/admin/app.ts';
 import { buildBackendApp, type BackendDeps } from '../../src/http/backend/app.ts';
+import { LocalStorage } from '../../src/storage/local.ts';
+import type { Storage } from '../../src/storage/types.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
 export const SERVICE_KEY = 'test-service-key-0123456789abcdef';
@@ -16,6 +21,8 @@ export interface TestPlatform {
   admin: FastifyInstance;
   backendUrl: string;
   adminUrl: string;
+  /** File storage of the backend (local, under a temp dir unless `extra.storage` is given). */
+  storage: Storage;
   close(): Promise<void>;
 }
 
@@ -27,9 +34,12 @@ export async function startTestPlatform(
 ): Promise<TestPlatform> {
   const config = testConfig({ API_KEY: SERVICE_KEY, JWT_SECRET, ...env });
   const database = await createTestDatabase();
-  const backend = await buildBackendApp({ config, database, metadataBaseUrl: 'http://meta.test', ...extra });
+  const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-files-'));
+  let backendUrl = '';
+  const storage = extra.storage ?? new LocalStorage({ root: filesDir, baseUrl: () => `${backendUrl}/files` });
+  const backend = await buildBackendApp({ config, database, metadataBaseUrl: 'http://meta.test', storage, ...extra });
   await backend.listen({ port: 0, host: '127.0.0.1' });
-  const backendUrl = urlOf(backend);
+  backendUrl = urlOf(backend);
   const admin = await buildAdminApp({ ...config, BACKEND_API_URL: backendUrl });
   await admin.listen({ port: 0, host: '127.0.0.1' });
   return {
@@ -39,10 +49,12 @@ export async function startTestPlatform(
     admin,
     backendUrl,
     adminUrl: urlOf(admin),
+    storage,
     async close() {
       await admin.close();
       await backend.close();
       await database.close();
+      fs.rmSync(filesDir, { recursive: true, force: true });
     },
   };
 }

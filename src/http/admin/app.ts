@@ -10,6 +10,7 @@ import { createAppShell } from '../common.ts';
 import { installErrorHandling } from '../errors.ts';
 import { createBackendClient, type BackendClient } from './backend-client.ts';
 import { adminCollectionRoutes } from './collections.ts';
+import { adminUploadRoutes } from './uploads.ts';
 
 export interface AdminDeps {
   config: Config;
@@ -30,5 +31,6 @@ export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps
   installErrorHandling(app, 'success');
   installAuth(app, { config, style: 'success', serviceKeyOnly: true });
   adminCollectionRoutes(app, deps);
+  adminUploadRoutes(app, deps);
   return app;
 }

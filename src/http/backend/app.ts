@@ -7,6 +7,11 @@ import { createAppShell } from '../common.ts';
 import { installErrorHandling } from '../errors.ts';
 import { collectionDesignRoutes } from './collection-design.ts';
 import { collectionRoutes } from './collections.ts';
+import { identityRoutes } from './identity.ts';
+import { deckRoutes } from './decks.ts';
+import { outputRoutes } from './outputs.ts';
+import { uploadRoutes } from './uploads.ts';
+import type { Storage } from '../../storage/types.ts';
 import type { ConceptExpander } from '../../generation/concept/index.ts';
 
 export interface BackendDeps {
@@ -16,6 +21,8 @@ export interface BackendDeps {
   metadataBaseUrl: string;
   /** Chain check for reset; absent when no chain is configured. */
   contractExists?: (chainId: number, address: string) => Promise<boolean>;
+  /** File storage (uploads, thumbnails, GET /files/*); without it those routes are absent. */
+  storage?: Storage;
   /** Language model for collection generation; default from configuration. */
   conceptExpander?: ConceptExpander;
 }
@@ -31,6 +38,10 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   installErrorHandling(app, 'envelope');
   installAuth(app, { config: deps.config, db: deps.database.db, style: 'envelope' });
   collectionRoutes(app, deps);
+  outputRoutes(app, deps);
+  deckRoutes(app, deps);
+  if (deps.storage) uploadRoutes(app, { ...deps, storage: deps.storage });
   collectionDesignRoutes(app, deps);
+  identityRoutes(app, deps);
   return app;
 }

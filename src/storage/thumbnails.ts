@@ -1,0 +1,39 @@
+/**
+ * Thumbnails for completed image outputs: a WebP no larger than 512×512 (aspect kept, never
+ * enlarged; first frame of an animation), stored at `thumbnails/<outputId>.webp`.
+ */
+import sharp from 'sharp';
+import { isImageType, sniffType } from './mime.ts';
+import type { Storage } from './types.ts';
+
+export const THUMBNAIL_SIZE = 512;
+
+export async function renderThumbnail(bytes: Buffer): Promise<Buffer> {
+  return sharp(bytes, { limitInputPixels: 100_000_000 })
+    .rotate() // honour EXIF orientation
+    .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
+    .webp({ quality: 80 })
+    .toBuffer();
+}
+
+/**
+ * Makes the thumbnail of the image at `url` when it lives in our storage; returns its public URL,
+ * or null when the url is not ours, the object is missing, or it is not an image.
+ */
+export async function makeThumbnail(
+  storage: Storage,
+  outputId: string,
+  url: string,
+  mimeType: string | null,
+): Promise<string | null> {
+  const key = storage.keyFromUrl(url);
+  if (!key) return null;
+  if (mimeType && !isImageType(mimeType)) return null;
+  const object = await storage.get(key);
+  if (!object) return null;
+  const sniffed = sniffType(object.bytes);
+  if (!sniffed || !isImageType(sniffed)) return null;
+  const thumb = await renderThumbnail(object.bytes);
+  const stored = await storage.put(`thumbnails/${outputId}.webp`, thumb, 'image/webp');
+  return stored.url;
+}
