@@ -68,7 +68,7 @@ const completeBody = z.object({
   output_metadata: metadata.optional(),
 });
 
-const failBody = z.object({ error_message: z.string().max(10_000).optional() }).default({});
+const failBody = z.object({ error_message: z.string().max(10_000).optional() }).nullish();
 const moveBody = z.object({ deck_id: uuid.nullable() });
 
 const listQuery = z
