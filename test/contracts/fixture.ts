@@ -6,6 +6,7 @@ import {
   createPublicClient,
   createWalletClient,
   decodeEventLog,
+  getAddress,
   defineChain,
   http,
   parseEventLogs,
@@ -136,7 +137,7 @@ export async function deployArtifact(ctx: ChainContext, wallet: Wallet, name: st
   const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args } as never);
   const receipt = await waitOk(ctx, hash);
   if (!receipt.contractAddress) throw new Error(`no contract address for ${name}`);
-  return { address: receipt.contractAddress, receipt };
+  return { address: getAddress(receipt.contractAddress), receipt };
 }
 
 /** The revert error name of a failed simulated call (throws if the call succeeds). */
@@ -155,6 +156,7 @@ export async function revertName(
     const found = e.walk?.((x) => typeof x === 'object' && x !== null && 'data' in x && typeof (x as { data?: { errorName?: string } }).data?.errorName === 'string') as
       | { data?: { errorName?: string; args?: unknown[] } }
       | undefined;
+    if (found?.data?.errorName === 'Error') return `Error(${String(found.data.args?.[0])})`;
     if (found?.data?.errorName) return found.data.errorName;
     const reason = e.walk?.((x) => typeof x === 'object' && x !== null && typeof (x as { reason?: unknown }).reason === 'string') as { reason?: string } | undefined;
     if (reason?.reason) return `Error(${reason.reason})`;
