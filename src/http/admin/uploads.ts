@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { relType, uploadFilename, type UploadResult } from '../backend/uploads.ts';
+import { assertUploadSize, decodedLength, relType, uploadFilename, type UploadResult } from '../backend/uploads.ts';
 import { uuid } from '../schemas.ts';
 import type { AdminDeps } from './app.ts';
 
@@ -29,6 +29,8 @@ export function adminUploadRoutes(app: FastifyInstance, deps: AdminDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.post('/api/nft/upload-image', { schema: { body, tags: ['uploads'] } }, async (req) => {
     const { userId, ...rest } = req.body;
+    // Checked here too, so the 413 is not lost in forwarding.
+    assertUploadSize(decodedLength(rest.base64Data));
     const data = await deps.backend.call<UploadResult>('POST', 'upload-base64', {
       body: { ...rest, create_flat_file: true },
       userId: userId ?? req.auth.userId,

@@ -73,7 +73,7 @@ export function decodeBase64(input: string): { bytes: Buffer; declaredType?: str
 }
 
 /** Decoded size of base64 text, without decoding it (to refuse oversized uploads early). */
-function decodedLength(input: string): number {
+export function decodedLength(input: string): number {
   const comma = input.startsWith('data:') ? input.indexOf(',') + 1 : 0;
   let n = 0;
   let pad = 0;
@@ -91,8 +91,15 @@ export function pathSegment(id: string): string {
   return `h_${createHash('sha256').update(id).digest('hex').slice(0, 32)}`;
 }
 
-class PayloadTooLarge extends Error {
+export class PayloadTooLarge extends Error {
   readonly statusCode = 413;
+}
+
+/** 413 above 10 MB of decoded bytes. */
+export function assertUploadSize(size: number) {
+  if (size > MAX_UPLOAD_BYTES) {
+    throw new PayloadTooLarge(`file is ${size} bytes; the limit is ${MAX_UPLOAD_BYTES} bytes (10 MB)`);
+  }
 }
 
 export interface UploadResult {
@@ -126,14 +133,9 @@ export function uploadRoutes(app: FastifyInstance, deps: BackendDeps & { storage
       owner = requireUser(req);
     }
 
-    const size = decodedLength(body.base64Data);
-    if (size > MAX_UPLOAD_BYTES) {
-      throw new PayloadTooLarge(`file is ${size} bytes; the limit is ${MAX_UPLOAD_BYTES} bytes (10 MB)`);
-    }
+    assertUploadSize(decodedLength(body.base64Data));
     const { bytes, declaredType } = decodeBase64(body.base64Data);
-    if (bytes.length > MAX_UPLOAD_BYTES) {
-      throw new PayloadTooLarge(`file is ${bytes.length} bytes; the limit is ${MAX_UPLOAD_BYTES} bytes (10 MB)`);
-    }
+    assertUploadSize(bytes.length);
     let declared: string = body.mimeType ?? 'image/png';
     if (!body.mimeType && declaredType) {
       const parsed = uploadMimeType.safeParse(declaredType);
