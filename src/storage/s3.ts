@@ -20,23 +20,26 @@ export interface S3StorageOptions {
   endpoint?: string;
   accessKeyId?: string;
   secretAccessKey?: string;
-  /** Public base of objects; default: the backend's files route. */
-  publicUrl: string;
+  /** Public base of objects (S3_PUBLIC_URL, or the backend's files route); a function when known late. */
+  publicUrl: string | (() => string);
   /** Our own files route, recognised as ours too when a public URL is set. */
-  filesRouteUrl?: string;
+  filesRouteUrl?: string | (() => string);
 }
 
 export class S3Storage implements Storage {
   readonly kind = 's3' as const;
   readonly client: S3Client;
   private readonly bucket: string;
-  private readonly base: string;
-  private readonly filesRoute: string | undefined;
+  private readonly base: () => string;
+  private readonly filesRoute: () => string | undefined;
 
   constructor(opts: S3StorageOptions) {
     this.bucket = opts.bucket;
-    this.base = opts.publicUrl.replace(/\/+$/, '');
-    this.filesRoute = opts.filesRouteUrl?.replace(/\/+$/, '');
+    const strip = (v: string) => v.replace(/\/+$/, '');
+    const { publicUrl, filesRouteUrl } = opts;
+    this.base = typeof publicUrl === 'function' ? () => strip(publicUrl()) : () => strip(publicUrl);
+    this.filesRoute =
+      typeof filesRouteUrl === 'function' ? () => strip(filesRouteUrl()) : () => (filesRouteUrl ? strip(filesRouteUrl) : undefined);
     this.client = new S3Client({
       region: opts.region,
       ...(opts.endpoint ? { endpoint: opts.endpoint, forcePathStyle: true } : {}),
@@ -78,13 +81,12 @@ export class S3Storage implements Storage {
 
   publicUrl(key: string): string {
     assertValidKey(key);
-    return `${this.base}/${encodeKey(key)}`;
+    return `${this.base()}/${encodeKey(key)}`;
   }
 
   keyFromUrl(url: string): string | null {
-    return (
-      keyFromUrlWithBase(url, this.base) ?? (this.filesRoute ? keyFromUrlWithBase(url, this.filesRoute) : null)
-    );
+    const filesRoute = this.filesRoute();
+    return keyFromUrlWithBase(url, this.base()) ?? (filesRoute ? keyFromUrlWithBase(url, filesRoute) : null);
   }
 
   destroy() {
