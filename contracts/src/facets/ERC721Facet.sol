@@ -138,19 +138,24 @@ contract ERC721Facet is IERC721Errors, IERC4906Events {
     function _record(uint256 tokenId) private view returns (uint256 rec, uint256 head) {
         uint256 next = (LibCore.mintWord() >> LibCore.NEXT_SHIFT) & LibCore.MASK40;
         if (tokenId == 0 || tokenId >= next) revert ERC721NonexistentToken(tokenId);
-        head = tokenId;
-        rec = _load(head);
-        if (rec == 0) {
-            // bounded: every run of at most MAX_BATCH tokens starts with a record
-            uint256 lowest = tokenId > LibERC721Storage.MAX_BATCH ? tokenId - LibERC721Storage.MAX_BATCH : 0;
-            while (rec == 0) {
-                unchecked {
-                    --head;
+        uint256 base = BASE;
+        uint256 maxBatch = LibERC721Storage.MAX_BATCH;
+        assembly {
+            head := tokenId
+            rec := sload(add(base, head))
+            if iszero(rec) {
+                // bounded: every run of at most MAX_BATCH tokens starts with a record
+                let lowest := 0
+                if gt(tokenId, maxBatch) { lowest := sub(tokenId, maxBatch) }
+                for {} 1 {} {
+                    head := sub(head, 1)
+                    if iszero(gt(head, lowest)) { break }
+                    rec := sload(add(base, head))
+                    if rec { break }
                 }
-                if (head <= lowest) revert ERC721NonexistentToken(tokenId);
-                rec = _load(head);
             }
         }
+        if (rec == 0) revert ERC721NonexistentToken(tokenId);
     }
 
     function _transfer(address from, address to, uint256 tokenId) private {
