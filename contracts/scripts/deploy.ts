@@ -50,7 +50,11 @@ async function main(): Promise<void> {
 main().catch((err: unknown) => {
   const msg = err instanceof Error ? err.message : String(err);
   // never echo the key, even if a library put it in a message
-  const key = process.env.NFT_DEPLOYER_PRIVATE_KEY;
-  process.stderr.write(`deploy failed: ${key ? msg.split(key).join('<redacted>') : msg}\n`);
+  let safe = msg;
+  const argIndex = process.argv.indexOf('--private-key');
+  for (const key of [process.env.NFT_DEPLOYER_PRIVATE_KEY, argIndex >= 0 ? process.argv[argIndex + 1] : undefined]) {
+    if (key) safe = safe.split(key).join('<redacted>').split(key.replace(/^0x/, '')).join('<redacted>');
+  }
+  process.stderr.write(`deploy failed: ${safe}\n`);
   process.exit(1);
 });

@@ -75,16 +75,29 @@ let exitHookInstalled = false;
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  // Never leave an anvil behind when this process goes away.
-  process.on('exit', () => {
+  const killAll = () => {
     for (const child of running) {
       try {
-        child.kill('SIGKILL');
+        // SIGTERM: anvil still writes its --state file before exiting
+        child.kill('SIGTERM');
       } catch {
         // already gone
       }
     }
-  });
+  };
+  // Never leave an anvil behind when this process goes away: on exit, and on the usual signals
+  // (when nobody else handles the signal, it is re-raised so the process still terminates).
+  process.on('exit', killAll);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const handler = () => {
+      killAll();
+      if (process.listenerCount(sig) === 1) {
+        process.removeListener(sig, handler);
+        process.kill(process.pid, sig);
+      }
+    };
+    process.on(sig, handler);
+  }
 }
 
 async function rpcAnswers(rpcUrl: string): Promise<number | undefined> {
