@@ -82,6 +82,7 @@ const shape = {
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_IMAGE_MODEL: z.string().default('gpt-image-1'),
   OPENAI_CHAT_MODEL: z.string().default('gpt-4o-mini'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 } as const;
 
