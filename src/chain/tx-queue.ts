@@ -40,6 +40,9 @@ export function createTxQueue(o: TxQueueOptions): TxQueue {
   queue.on('error', () => {});
   events.on('error', () => {});
   worker.on('error', () => {});
+  // Every concurrent send waits on these emitters; hundreds of listeners are expected, not a leak.
+  queue.setMaxListeners(0);
+  events.setMaxListeners(0);
   const ready = Promise.all([queue.setGlobalConcurrency(1), events.waitUntilReady(), worker.waitUntilReady()]);
 
   return {
