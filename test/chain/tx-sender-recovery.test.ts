@@ -19,12 +19,13 @@ import { createTestDatabase } from '../helpers/db.ts';
 import { startLocalAnvil, type LocalAnvil } from '../helpers/anvil-local.ts';
 import { randomAddress, rowById } from './helpers.ts';
 
-// Anvil dev accounts #2..#5: one wallet per scenario, so scenarios cannot disturb each other.
+// Anvil dev accounts #2..#5 and #7: one wallet per scenario, so scenarios cannot disturb each other.
 const KEYS = {
   stuck: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
   crashSent: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
   crashSigned: '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
   foreign: '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba',
+  queued: '0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356',
 } as const;
 
 const FIXTURE = path.resolve('test/chain/fixtures/send-and-hang.ts');
@@ -262,6 +263,25 @@ describe('tx sender recovery', () => {
         assert.equal(x.status, 'failed');
         assert.match(x.error!, /did not record/);
         assert.equal(x.nonce, nonce + 1); // spent on chain: never handed out again
+      } finally {
+        await sender.close();
+      }
+    });
+  });
+
+  test('a row recorded `queued` whose requester died is signed and sent by reconcile', async () => {
+    const account = privateKeyToAccount(KEYS.queued);
+    const to = randomAddress();
+    await withDb(async ({ db }) => {
+      const [row] = await db
+        .insert(chainTransactions)
+        .values({ purpose: 'test-queued', chain_id: 31337, from_address: account.address, to_address: getAddress(to), value: '3' })
+        .returning();
+      const sender = createTxSender({ db, chainId: 31337, rpcUrl: anvil.rpcUrl, account, options: { autoReconcile: false } });
+      try {
+        assert.deepEqual(await sender.reconcile({ wait: true }), { pending: 1, mined: 1, reverted: 0, failed: 0 });
+        assert.equal((await rowById(db, row!.id)).status, 'mined');
+        assert.equal(await pub().getBalance({ address: to }), 3n);
       } finally {
         await sender.close();
       }
