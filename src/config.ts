@@ -77,12 +77,18 @@ const shape = {
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_PUBLIC_URL: url.optional(),
   WORKER_CONCURRENCY: positiveInt.default(2),
+  CREDITS_INITIAL_GRANT: z.coerce.number().int().min(0).default(100),
+  CREDITS_PER_GENERATION: z.coerce.number().int().min(0).default(1),
+  JOB_RECONCILE_INTERVAL_MS: positiveInt.default(300_000),
+  JOB_STALE_STEP_MS: positiveInt.default(600_000),
   COMFYUI_URL: url.optional(),
   OPENAI_BASE_URL: url.optional(),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_IMAGE_MODEL: z.string().default('gpt-image-1'),
   OPENAI_CHAT_MODEL: z.string().default('gpt-4o-mini'),
   OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
+  VIDEO_STREAM_BASE_URL: url.default('https://stream.mux.com'),
+  VIDEO_THUMBNAIL_BASE_URL: url.default('https://image.mux.com'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 } as const;
 
