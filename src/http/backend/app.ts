@@ -9,12 +9,14 @@ import { collectionDesignRoutes } from './collection-design.ts';
 import { collectionRoutes } from './collections.ts';
 import { identityRoutes } from './identity.ts';
 import { deckRoutes } from './decks.ts';
+import { metadataRoutes, type MetadataCache } from './metadata.ts';
+import { mintingRoutes, type MintingDeps } from './minting.ts';
 import { outputRoutes } from './outputs.ts';
 import { uploadRoutes } from './uploads.ts';
 import type { Storage } from '../../storage/types.ts';
 import type { ConceptExpander } from '../../generation/concept/index.ts';
 
-export interface BackendDeps {
+export interface BackendDeps extends MintingDeps {
   config: Config;
   database: Database;
   /** Public host of metadata documents; contractParams point here. */
@@ -25,6 +27,8 @@ export interface BackendDeps {
   storage?: Storage;
   /** Language model for collection generation; default from configuration. */
   conceptExpander?: ConceptExpander;
+  /** In-process cache of final metadata documents (docs/minting.md); one per app by default. */
+  metadataCache?: MetadataCache;
 }
 
 export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstance> {
@@ -43,5 +47,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   if (deps.storage) uploadRoutes(app, { ...deps, storage: deps.storage });
   collectionDesignRoutes(app, deps);
   identityRoutes(app, deps);
+  metadataRoutes(app, deps);
+  mintingRoutes(app, deps);
   return app;
 }

@@ -1,0 +1,125 @@
+/**
+ * Public metadata documents (nft-service.md §2.11): ERC-721 token metadata and ERC-7572 collection
+ * metadata, built from database rows by pure functions. The cache policy lives here too, so the
+ * routes and their tests agree on it (docs/minting.md).
+ */
+import { createHash } from 'node:crypto';
+
+export interface Attribute {
+  trait_type: string;
+  value: string;
+}
+
+export interface TokenDocument {
+  name: string;
+  description: string;
+  image: string;
+  external_url: string;
+  attributes: Attribute[];
+}
+
+export interface CollectionDocument {
+  name: string;
+  description: string;
+  image: string;
+  external_link: string;
+}
+
+export interface TokenSource {
+  collection: { id: string; title: string; description: string; cover_image_url: string | null };
+  tokenId: number;
+  /** The cover output of the token's deck, when there is one. */
+  output: {
+    status: string;
+    url: string | null;
+    token_metadata: unknown;
+    input_metadata: unknown;
+  } | null;
+  metadataBaseUrl: string;
+}
+
+export const tokenUrl = (metadataBaseUrl: string, collectionId: string, tokenId: number | string) =>
+  `${metadataBaseUrl.replace(/\/+$/, '')}/collections/${collectionId}/tokens/${tokenId}`;
+
+export const collectionUrl = (metadataBaseUrl: string, collectionId: string) =>
+  `${metadataBaseUrl.replace(/\/+$/, '')}/collections/${collectionId}/metadata.json`;
+
+function isAttribute(a: unknown): a is Attribute {
+  return typeof a === 'object' && a !== null && typeof (a as Attribute).trait_type === 'string' && typeof (a as Attribute).value === 'string';
+}
+
+/**
+ * Traits of a token: the ones recorded at mint time in token_metadata.attributes, else the ones the
+ * generation resolved (outputs.input_metadata.traits). Both come only from is_feature variables.
+ */
+export function attributesOf(output: TokenSource['output']): Attribute[] {
+  if (!output) return [];
+  const fromToken = (output.token_metadata as { attributes?: unknown } | null)?.attributes;
+  if (Array.isArray(fromToken)) return fromToken.filter(isAttribute).map((a) => ({ trait_type: a.trait_type, value: a.value }));
+  const fromInput = (output.input_metadata as { traits?: unknown } | null)?.traits;
+  if (Array.isArray(fromInput)) return fromInput.filter(isAttribute).map((a) => ({ trait_type: a.trait_type, value: a.value }));
+  return [];
+}
+
+/** True when the artwork is final: the cover output completed with an image. */
+export const isFinal = (output: TokenSource['output']) => output?.status === 'completed' && !!output.url;
+
+/**
+ * The ERC-721 document. `image` is the cover output's image once completed; before that the
+ * collection's cover image (or an empty string), so wallets show something and refetch later.
+ */
+export function tokenDocument(src: TokenSource): TokenDocument {
+  const { collection, tokenId, output } = src;
+  return {
+    name: `${collection.title} #${tokenId}`,
+    description: collection.description,
+    image: isFinal(output) ? output!.url! : (collection.cover_image_url ?? ''),
+    external_url: tokenUrl(src.metadataBaseUrl, collection.id, tokenId),
+    attributes: attributesOf(output),
+  };
+}
+
+export function collectionDocument(
+  collection: { id: string; title: string; description: string; cover_image_url: string | null },
+  metadataBaseUrl: string,
+): CollectionDocument {
+  return {
+    name: collection.title,
+    description: collection.description,
+    image: collection.cover_image_url ?? '',
+    external_link: collectionUrl(metadataBaseUrl, collection.id),
+  };
+}
+
+/** Token metadata stored on the output at mint time (spec §4.2 mint procedure step 6). */
+export function mintTokenMetadata(src: Omit<TokenSource, 'output'> & { attributes: Attribute[] }) {
+  return {
+    name: `${src.collection.title} #${src.tokenId}`,
+    description: src.collection.description,
+    external_url: tokenUrl(src.metadataBaseUrl, src.collection.id, src.tokenId),
+    attributes: src.attributes,
+  };
+}
+
+export const CACHE_FINAL = 'public, max-age=86400, stale-while-revalidate=604800';
+export const CACHE_PENDING = 'public, max-age=10, must-revalidate';
+
+export interface Rendered {
+  body: string;
+  etag: string;
+  cacheControl: string;
+}
+
+/** Serialized once; the ETag is a hash of the exact bytes served. */
+export function render(doc: object, final: boolean): Rendered {
+  const body = JSON.stringify(doc);
+  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+  return { body, etag, cacheControl: final ? CACHE_FINAL : CACHE_PENDING };
+}
+
+/** If-None-Match matching (a list, weak validators, or `*`). */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
