@@ -11,6 +11,7 @@ import {
   startAdmin,
   startAll,
   startBackend,
+  startWorkerProcess,
 } from './platform.ts';
 
 const USAGE = `usage: atelier <command>
@@ -19,6 +20,7 @@ commands:
   start     backend, admin proxy and every embedded service in one process
   backend   the backend service only (PORT)
   admin     the admin proxy only (ADMIN_PORT)
+  worker    a generation worker on the BullMQ queue (REDIS_URL, WORKER_CONCURRENCY)
   migrate   apply database migrations and exit
 `;
 
@@ -98,6 +100,12 @@ async function main(argv: string[]): Promise<void> {
       const app = await startAdmin(config);
       onShutdown(() => app.close());
       process.stdout.write(`admin proxy listening on port ${config.ADMIN_PORT}\n`);
+      return;
+    }
+    case 'worker': {
+      const worker = await startWorkerProcess(config);
+      onShutdown(() => worker.stop());
+      process.stdout.write(`generation worker running (concurrency ${config.WORKER_CONCURRENCY})\n`);
       return;
     }
     case 'migrate': {

@@ -11,6 +11,7 @@ import { openDatabase, type Database } from './db/client.ts';
 import { buildAdminApp } from './http/admin/app.ts';
 import { buildBackendApp } from './http/backend/app.ts';
 import { createStorage } from './storage/index.ts';
+import { createJobQueue, startGenerationWorker } from './generation/runtime.ts';
 
 export function openConfiguredDatabase(config: Config): Promise<Database> {
   return openDatabase(
@@ -48,15 +49,44 @@ export interface RunningPlatform {
   stop(): Promise<void>;
 }
 
-export async function startBackend(config: Config, database: Database): Promise<FastifyInstance> {
+/**
+ * The backend with its job queue. A generation worker runs inside it when `runWorker` is true
+ * (`npm start`), and always without REDIS_URL: the in-process queue has no other consumer.
+ */
+export async function startBackend(config: Config, database: Database, opts: { runWorker?: boolean } = {}): Promise<FastifyInstance> {
+  const storage = createStorage(config, publicBaseUrl(config));
+  const jobQueue = createJobQueue(config);
   const backend = await buildBackendApp({
     config,
     database,
     metadataBaseUrl: config.METADATA_BASE_URL ?? publicBaseUrl(config),
-    storage: createStorage(config, publicBaseUrl(config)),
+    storage,
+    jobQueue,
+  });
+  const worker =
+    (opts.runWorker ?? !config.REDIS_URL) ? await startGenerationWorker({ config, database, storage, queue: jobQueue }) : undefined;
+  backend.addHook('onClose', async () => {
+    await worker?.close();
+    await jobQueue.close();
   });
   await backend.listen({ port: config.PORT, host: config.HOST });
   return backend;
+}
+
+/** `atelier worker`: generation steps from the BullMQ queue (REDIS_URL), WORKER_CONCURRENCY at a time. */
+export async function startWorkerProcess(config: Config): Promise<{ stop(): Promise<void> }> {
+  if (!config.REDIS_URL) throw new Error('atelier worker needs REDIS_URL: without it the queue lives inside `atelier start`/`atelier backend`');
+  const database = await openConfiguredDatabase(config);
+  await database.migrate();
+  const queue = createJobQueue(config);
+  const worker = await startGenerationWorker({ config, database, storage: createStorage(config, publicBaseUrl(config)), queue });
+  return {
+    async stop() {
+      await worker.close();
+      await queue.close();
+      await database.close();
+    },
+  };
 }
 
 export async function startAdmin(config: Config): Promise<FastifyInstance> {
@@ -69,7 +99,7 @@ export async function startAdmin(config: Config): Promise<FastifyInstance> {
 export async function startAll(config: Config): Promise<RunningPlatform> {
   const database = await openConfiguredDatabase(config);
   await database.migrate();
-  const backend = await startBackend(config, database);
+  const backend = await startBackend(config, database, { runWorker: true });
   const backendUrl = publicBaseUrl(config);
   const adminConfig = { ...config, BACKEND_API_URL: config.BACKEND_API_URL ?? backendUrl };
   const admin = await startAdmin(adminConfig);

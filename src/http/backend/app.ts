@@ -7,7 +7,10 @@ import { createAppShell } from '../common.ts';
 import { installErrorHandling } from '../errors.ts';
 import { collectionDesignRoutes } from './collection-design.ts';
 import { collectionRoutes } from './collections.ts';
+import { feedRoutes } from './feed.ts';
 import { identityRoutes } from './identity.ts';
+import { indexerRoutes, type IndexerHost } from './indexer.ts';
+import { attachRealtime } from '../../indexer/realtime.ts';
 import { deckRoutes } from './decks.ts';
 import { metadataRoutes, type MetadataCache } from './metadata.ts';
 import { mintingRoutes, type MintingDeps } from './minting.ts';
@@ -15,6 +18,12 @@ import { outputRoutes } from './outputs.ts';
 import { uploadRoutes } from './uploads.ts';
 import type { Storage } from '../../storage/types.ts';
 import type { ConceptExpander } from '../../generation/concept/index.ts';
+import type { GeneratorConnector } from '../../generation/connectors/index.ts';
+import type { StepPayload } from '../../generation/pipeline.ts';
+import type { WorkQueue } from '../../queue/index.ts';
+import { jobRoutes } from './jobs.ts';
+import { workflowRoutes } from './workflows.ts';
+import { seedBuiltinWorkflows } from '../../db/workflows.ts';
 
 export interface BackendDeps extends MintingDeps {
   config: Config;
@@ -27,6 +36,14 @@ export interface BackendDeps extends MintingDeps {
   storage?: Storage;
   /** Language model for collection generation; default from configuration. */
   conceptExpander?: ConceptExpander;
+  /** The indexer of this process (docs/indexer.md): live status, socket.io events, RPC for §4.4 reads. */
+  indexer?: IndexerHost;
+  /** Generation steps are queued here (docs/jobs.md); without it the generate routes answer 503. */
+  jobQueue?: WorkQueue<StepPayload>;
+  /** SSE job stream timing (tests shorten it). */
+  sse?: { heartbeatMs?: number; pollMs?: number };
+  /** Connector choice for POST /workflows/:id/test; default from COMFYUI_URL / OPENAI_*. */
+  connectorFor?: (workflowType: string, workflowData: unknown) => GeneratorConnector;
   /** In-process cache of final metadata documents (docs/minting.md); one per app by default. */
   metadataCache?: MetadataCache;
 }
@@ -47,7 +64,17 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   if (deps.storage) uploadRoutes(app, { ...deps, storage: deps.storage });
   collectionDesignRoutes(app, deps);
   identityRoutes(app, deps);
+  indexerRoutes(app, deps);
+  if (deps.indexer?.events) {
+    const realtime = attachRealtime(app.server, deps.indexer.events);
+    app.addHook('preClose', () => realtime.close());
+  }
+  feedRoutes(app, deps);
   metadataRoutes(app, deps);
   mintingRoutes(app, deps);
+  jobRoutes(app, deps);
+  workflowRoutes(app, deps);
+  // The built-in workflows exist from the first start on (idempotent; edited ones are kept).
+  await seedBuiltinWorkflows(deps.database.db);
   return app;
 }

@@ -1,0 +1,198 @@
+/**
+ * Jobs, job steps, job history and retry backups (content-service.md §2.4, §3 Job): the queries
+ * and the one presentation. State changes driven by generator events live in
+ * src/generation/job-events.ts; this file only reads and creates rows.
+ */
+import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
+import { notFound } from '../domain/errors.ts';
+import type { Db } from './client.ts';
+import { jobHistory, jobRetryBackups, jobSteps, jobs } from './schema.ts';
+
+export type JobRow = typeof jobs.$inferSelect;
+export type JobStepRow = typeof jobSteps.$inferSelect;
+export type JobHistoryRow = typeof jobHistory.$inferSelect;
+
+export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export const TERMINAL_JOB_STATUSES: readonly string[] = ['completed', 'failed'];
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function presentJob(row: JobRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    progress: row.progress,
+    error_message: row.error_message,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    started_at: iso(row.started_at),
+    completed_at: iso(row.completed_at),
+    job_type: row.job_type,
+    priority: row.priority,
+    workflow_id: row.workflow_id,
+    workflow_output: row.workflow_output,
+    retry_count: row.retry_count,
+    data: row.data as Record<string, unknown>,
+    user_id: row.user_id,
+    collection_id: row.collection_id,
+    output_id: row.output_id,
+  };
+}
+export type JobView = ReturnType<typeof presentJob>;
+
+export function presentStep(row: JobStepRow) {
+  return {
+    id: row.id,
+    job_id: row.job_id,
+    step_name: row.step_name,
+    step_type: row.step_type,
+    step_order: row.step_order,
+    status: row.status,
+    input_data: row.input_data ?? null,
+    output_data: row.output_data ?? null,
+    retry_attempt: row.retry_attempt,
+    error_message: row.error_message,
+    queue_job_id: row.queue_job_id,
+    started_at: iso(row.started_at),
+    completed_at: iso(row.completed_at),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export function presentHistory(row: JobHistoryRow) {
+  return {
+    id: row.id,
+    job_id: row.job_id,
+    status: row.status,
+    message: row.message,
+    progress: row.progress,
+    data: row.data ?? null,
+    created_at: row.created_at.toISOString(),
+  };
+}
+export type HistoryView = ReturnType<typeof presentHistory>;
+
+export async function findJob(db: Db, id: string): Promise<JobRow | null> {
+  const [row] = await db.select().from(jobs).where(eq(jobs.id, id));
+  return row ?? null;
+}
+
+export async function getJob(db: Db, id: string): Promise<JobRow> {
+  const row = await findJob(db, id);
+  if (!row) throw notFound(`job ${id}`);
+  return row;
+}
+
+export interface NewJob {
+  id: string;
+  name: string;
+  description?: string;
+  jobType: string;
+  priority: number;
+  workflowId: string;
+  data: Record<string, unknown>;
+  userId: string | null;
+  collectionId: string;
+  outputId: string;
+}
+
+export async function insertJob(db: Db, j: NewJob): Promise<JobRow> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(jobs)
+      .values({
+        id: j.id,
+        name: j.name.slice(0, 200),
+        description: j.description ?? '',
+        status: 'pending',
+        progress: 0,
+        job_type: j.jobType,
+        priority: j.priority,
+        workflow_id: j.workflowId,
+        data: j.data,
+        user_id: j.userId,
+        collection_id: j.collectionId,
+        output_id: j.outputId,
+      })
+      .returning();
+    await tx.insert(jobHistory).values({ job_id: j.id, status: 'pending', message: 'job created', progress: 0 });
+    return row!;
+  });
+}
+
+export interface NewStep {
+  jobId: string;
+  stepName: string;
+  stepType: string;
+  stepOrder: number;
+  retryAttempt: number;
+  queueJobId: string;
+  input: Record<string, unknown>;
+}
+
+/** Creates the step row unless it exists (a re-run of the step before it creates it again). */
+export async function ensureStep(db: Db, s: NewStep): Promise<JobStepRow> {
+  await db
+    .insert(jobSteps)
+    .values({
+      job_id: s.jobId,
+      step_name: s.stepName.slice(0, 100),
+      step_type: s.stepType.slice(0, 50),
+      step_order: s.stepOrder,
+      retry_attempt: s.retryAttempt,
+      status: 'pending',
+      input_data: s.input,
+      queue_job_id: s.queueJobId,
+    })
+    .onConflictDoNothing();
+  return (await findStep(db, s.jobId, s.stepOrder, s.retryAttempt))!;
+}
+
+export async function findStep(db: Db, jobId: string, stepOrder: number, retryAttempt: number): Promise<JobStepRow | null> {
+  const [row] = await db
+    .select()
+    .from(jobSteps)
+    .where(and(eq(jobSteps.job_id, jobId), eq(jobSteps.step_order, stepOrder), eq(jobSteps.retry_attempt, retryAttempt)));
+  return row ?? null;
+}
+
+export async function listSteps(db: Db, jobId: string): Promise<JobStepRow[]> {
+  return db.select().from(jobSteps).where(eq(jobSteps.job_id, jobId)).orderBy(asc(jobSteps.retry_attempt), asc(jobSteps.step_order));
+}
+
+/** History entries of a job after `afterId` (exclusive), oldest first. */
+export async function historyAfter(db: Db, jobId: string, afterId = 0, limit = 1000): Promise<JobHistoryRow[]> {
+  return db
+    .select()
+    .from(jobHistory)
+    .where(and(eq(jobHistory.job_id, jobId), gt(jobHistory.id, afterId)))
+    .orderBy(asc(jobHistory.id))
+    .limit(limit);
+}
+
+export async function listRetryBackups(db: Db, jobId: string) {
+  return db.select().from(jobRetryBackups).where(eq(jobRetryBackups.job_id, jobId)).orderBy(desc(jobRetryBackups.retry_attempt));
+}
+
+/** Steps not finished and not touched for `staleMs` whose job is still open, for reconciliation. */
+export async function staleSteps(db: Db, staleMs: number, limit = 500) {
+  const cutoff = new Date(Date.now() - staleMs);
+  return db
+    .select({ step: jobSteps, job: { status: jobs.status, retry_count: jobs.retry_count } })
+    .from(jobSteps)
+    .innerJoin(jobs, eq(jobs.id, jobSteps.job_id))
+    .where(
+      and(
+        sql`${jobSteps.status} in ('pending', 'processing')`,
+        sql`${jobSteps.updated_at} < ${cutoff}`,
+        sql`${jobs.status} in ('pending', 'processing')`,
+        eq(jobSteps.retry_attempt, jobs.retry_count),
+      ),
+    )
+    .orderBy(asc(jobSteps.updated_at))
+    .limit(limit);
+}

@@ -1,0 +1,170 @@
+/**
+ * Workflow definitions (content-service.md §2.5, §4.4) and the built-in ones created on first
+ * start. A workflow's `type` chooses the generator connector (docs/generation.md): `basic` and
+ * anything unconfigured render procedurally, `comfy_workflow` runs on ComfyUI, `fetch_api` calls
+ * an OpenAI-compatible images API.
+ */
+import { asc, eq, sql } from 'drizzle-orm';
+import { conflict, notFound } from '../domain/errors.ts';
+import type { Db } from './client.ts';
+import { workflows } from './schema.ts';
+
+export const WORKFLOW_TYPES = ['basic', 'comfy_workflow', 'fetch_api', 'direct_job', 'dynamic_json'] as const;
+export type WorkflowRow = typeof workflows.$inferSelect;
+
+/** The workflow a generation uses when none is named. */
+export const DEFAULT_WORKFLOW = 'procedural';
+
+export interface NewWorkflow {
+  name: string;
+  label: string;
+  description?: string;
+  data: unknown;
+  output_mime_type: string;
+  type?: (typeof WORKFLOW_TYPES)[number];
+  display?: boolean;
+  order?: number;
+  models?: string[];
+  custom_nodes?: string[];
+  requires_api_key?: boolean;
+}
+
+export const BUILTIN_WORKFLOWS: NewWorkflow[] = [
+  {
+    name: DEFAULT_WORKFLOW,
+    label: 'Procedural renderer',
+    type: 'basic',
+    description: 'Built-in renderer (sharp): shapes and colours from the variables, deterministic by seed. Needs no GPU and no API key.',
+    data: { renderer: 'procedural', width: 1024, height: 1024 },
+    output_mime_type: 'image/png',
+    order: 0,
+  },
+  {
+    name: 'comfyui_default',
+    label: 'ComfyUI text to image',
+    type: 'comfy_workflow',
+    description: 'A text-to-image graph run on the ComfyUI server at COMFYUI_URL (procedural renderer when unset).',
+    // null: the connector's built-in text-to-image graph (DEFAULT_COMFY_WORKFLOW); POST your own graph as a new workflow.
+    data: null,
+    models: ['sd_xl_base_1.0.safetensors'],
+    custom_nodes: [],
+    output_mime_type: 'image/png',
+    order: 10,
+  },
+  {
+    name: 'openai_image',
+    label: 'OpenAI-compatible image API',
+    type: 'fetch_api',
+    description: 'POST /v1/images/generations on OPENAI_BASE_URL with OPENAI_IMAGE_MODEL (procedural renderer when unset).',
+    data: { endpoint: '/v1/images/generations' },
+    output_mime_type: 'image/png',
+    order: 20,
+    requires_api_key: true,
+  },
+  {
+    name: 'flexible_prompt',
+    label: 'Flexible prompt',
+    type: 'direct_job',
+    description: 'Template prompt for custodial collections: {{variables}} of the template are replaced at generation time.',
+    data: { template: '{{prompt}}' },
+    output_mime_type: 'image/png',
+    order: 30,
+    display: false,
+  },
+];
+
+export function presentWorkflow(row: WorkflowRow, opts: { includeData?: boolean } = {}) {
+  return {
+    id: row.id,
+    name: row.name,
+    label: row.label,
+    type: row.type,
+    description: row.description,
+    created_at: row.created_at.toISOString(),
+    models: row.models,
+    custom_nodes: row.custom_nodes,
+    output_mime_type: row.output_mime_type,
+    display: row.display,
+    order: row.order,
+    requires_api_key: row.requires_api_key,
+    ...(opts.includeData ? { data: row.data ?? null } : {}),
+  };
+}
+
+/** Idempotent: inserts each built-in workflow whose name is free; never overwrites an edited one. */
+export async function seedBuiltinWorkflows(db: Db): Promise<number> {
+  let created = 0;
+  for (const w of BUILTIN_WORKFLOWS) {
+    const rows = await db.insert(workflows).values(toValues(w)).onConflictDoNothing({ target: workflows.name }).returning({ id: workflows.id });
+    created += rows.length;
+  }
+  return created;
+}
+
+function toValues(w: NewWorkflow) {
+  return {
+    name: w.name,
+    label: w.label,
+    type: w.type ?? 'basic',
+    description: w.description ?? '',
+    data: (w.data ?? null) as unknown,
+    models: w.models ?? [],
+    custom_nodes: w.custom_nodes ?? [],
+    output_mime_type: w.output_mime_type,
+    display: w.display ?? true,
+    order: w.order ?? 0,
+    requires_api_key: w.requires_api_key ?? false,
+  };
+}
+
+export async function createWorkflow(db: Db, w: NewWorkflow): Promise<WorkflowRow> {
+  const [row] = await db.insert(workflows).values(toValues(w)).onConflictDoNothing({ target: workflows.name }).returning();
+  if (!row) throw conflict(`a workflow named "${w.name}" already exists`);
+  return row;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** By id (a UUID) or by name. */
+export async function findWorkflow(db: Db, idOrName: string): Promise<WorkflowRow | null> {
+  const [row] = UUID_RE.test(idOrName)
+    ? await db.select().from(workflows).where(eq(workflows.id, idOrName))
+    : await db.select().from(workflows).where(eq(workflows.name, idOrName));
+  return row ?? null;
+}
+
+export async function getWorkflow(db: Db, idOrName: string): Promise<WorkflowRow> {
+  const row = await findWorkflow(db, idOrName);
+  if (!row) throw notFound(`workflow ${idOrName}`);
+  return row;
+}
+
+export async function listWorkflows(db: Db, f: { requiresApiKey?: boolean; limit: number; offset: number }) {
+  return db
+    .select()
+    .from(workflows)
+    .where(f.requiresApiKey ? eq(workflows.requires_api_key, true) : undefined)
+    .orderBy(asc(workflows.order), asc(workflows.name))
+    .limit(f.limit)
+    .offset(f.offset);
+}
+
+/** GET /api/models and /api/custom-nodes: each name once, with the workflows that need it. */
+export async function requirementIndex(db: Db, field: 'models' | 'custom_nodes') {
+  const rows = await db
+    .select({ name: workflows.name, items: field === 'models' ? workflows.models : workflows.custom_nodes })
+    .from(workflows)
+    .orderBy(asc(workflows.name));
+  const byName = new Map<string, string[]>();
+  for (const r of rows) {
+    for (const item of r.items ?? []) {
+      if (typeof item !== 'string') continue;
+      const list = byName.get(item) ?? [];
+      list.push(r.name);
+      byName.set(item, list);
+    }
+  }
+  return [...byName.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, wfs]) => ({ name, workflows: wfs }));
+}
+
+export const countWorkflows = async (db: Db) => Number((await db.select({ n: sql<number>`count(*)::int` }).from(workflows))[0]?.n ?? 0);

@@ -1,0 +1,63 @@
+/**
+ * Wiring for processes: the job queue from configuration (BullMQ with REDIS_URL, in-process
+ * otherwise) and a running worker with its stale-step reconciler. Used by src/platform.ts
+ * (`npm start`, `atelier backend`) and `atelier worker`.
+ */
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import { seedBuiltinWorkflows } from '../db/workflows.ts';
+import { createQueue, type CreateQueueOptions, type WorkQueue } from '../queue/index.ts';
+import type { Storage } from '../storage/types.ts';
+import type { StepPayload } from './pipeline.ts';
+import { startReconciler, startWorker, type WorkerContext } from './worker.ts';
+
+export const JOB_QUEUE_NAME = 'generation';
+
+export function createJobQueue(config: Config, opts: Omit<CreateQueueOptions, 'redisUrl'> = {}): WorkQueue<StepPayload> {
+  return createQueue<StepPayload>(JOB_QUEUE_NAME, { redisUrl: config.REDIS_URL ?? null, ...opts });
+}
+
+export interface GenerationWorkerOptions {
+  config: Config;
+  database: Database;
+  storage: Storage;
+  queue: WorkQueue<StepPayload>;
+  concurrency?: number;
+  connectorFor?: WorkerContext['connectorFor'];
+  applyOptions?: WorkerContext['applyOptions'];
+  reconcile?: { intervalMs?: number; staleMs?: number } | false;
+  log?: (msg: string, extra?: Record<string, unknown>) => void;
+}
+
+export interface RunningGenerationWorker {
+  close(): Promise<void>;
+}
+
+/** Seeds the built-in workflows, starts the worker and the reconciler. */
+export async function startGenerationWorker(o: GenerationWorkerOptions): Promise<RunningGenerationWorker> {
+  await seedBuiltinWorkflows(o.database.db);
+  const ctx: WorkerContext = {
+    db: o.database.db,
+    config: o.config,
+    queue: o.queue,
+    storage: o.storage,
+    ...(o.connectorFor ? { connectorFor: o.connectorFor } : {}),
+    ...(o.applyOptions ? { applyOptions: o.applyOptions } : {}),
+    ...(o.log ? { log: o.log } : {}),
+  };
+  const worker = startWorker(ctx, { concurrency: o.concurrency ?? o.config.WORKER_CONCURRENCY });
+  const stopReconciler =
+    o.reconcile === false
+      ? () => undefined
+      : startReconciler(ctx, {
+          intervalMs: o.reconcile?.intervalMs ?? o.config.JOB_RECONCILE_INTERVAL_MS,
+          staleMs: o.reconcile?.staleMs ?? o.config.JOB_STALE_STEP_MS,
+          onError: (err) => o.log?.('reconciliation failed', { err: String(err) }),
+        });
+  return {
+    async close() {
+      stopReconciler();
+      await worker.close();
+    },
+  };
+}

@@ -1,0 +1,287 @@
+/**
+ * The generation worker: takes steps from the queue, runs the workflow's connector, stores the
+ * image and applies the events (node_started, node_progress, node_completed, complete, error)
+ * through job-events.ts. It runs inside `npm start` (in-process queue or BullMQ) and as
+ * `atelier worker` processes sharing a BullMQ queue.
+ *
+ * Crash safety: every write is idempotent. A step re-delivered after a crash (BullMQ stalled
+ * check, or the reconciler re-queueing it) finds its row and either runs it again (same storage
+ * key, conditional updates) or, when it had completed, goes straight on to the next step or the
+ * job completion, which is applied once.
+ */
+import { eq } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { createFlatFile } from '../db/flat-files.ts';
+import { findJob, findStep, staleSteps } from '../db/jobs.ts';
+import { completeOutput, failOutput, getOutput, markOutputProcessing, setThumbnail } from '../db/outputs.ts';
+import { jobSteps } from '../db/schema.ts';
+import { findWorkflow } from '../db/workflows.ts';
+import { AppError } from '../domain/errors.ts';
+import type { QueueJob, WorkerHandle } from '../queue/index.ts';
+import { makeThumbnail } from '../storage/thumbnails.ts';
+import type { Storage } from '../storage/types.ts';
+import { withSpan } from '../telemetry.ts';
+import { createConnector, GeneratorError, type ConnectorConfig, type GeneratorConnector, type ReferenceImageInput } from './connectors/index.ts';
+import { applyJobEvent, type ApplyOptions } from './job-events.ts';
+import { submitStep, type GenerationContext, type JobData, type StepPayload } from './pipeline.ts';
+
+export interface WorkerContext extends GenerationContext {
+  storage: Storage;
+  /** Chooses the connector; default createConnector(type, config from COMFYUI_URL / OPENAI_*). */
+  connectorFor?: (workflowType: string, workflowData: unknown) => GeneratorConnector;
+  /** Step-completion write backoff (tests shorten it). */
+  applyOptions?: ApplyOptions;
+  log?: (msg: string, extra?: Record<string, unknown>) => void;
+}
+
+const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
+
+export function connectorConfigOf(config: GenerationContext['config']): ConnectorConfig {
+  return {
+    ...(config.COMFYUI_URL ? { comfyuiUrl: config.COMFYUI_URL } : {}),
+    ...(config.OPENAI_BASE_URL ? { openaiBaseUrl: config.OPENAI_BASE_URL } : {}),
+    ...(config.OPENAI_API_KEY ? { openaiApiKey: config.OPENAI_API_KEY } : {}),
+    ...(config.OPENAI_IMAGE_MODEL ? { openaiModel: config.OPENAI_IMAGE_MODEL } : {}),
+  };
+}
+
+export interface StepOutput extends Record<string, unknown> {
+  key: string;
+  url: string;
+  mime_type: string;
+  size: number;
+  connector: string;
+}
+
+/** The queue handler for generation steps. */
+export function createStepHandler(ctx: WorkerContext) {
+  const { db, storage } = ctx;
+  const connectorFor =
+    ctx.connectorFor ?? ((type: string, data: unknown) => createConnector(type, connectorConfigOf(ctx.config), { workflowData: data }));
+
+  return async function handleStep(qjob: QueueJob<StepPayload>): Promise<unknown> {
+    const p = qjob.payload;
+    return withSpan('job.process', { 'job.id': p.jobId, 'job.service_required': p.type }, async () => {
+      const job = await findJob(db, p.jobId);
+      if (!job) return { skipped: 'job not found' };
+      if (job.retry_count !== p.retryAttempt) return { skipped: 'superseded by a retry' };
+      if (job.status === 'completed' || job.status === 'failed') return { skipped: `job ${job.status}` };
+      const step = await findStep(db, p.jobId, p.stepOrder, p.retryAttempt);
+
+      let output = step?.status === 'completed' ? (step.output_data as StepOutput | null) : null;
+      if (!output) {
+        try {
+          output = await runStep(qjob, step === null);
+        } catch (err) {
+          const retryable = !(err instanceof GeneratorError) || err.retryable;
+          const message = err instanceof Error ? err.message : String(err);
+          if (retryable && qjob.attempt < p.attempts) throw err; // the queue tries again with backoff
+          await failJob(db, p, `generation failed: ${message}`);
+          return { failed: message };
+        }
+      }
+      if (p.stepOrder + 1 < p.totalSteps) {
+        const fresh = (await findJob(db, p.jobId))!;
+        await submitStep(ctx, fresh, p.stepOrder + 1, p.retryAttempt);
+        return { next: p.stepOrder + 1 };
+      }
+      await finishJob(ctx, p, output);
+      return { completed: output.url };
+    });
+  };
+
+  async function runStep(qjob: QueueJob<StepPayload>, stepMissing: boolean): Promise<StepOutput> {
+    const p = qjob.payload;
+    if (stepMissing) {
+      // The row is created before the queue add; a payload without one was queued by hand or by a
+      // reconciler: recreate it so progress has somewhere to go.
+      const job = (await findJob(db, p.jobId))!;
+      await submitStep(ctx, job, p.stepOrder, p.retryAttempt).catch(() => undefined);
+    }
+    const started = await applyJobEvent(db, p.jobId, {
+      type: 'node_started',
+      stepOrder: p.stepOrder,
+      retryAttempt: p.retryAttempt,
+      totalSteps: p.totalSteps,
+      stepName: p.payload.nodeName,
+      queueJobId: qjob.id,
+    });
+    if (p.stepOrder === 0 && started.applied) {
+      await markOutputProcessing(db, p.outputId).catch(() => undefined); // already processing after a re-delivery
+    }
+    const workflow = await findWorkflow(db, p.workflow_context.workflow_id);
+    const connector = connectorFor(p.type, workflow?.data ?? null);
+
+    // Progress: at most one write per 10 points, in order, never blocking the generator.
+    let lastReported = -Infinity;
+    let chain: Promise<unknown> = Promise.resolve();
+    const onProgress = (pct: number, message?: string) => {
+      if (pct < 100 && pct - lastReported < 10) return;
+      lastReported = pct;
+      chain = chain.then(async () => {
+        await applyJobEvent(db, p.jobId, {
+          type: 'node_progress',
+          stepOrder: p.stepOrder,
+          retryAttempt: p.retryAttempt,
+          totalSteps: p.totalSteps,
+          progress: pct,
+          ...(message ? { message } : {}),
+        });
+        await qjob.reportProgress(((p.stepOrder + pct / 100) / p.totalSteps) * 100);
+      }).catch(() => undefined);
+    };
+
+    const referenceImages: ReferenceImageInput[] = p.payload.referenceImages.map((r) => ({ name: r.name, url: r.url }));
+    if (p.stepOrder > 0) {
+      // The previous step's image is this step's input.
+      const prev = await findStep(db, p.jobId, p.stepOrder - 1, p.retryAttempt);
+      const prevOut = prev?.output_data as StepOutput | null;
+      const obj = prevOut?.key ? await storage.get(prevOut.key) : null;
+      if (obj) referenceImages.unshift({ name: 'previous_step', bytes: obj.bytes, url: prevOut!.url });
+    }
+    const result = await connector.generate(
+      {
+        prompt: p.payload.prompt,
+        seed: p.payload.seed,
+        ...(p.payload.width ? { width: p.payload.width } : {}),
+        ...(p.payload.height ? { height: p.payload.height } : {}),
+        values: p.payload.values,
+        referenceImages,
+        stepId: qjob.id,
+      },
+      onProgress,
+    );
+    await chain;
+    const ext = EXT[result.mimeType] ?? 'bin';
+    // Deterministic key: a re-run of the step overwrites its own file, never leaves a second one.
+    const key = `generations/${p.jobId}/step-${p.stepOrder}-r${p.retryAttempt}.${ext}`;
+    const stored = await storage.put(key, result.bytes, result.mimeType);
+    const output: StepOutput = { key, url: stored.url, mime_type: result.mimeType, size: result.bytes.length, connector: connector.kind };
+    await applyJobEvent(
+      db,
+      p.jobId,
+      { type: 'node_completed', stepOrder: p.stepOrder, retryAttempt: p.retryAttempt, totalSteps: p.totalSteps, stepName: p.payload.nodeName, output },
+      ctx.applyOptions,
+    );
+    return output;
+  }
+}
+
+/** The last step's image becomes the output (with its thumbnail and flat file) and the job completes once. */
+async function finishJob(ctx: WorkerContext, p: StepPayload, out: StepOutput) {
+  const { db, storage } = ctx;
+  const output = await getOutput(db, p.outputId);
+  let view = { id: output.id, url: output.url, mime_type: output.mime_type, thumbnail_url: output.thumbnail_url, flat_file_id: output.flat_file_id };
+  if (output.status !== 'completed') {
+    const flat = await createFlatFile(db, { url: out.key, mime_type: out.mime_type, size: out.size, user_id: output.user_id, rel_type: 'generation' });
+    let thumbnail: string | null = null;
+    try {
+      thumbnail = await makeThumbnail(storage, output.id, out.url, out.mime_type);
+    } catch (err) {
+      ctx.log?.('thumbnail failed', { outputId: output.id, err: String(err) });
+    }
+    try {
+      const done = await completeOutput(db, output.id, {
+        url: out.url,
+        mime_type: out.mime_type,
+        flat_file_id: flat.id,
+        ...(thumbnail ? { thumbnail_url: thumbnail } : {}),
+        output_metadata: { job_id: p.jobId, connector: out.connector, size: out.size, workflow: p.workflow_context.workflow_name },
+      });
+      if (thumbnail) await setThumbnail(db, output.id, thumbnail);
+      view = { id: done.id, url: done.url, mime_type: done.mime_type, thumbnail_url: thumbnail ?? done.thumbnail_url, flat_file_id: done.flat_file_id };
+    } catch (err) {
+      // A concurrent finisher (re-delivered step) completed it first: use what it wrote.
+      if (!(err instanceof AppError)) throw err;
+      const again = await getOutput(db, p.outputId);
+      view = { id: again.id, url: again.url, mime_type: again.mime_type, thumbnail_url: again.thumbnail_url, flat_file_id: again.flat_file_id };
+    }
+  }
+  await applyJobEvent(db, p.jobId, { type: 'complete', workflowOutput: view.url ?? out.url, outputs: [view], source: 'worker' });
+}
+
+async function failJob(db: Db, p: StepPayload, message: string) {
+  const r = await applyJobEvent(db, p.jobId, { type: 'error', message, stepOrder: p.stepOrder, retryAttempt: p.retryAttempt, source: 'worker' });
+  if (r.applied) await failOutput(db, p.outputId, message).catch(() => undefined);
+}
+
+export interface RunningWorker {
+  close(): Promise<void>;
+}
+
+/** Starts `concurrency` parallel step handlers on the queue. */
+export function startWorker(ctx: WorkerContext, opts: { concurrency: number }): WorkerHandle {
+  const handler = createStepHandler(ctx);
+  return ctx.queue.process(handler, { concurrency: opts.concurrency });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stale step reconciliation (content-service.md §3, §8)
+// ---------------------------------------------------------------------------------------------
+
+export const STALE_STEP_MS = 10 * 60 * 1000;
+export const RECONCILE_INTERVAL_MS = 5 * 60 * 1000;
+
+export interface ReconcileReport {
+  checked: number;
+  requeued: number;
+  failed: number;
+  running: number;
+}
+
+/**
+ * Steps pending or processing, untouched for `staleMs`, of open jobs, compared with the queue:
+ * - failed in the queue → the step, the job and the output fail;
+ * - unknown to the queue (lost: in-process queue restarted, Redis flushed) → queued again;
+ * - completed in the queue but not in the database (the worker's writes were lost) → queued
+ *   again under a new id: the handler is idempotent and finishes the job;
+ * - waiting or active → left alone (still running; BullMQ's stall check covers dead workers).
+ */
+export async function reconcileStaleSteps(ctx: GenerationContext, opts: { staleMs?: number } = {}): Promise<ReconcileReport> {
+  const { db, queue } = ctx;
+  const report: ReconcileReport = { checked: 0, requeued: 0, failed: 0, running: 0 };
+  const rows = await staleSteps(db, opts.staleMs ?? STALE_STEP_MS);
+  for (const { step } of rows) {
+    report.checked++;
+    const queueId = step.queue_job_id;
+    const state = queueId ? await queue.getState(queueId) : 'unknown';
+    const payload = step.input_data as StepPayload | null;
+    if (state === 'waiting' || state === 'active') {
+      report.running++;
+      continue;
+    }
+    if (state === 'failed' || !payload) {
+      await applyJobEvent(db, step.job_id, {
+        type: 'error',
+        message: payload ? 'generation step failed in the queue' : 'generation step has no payload to run',
+        stepOrder: step.step_order,
+        retryAttempt: step.retry_attempt,
+        source: 'reconciler',
+      });
+      if (payload) await failOutput(db, payload.outputId, 'generation step failed in the queue').catch(() => undefined);
+      report.failed++;
+      continue;
+    }
+    const newId = state === 'unknown' && queueId ? queueId : `${step.job_id}-s${step.step_order}-r${step.retry_attempt}-rc${Date.now()}`;
+    await queue.add(newId, payload, { priority: payload.workflow_context.workflow_priority, attempts: payload.attempts });
+    await db.update(jobSteps).set({ queue_job_id: newId, updated_at: new Date() }).where(eq(jobSteps.id, step.id));
+    report.requeued++;
+  }
+  return report;
+}
+
+/** Runs the reconciler every `intervalMs`; returns a stop function. */
+export function startReconciler(ctx: GenerationContext, opts: { intervalMs?: number; staleMs?: number; onError?: (err: unknown) => void } = {}) {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    reconcileStaleSteps(ctx, opts)
+      .catch((err) => opts.onError?.(err))
+      .finally(() => {
+        running = false;
+      });
+  }, opts.intervalMs ?? RECONCILE_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,81 @@
+/** A test platform with a job queue (in-process or BullMQ on a unique Redis prefix) and a worker. */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { GeneratorConnector } from '../../src/generation/connectors/index.ts';
+import type { StepPayload } from '../../src/generation/pipeline.ts';
+import { startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
+import { BullMqQueue, InProcessQueue, type WorkQueue } from '../../src/queue/index.ts';
+import { startTestPlatform, type TestPlatform } from './platform.ts';
+
+export const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
+export type QueueKind = 'in-process' | 'bullmq';
+
+export interface JobsPlatform extends TestPlatform {
+  queue: WorkQueue<StepPayload>;
+  prefix: string;
+  worker?: RunningGenerationWorker;
+  startWorker(connectorFor?: (type: string, data: unknown) => GeneratorConnector): Promise<RunningGenerationWorker>;
+}
+
+export function makeQueue(kind: QueueKind, prefix: string): WorkQueue<StepPayload> {
+  return kind === 'bullmq'
+    ? new BullMqQueue<StepPayload>('generation', { redisUrl: REDIS_URL, prefix, lockDurationMs: 1000, stalledIntervalMs: 300, drainDelaySeconds: 1 })
+    : new InProcessQueue<StepPayload>('generation');
+}
+
+export async function deleteRedisPrefix(prefix: string) {
+  const redis = new Redis(REDIS_URL);
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+}
+
+export async function startJobsPlatform(
+  kind: QueueKind,
+  opts: { env?: Record<string, string>; connectorFor?: (type: string, data: unknown) => GeneratorConnector; worker?: boolean } = {},
+): Promise<JobsPlatform> {
+  const prefix = `atelier-jobs-test-${randomUUID().slice(0, 8)}`;
+  const queue = makeQueue(kind, prefix);
+  const p = await startTestPlatform(opts.env ?? {}, { jobQueue: queue, sse: { heartbeatMs: 100, pollMs: 40 } });
+  const workers: RunningGenerationWorker[] = [];
+  const jp: JobsPlatform = {
+    ...p,
+    queue,
+    prefix,
+    async startWorker(connectorFor) {
+      const w = await startGenerationWorker({
+        config: p.config,
+        database: p.database,
+        storage: p.storage,
+        queue,
+        concurrency: 2,
+        reconcile: false,
+        applyOptions: { stepWriteBackoffMs: [5, 10, 20] },
+        ...(connectorFor ? { connectorFor } : {}),
+      });
+      workers.push(w);
+      return w;
+    },
+    async close() {
+      await Promise.allSettled(workers.map((w) => w.close()));
+      await queue.close();
+      await p.close();
+      if (kind === 'bullmq') await deleteRedisPrefix(prefix);
+    },
+  };
+  if (opts.worker !== false) jp.worker = await jp.startWorker(opts.connectorFor);
+  return jp;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}

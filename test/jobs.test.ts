@@ -1,0 +1,386 @@
+/**
+ * Generation jobs end to end (content-service.md §3 Job, §4.3, §6.1), on both queue
+ * implementations: generate → worker → output completed with a stored PNG and thumbnail → job
+ * completed with workflow_output; the SSE stream read by a real EventSource client.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { eq, sql } from 'drizzle-orm';
+import { EventSource } from 'eventsource';
+import { collections, decks, jobHistory, jobRetryBackups, jobs, jobSteps } from '../src/db/schema.ts';
+import { GeneratorError, ProceduralConnector, type GeneratorConnector } from '../src/generation/connectors/index.ts';
+import { bearer, client, svc, userToken } from './helpers/content.ts';
+import { startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';
+import { SERVICE_KEY, sampleData } from './helpers/platform.ts';
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+
+/** Procedural, except prompts containing "explode" fail (non-retryable) while `failures.left` > 0. */
+function flakyConnector(failures: { left: number }) {
+  const real = new ProceduralConnector();
+  const c: GeneratorConnector = {
+    kind: 'flaky-procedural',
+    async generate(req, onProgress, signal) {
+      if (req.prompt.includes('explode') && failures.left > 0) {
+        failures.left--;
+        throw new GeneratorError('the model exploded', { retryable: false });
+      }
+      return real.generate({ ...req, width: 256, height: 256 }, onProgress, signal);
+    },
+  };
+  return () => c;
+}
+
+interface SseEvent {
+  type: string;
+  data: any;
+  id: string;
+}
+
+/** Reads the job stream with the `eventsource` package (headers through its fetch option) until the job ends. */
+function readStream(p: JobsPlatform, jobId: string, headers: Record<string, string>, lastEventId?: string): Promise<SseEvent[]> {
+  return new Promise((resolve, reject) => {
+    const events: SseEvent[] = [];
+    const es = new EventSource(`${p.backendUrl}/api/jobs/${jobId}/stream`, {
+      fetch: (input, init) =>
+        fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } }),
+    });
+    const timer = setTimeout(() => {
+      es.close();
+      reject(new Error(`stream did not finish: ${JSON.stringify(events.map((e) => e.type))}`));
+    }, 90_000);
+    for (const type of ['history_init', 'job_update', 'job_history']) {
+      es.addEventListener(type, (e) => {
+        const ev = e as MessageEvent;
+        events.push({ type, data: JSON.parse(ev.data), id: ev.lastEventId });
+        if (type === 'job_update' && ['completed', 'failed'].includes(events.at(-1)!.data.status)) {
+          clearTimeout(timer);
+          es.close();
+          resolve(events);
+        }
+      });
+    }
+    es.addEventListener('error', (e) => {
+      if ((e as { code?: number }).code && (e as { code?: number }).code! >= 400) {
+        clearTimeout(timer);
+        es.close();
+        reject(new Error(`stream error ${(e as { code?: number }).code}`));
+      }
+    });
+  });
+}
+
+/** Raw stream text until the server ends it (for heartbeat and Last-Event-ID checks). */
+async function rawStream(p: JobsPlatform, jobId: string, headers: Record<string, string>) {
+  const res = await fetch(`${p.backendUrl}/api/jobs/${jobId}/stream`, { headers });
+  return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+}
+
+function parseSse(text: string): SseEvent[] {
+  return text
+    .split('\n\n')
+    .filter((b) => b.includes('event:'))
+    .map((block) => {
+      const lines = block.split('\n');
+      const get = (k: string) => lines.find((l) => l.startsWith(`${k}: `))?.slice(k.length + 2) ?? '';
+      return { type: get('event'), data: JSON.parse(get('data')), id: get('id') };
+    });
+}
+
+for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
+  describe(`generation jobs (${kind} queue)`, () => {
+    let p: JobsPlatform;
+    let api: ReturnType<typeof client>;
+    let collectionId: string;
+    const failures = { left: 0 };
+
+    before(async () => {
+      p = await startJobsPlatform(kind, { env: { CREDITS_INITIAL_GRANT: '3' }, connectorFor: flakyConnector(failures) });
+      api = client(p);
+      const res = await api('/nft/collections', svc('creator'), { body: { title: 'Jobs', data: sampleData() } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      collectionId = res.body.data.collection.id;
+    });
+    after(() => p.close());
+
+    const generate = (body: Record<string, unknown>, headers = svc('creator'), id = collectionId) =>
+      api(`/api/collections/${id}/generate`, headers, { body });
+    const job = async (id: string) => (await api(`/api/jobs/${id}`, svc())).body.data;
+    const waitJob = (id: string, status: string) =>
+      waitFor(`job ${id} ${status}`, async () => {
+        const j = await job(id);
+        return j.status === status ? j : undefined;
+      });
+
+    test('generate → worker → PNG output with thumbnail → job completed; the EventSource stream shows it in order', async () => {
+      const res = await generate({ variables: { color: 'red', animal: 'otter' }, workflow_priority: 70 });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      assert.deepEqual(Object.keys(res.body.data), ['jobId']);
+      assert.equal(res.body.error, null);
+      const jobId = res.body.data.jobId as string;
+
+      const events = await readStream(p, jobId, { 'x-api-key': SERVICE_KEY });
+      assert.equal(events[0]!.type, 'history_init');
+      assert.ok(Array.isArray(events[0]!.data));
+      const history = [...events[0]!.data, ...events.filter((e) => e.type === 'job_history').map((e) => e.data)];
+      const ids = history.map((h: any) => h.id);
+      assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'history in id order');
+      assert.equal(new Set(ids).size, ids.length, 'no duplicates');
+      const statuses = history.map((h: any) => h.status);
+      assert.equal(statuses[0], 'pending');
+      assert.ok(statuses.includes('processing'));
+      assert.ok(history.some((h: any) => h.data?.event === 'node_progress'), 'progress entries');
+      assert.equal(statuses.at(-1), 'completed');
+      assert.equal(statuses.filter((s: string) => s === 'completed').length, 1);
+      const progress = history.map((h: any) => h.progress).filter((x: unknown) => typeof x === 'number');
+      assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress never goes back');
+      const last = events.at(-1)!;
+      assert.equal(last.type, 'job_update');
+      assert.equal(last.data.status, 'completed');
+      for (const e of events.filter((x) => x.type === 'job_history')) assert.equal(e.id, String(e.data.id));
+
+      const j = await job(jobId);
+      for (const k of ['id', 'name', 'description', 'status', 'progress', 'error_message', 'created_at', 'updated_at', 'started_at', 'completed_at', 'job_type', 'priority', 'workflow_output', 'retry_count', 'data']) {
+        assert.ok(k in j, k);
+      }
+      assert.equal(j.status, 'completed');
+      assert.equal(j.progress, 100);
+      assert.equal(j.priority, 70);
+      assert.equal(j.retry_count, 0);
+      assert.equal(j.data.collectionId, collectionId);
+      assert.equal(j.data.variables.color, 'red');
+      assert.equal(j.data.variables.animal, 'otter');
+      assert.equal(j.data.outputs.length, 1);
+      assert.ok(j.workflow_output);
+
+      const out = (await api(`/outputs/${j.output_id}`, svc('creator'))).body.data;
+      assert.equal(out.status, 'completed');
+      assert.equal(out.url, j.workflow_output);
+      assert.equal(out.mime_type, 'image/png');
+      const image = Buffer.from(await (await fetch(out.url)).arrayBuffer());
+      assert.deepEqual(image.subarray(0, 4), PNG_MAGIC);
+      const full = await p.database.db.execute(sql`select thumbnail_url, flat_file_id, deck_id from outputs where id = ${j.output_id}`);
+      const row = (full as unknown as { rows: any[] }).rows[0];
+      assert.ok(row.thumbnail_url, 'thumbnail');
+      const thumb = Buffer.from(await (await fetch(row.thumbnail_url)).arrayBuffer());
+      assert.equal(thumb.subarray(8, 12).toString('ascii'), 'WEBP');
+      assert.ok(row.flat_file_id);
+
+      // Steps: one per collection step, with the spec's submission fields.
+      const steps = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, jobId));
+      assert.equal(steps.length, 1);
+      assert.equal(steps[0]!.status, 'completed');
+      const input = steps[0]!.input_data as any;
+      assert.equal(input.type, 'basic');
+      assert.equal(input.payload.prompt, 'a red otter');
+      assert.deepEqual(Object.keys(input.requirements).sort(), ['custom_nodes', 'models']);
+      assert.deepEqual(
+        { ...input.workflow_context, workflow_id: 'x' },
+        { workflow_id: 'x', workflow_name: 'procedural', workflow_priority: 70, total_steps: 1, current_step: 0 },
+      );
+
+      // Forensics: the job with payload._flat_files.
+      const f = (await api(`/api/jobs/${jobId}/forensics`, svc())).body.data;
+      assert.equal(f.id, jobId);
+      assert.equal(f.payload._flat_files.length, 1);
+      assert.deepEqual(Object.keys(f.payload._flat_files[0]).sort(), ['id', 'mime_type', 'stream_asset_id', 'stream_playback_id', 'url']);
+      assert.equal(f.payload._flat_files[0].id, row.flat_file_id);
+      assert.equal(f.payload._flat_files[0].mime_type, 'image/png');
+
+      // Last-Event-ID: a reconnect gets only what came after, then the stream ends (job done).
+      const mid = ids[Math.floor(ids.length / 2)];
+      const again = await rawStream(p, jobId, { 'x-api-key': SERVICE_KEY, 'last-event-id': String(mid) });
+      assert.equal(again.status, 200);
+      assert.match(again.type ?? '', /text\/event-stream/);
+      const evs = parseSse(again.text);
+      assert.equal(evs[0]!.type, 'history_init');
+      assert.deepEqual(evs[0]!.data.map((h: any) => h.id), ids.filter((i: number) => i > mid));
+      assert.equal(evs[0]!.id, String(ids.at(-1)));
+      assert.equal(evs[1]!.type, 'job_update');
+    });
+
+    test('a stream opened at once receives heartbeats and every event once; other users get 404', async () => {
+      failures.left = 0;
+      const res = await generate({ variables: { animal: 'heron' } });
+      const jobId = res.body.data.jobId;
+      const raw = await rawStream(p, jobId, { 'x-api-key': SERVICE_KEY });
+      const evs = parseSse(raw.text);
+      assert.equal(evs[0]!.type, 'history_init');
+      const seen = [...evs[0]!.data.map((h: any) => h.id), ...evs.filter((e) => e.type === 'job_history').map((e) => e.data.id)];
+      const all = (await p.database.db.select({ id: jobHistory.id }).from(jobHistory).where(eq(jobHistory.job_id, jobId))).map((r) => r.id);
+      assert.deepEqual(seen, all.sort((a, b) => a - b));
+      assert.equal(evs.at(-1)!.data.status, 'completed');
+      // Heartbeats appear as comment lines while the job runs (100 ms in tests); not asserted by count.
+      const other = await rawStream(p, jobId, bearer(await userToken('stranger')));
+      assert.equal(other.status, 404);
+      const anon = await rawStream(p, jobId, {});
+      assert.equal(anon.status, 401);
+    });
+
+    test('legacy alias, validation, COLLECTION_CORRUPTED, unknown workflow and collection', async () => {
+      const alias = await api(`/generator/v2/${collectionId}`, svc('creator'), { body: { variables: {} } });
+      assert.equal(alias.status, 202, JSON.stringify(alias.body));
+      assert.ok(alias.body.data.jobId);
+
+      const noVars = await generate({});
+      assert.equal(noVars.status, 400);
+      assert.match(noVars.body.error, /^body\.variables/);
+      for (const bad of [0, 101, 2.5, '50']) {
+        const r = await generate({ variables: {}, workflow_priority: bad });
+        assert.equal(r.status, 400, String(bad));
+        assert.match(r.body.error, /^body\.workflow_priority/);
+      }
+      const preset = await generate({ variables: { color: 'green' } });
+      assert.equal(preset.status, 400);
+      assert.match(preset.body.error, /^body\.variables\.color: .*preset/);
+      const wf = await generate({ variables: {}, workflow_id: 'nope' });
+      assert.equal(wf.status, 400);
+      assert.match(wf.body.error, /body\.workflow_id: workflow nope does not exist/);
+      const missing = await generate({ variables: {} }, svc('creator'), '00000000-0000-4000-8000-000000000000');
+      assert.equal(missing.status, 404);
+      const badId = await generate({ variables: {} }, svc('creator'), 'not-a-uuid');
+      assert.equal(badId.status, 400);
+      assert.match(badId.body.error, /^path\.id/);
+      const anon = await api(`/api/collections/${collectionId}/generate`, {}, { body: { variables: {} } });
+      assert.equal(anon.status, 401);
+
+      const [broken] = await p.database.db
+        .insert(collections)
+        .values({ title: 'Broken', data: { version: 'v1', steps: 'nope' } })
+        .returning({ id: collections.id });
+      const c = await generate({ variables: {} }, svc('creator'), broken!.id);
+      assert.equal(c.status, 400);
+      assert.equal(c.body.data, null);
+      assert.equal(c.body.error, 'COLLECTION_CORRUPTED');
+      assert.equal(c.body.code, 'COLLECTION_CORRUPTED');
+      assert.equal(typeof c.body.message, 'string');
+      assert.equal(typeof c.body.userMessage, 'string');
+      assert.equal(c.body.details.collectionId, broken!.id);
+    });
+
+    test('credits: a user is debited per generation and gets 402 when short; the service key is not charged', async () => {
+      const token = await userToken(`credit-user-${kind}`);
+      const u = bearer(token);
+      const first = await api('/api/credits', u);
+      assert.equal(first.body.data.balance, 3);
+      for (let i = 0; i < 3; i++) {
+        const r = await generate({ variables: {} }, u);
+        assert.equal(r.status, 202, JSON.stringify(r.body));
+      }
+      const short = await generate({ variables: {} }, u);
+      assert.equal(short.status, 402);
+      assert.match(short.body.error, /^Insufficient credits/);
+      assert.equal((await api('/api/credits', u)).body.data.balance, 0);
+      // A rejected request costs nothing.
+      const bad = await generate({ variables: { color: 'green' } }, svc('creator'));
+      assert.equal(bad.status, 400);
+      assert.equal((await generate({ variables: {} }, svc('creator'))).status, 202);
+      // The user's own job is visible to them, not to others.
+      const mine = await generate({ variables: {} }, svc('creator'));
+      assert.equal((await api(`/api/jobs/${mine.body.data.jobId}`, u)).status, 404);
+    });
+
+    test('failure → failed job and output; retry keeps the id, backs up the data and completes; limit of 3', async () => {
+      failures.left = 1;
+      const data = sampleData();
+      data.steps[0]!.nodePayload.intent = 'explode $color';
+      const cres = await api('/nft/collections', svc('creator'), { body: { title: 'Fragile', data } });
+      const res = await generate({ variables: {} }, svc('creator'), cres.body.data.collection.id);
+      const jobId = res.body.data.jobId;
+      const failed = await waitJob(jobId, 'failed');
+      assert.match(failed.error_message, /the model exploded/);
+      const out = (await api(`/outputs/${failed.output_id}`, svc('creator'))).body.data;
+      assert.equal(out.status, 'failed');
+
+      const retry = await api(`/api/jobs/${jobId}/retry`, svc('creator'), { method: 'POST' });
+      assert.equal(retry.status, 200, JSON.stringify(retry.body));
+      assert.equal(retry.body.data.jobId, jobId);
+      assert.equal(retry.body.data.retryAttempt, 1);
+      assert.equal(typeof retry.body.data.message, 'string');
+      const done = await waitJob(jobId, 'completed');
+      assert.equal(done.retry_count, 1);
+      assert.equal(done.error_message, null);
+      assert.equal((await api(`/outputs/${done.output_id}`, svc('creator'))).body.data.status, 'completed');
+      const backups = await p.database.db.select().from(jobRetryBackups).where(eq(jobRetryBackups.job_id, jobId));
+      assert.equal(backups.length, 1);
+      assert.equal(backups[0]!.original_status, 'failed');
+      assert.match(backups[0]!.original_error ?? '', /exploded/);
+      assert.equal((backups[0]!.original_data as any).collectionId, cres.body.data.collection.id);
+
+      const again = await api(`/api/jobs/${jobId}/retry`, svc('creator'), { method: 'POST' });
+      assert.equal(again.status, 409);
+      assert.match(again.body.error, /completed/);
+
+      await p.database.db.update(jobs).set({ status: 'failed', retry_count: 3 }).where(eq(jobs.id, jobId));
+      const limit = await api(`/api/jobs/${jobId}/retry`, svc('creator'), { method: 'POST' });
+      assert.equal(limit.status, 409);
+      assert.equal(limit.body.error, 'Job has reached the maximum retry limit of 3');
+      assert.equal((await api('/api/jobs/nope/retry', svc(), { method: 'POST' })).status, 404);
+    });
+
+    test('failsafes: complete and failed apply to any job once', async () => {
+      const res = await generate({ variables: {} });
+      const jobId = res.body.data.jobId;
+      await waitJob(jobId, 'completed');
+      const f = await api(`/api/jobs/${jobId}/failed`, svc('creator'), { body: { error_message: 'delivery lost', error_details: { where: 'cdn' } } });
+      assert.equal(f.status, 200);
+      assert.equal(f.body.data.status, 'failed');
+      assert.equal(f.body.data.error_message, 'delivery lost');
+      const bad = await api(`/api/jobs/${jobId}/complete`, svc('creator'), { body: { outputs: [] } });
+      assert.equal(bad.status, 400);
+      assert.match(bad.body.error, /^body\.workflow_output/);
+      const c = await api(`/api/jobs/${jobId}/complete`, svc('creator'), { body: { workflow_output: 'https://cdn.example/x.png', outputs: [{ a: 1 }], metadata: { m: true } } });
+      assert.equal(c.status, 200);
+      assert.equal(c.body.data.status, 'completed');
+      assert.equal(c.body.data.workflow_output, 'https://cdn.example/x.png');
+      assert.deepEqual(c.body.data.data.outputs, [{ a: 1 }]);
+      const c2 = await api(`/api/jobs/${jobId}/complete`, svc('creator'), { body: { workflow_output: 'https://cdn.example/y.png' } });
+      assert.equal(c2.body.data.workflow_output, 'https://cdn.example/x.png', 'a completed job stays as it was');
+      const hist = await p.database.db.select().from(jobHistory).where(eq(jobHistory.job_id, jobId));
+      assert.equal(hist.filter((h) => h.status === 'failed').length, 1);
+      assert.equal(hist.filter((h) => h.status === 'completed').length, 2, 'worker completion, then the failsafe after the failure');
+    });
+
+    test('POST /collections/:id/generations: {jobId, outputId, deckId}; mint_state makes a minted deck; deck_id reuses a deck', async () => {
+      const recipient = '0x' + 'ab'.repeat(20);
+      const tx = '0x' + 'cd'.repeat(32);
+      const res = await api(`/collections/${collectionId}/generations`, svc('creator'), {
+        body: { variables: { color: 'blue' }, job_type: 'mint', mint_state: { token_id: 7, tx_hash: tx, recipient, metadata_uri: 'http://meta.test/7' } },
+      });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      assert.equal(res.body.error, null);
+      assert.deepEqual(Object.keys(res.body.data).sort(), ['deckId', 'jobId', 'outputId']);
+      const { jobId, outputId, deckId } = res.body.data;
+      const [deck] = await p.database.db.select().from(decks).where(eq(decks.id, deckId));
+      assert.equal(deck!.token_id, 7);
+      assert.equal(deck!.mint_tx_hash, tx);
+      assert.equal(deck!.mint_recipient, recipient);
+      assert.equal(deck!.mint_status, 'minted');
+      assert.ok(deck!.minted_at);
+      assert.equal(deck!.metadata_uri, 'http://meta.test/7');
+      const j = await waitJob(jobId, 'completed');
+      assert.equal(j.job_type, 'mint');
+      assert.equal(j.output_id, outputId);
+
+      const dup = await api(`/collections/${collectionId}/generations`, svc('creator'), { body: { mint_state: { token_id: 7 } } });
+      assert.equal(dup.status, 409);
+      const reuse = await api(`/collections/${collectionId}/generations`, svc('creator'), { body: { deck_id: deckId } });
+      assert.equal(reuse.status, 202);
+      assert.equal(reuse.body.data.deckId, deckId);
+      const badRecipient = await api(`/collections/${collectionId}/generations`, svc('creator'), { body: { mint_state: { token_id: 8, recipient: 'x' } } });
+      assert.equal(badRecipient.status, 400);
+      assert.match(badRecipient.body.error, /^body\.mint_state\.recipient/);
+    });
+
+    test('a collection with two steps runs them in order; the second gets the first image', async () => {
+      const data = sampleData();
+      data.steps.push({ id: 2, nodeName: 'refine', nodePayload: { intent: 'refined $animal', user_image: null, optional_ref_image: null, seed: null } });
+      const cres = await api('/nft/collections', svc('creator'), { body: { title: 'Two steps', data } });
+      const res = await generate({ variables: { animal: 'lynx' } }, svc('creator'), cres.body.data.collection.id);
+      const j = await waitJob(res.body.data.jobId, 'completed');
+      const steps = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, j.id));
+      assert.deepEqual(steps.map((s) => [s.step_order, s.status, s.step_name]).sort(), [[0, 'completed', 'image'], [1, 'completed', 'refine']]);
+      assert.match(j.workflow_output, /step-1-r0\.png$/);
+    });
+  });
+}
