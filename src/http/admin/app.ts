@@ -11,6 +11,7 @@ import { installErrorHandling } from '../errors.ts';
 import { createBackendClient, type BackendClient } from './backend-client.ts';
 import { adminCollectionRoutes } from './collections.ts';
 import { adminUploadRoutes } from './uploads.ts';
+import { adminOwnershipRoutes } from './ownership.ts';
 
 export interface AdminDeps {
   config: Config;
@@ -32,5 +33,6 @@ export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps
   installAuth(app, { config, style: 'success', serviceKeyOnly: true });
   adminCollectionRoutes(app, deps);
   adminUploadRoutes(app, deps);
+  adminOwnershipRoutes(app, deps);
   return app;
 }

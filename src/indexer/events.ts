@@ -1,0 +1,59 @@
+/**
+ * The indexer's realtime events (nft-service.md §6.3). The indexer publishes here after a block
+ * range is committed; socket.io (realtime.ts) forwards them to rooms. Payload shapes are the spec's,
+ * plus a few named extras documented in docs/indexer.md.
+ */
+import { EventEmitter } from 'node:events';
+
+export interface IndexerEventPayloads {
+  'emprops:ownerToken:minted': { tokenId: string; owner: string; contractAddress: string };
+  'emprops:ownerToken:transferred': { tokenId: string; from: string; to: string; contractAddress: string };
+  'emprops:app:created': { appAddress: string; ownerTokenId: string; type: string; name: string; symbol: string; owner: string };
+  'emprops:appToken:minted': { appAddress: string; to: string; startTokenId: string; quantity: number; txHash: string };
+  'emprops:appToken:transferred': { tokenId: string; appAddress: string; from: string; to: string; txHash: string };
+  'emprops:contract:upgraded': {
+    contractType: string;
+    implementation: string;
+    contractAddress: string;
+    action: 'add' | 'replace' | 'remove';
+    selectors: string[];
+  };
+}
+
+export type IndexerEventName = keyof IndexerEventPayloads;
+
+export const INDEXER_EVENT_NAMES: readonly IndexerEventName[] = [
+  'emprops:ownerToken:minted',
+  'emprops:ownerToken:transferred',
+  'emprops:app:created',
+  'emprops:appToken:minted',
+  'emprops:appToken:transferred',
+  'emprops:contract:upgraded',
+];
+
+export interface IndexerEvent<N extends IndexerEventName = IndexerEventName> {
+  name: N;
+  /** `app:<address lowercase>`, or null for an event sent to every connected client. */
+  room: string | null;
+  payload: IndexerEventPayloads[N];
+}
+
+export const appRoom = (address: string) => `app:${address.toLowerCase()}`;
+
+/** In-process fan-out between the indexer and the socket.io server (or a test). */
+export class IndexerEvents {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    this.emitter.setMaxListeners(0);
+  }
+
+  publish(event: IndexerEvent): void {
+    this.emitter.emit('event', event);
+  }
+
+  subscribe(listener: (event: IndexerEvent) => void): () => void {
+    this.emitter.on('event', listener);
+    return () => this.emitter.off('event', listener);
+  }
+}
