@@ -103,7 +103,7 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
     });
     after(() => p.close());
 
-    const generate = (body: Record<string, unknown>, headers = svc('creator'), id = collectionId) =>
+    const generate = (body: Record<string, unknown>, headers: Record<string, string> = svc('creator'), id = collectionId) =>
       api(`/api/collections/${id}/generate`, headers, { body });
     const job = async (id: string) => (await api(`/api/jobs/${id}`, svc())).body.data;
     const waitJob = (id: string, status: string) =>

@@ -1,0 +1,132 @@
+/**
+ * Job internals: step-completion writes retried with 1 s / 2 s / 4 s backoff then verified,
+ * stale step reconciliation against the queue store, and the job.submit / job.process spans.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import type { Db } from '../src/db/client.ts';
+import { jobSteps, outputs } from '../src/db/schema.ts';
+import { applyJobEvent } from '../src/generation/job-events.ts';
+import type { StepPayload } from '../src/generation/pipeline.ts';
+import { startGenerationWorker } from '../src/generation/runtime.ts';
+import { reconcileStaleSteps } from '../src/generation/worker.ts';
+import { InProcessQueue, type WorkQueue } from '../src/queue/index.ts';
+import { initTelemetry, shutdownTelemetry } from '../src/telemetry.ts';
+import { client, svc } from './helpers/content.ts';
+import { startJobsPlatform, waitFor, type JobsPlatform } from './helpers/jobs.ts';
+import { sampleData } from './helpers/platform.ts';
+
+let p: JobsPlatform;
+let api: ReturnType<typeof client>;
+let collectionId: string;
+const exporter = new InMemorySpanExporter();
+
+before(async () => {
+  initTelemetry({ serviceName: 'test', exporter });
+  p = await startJobsPlatform('in-process', { worker: false });
+  api = client(p);
+  collectionId = (await api('/nft/collections', svc('creator'), { body: { title: 'Internals', data: sampleData() } })).body.data.collection.id;
+});
+after(async () => {
+  await p.close();
+  await shutdownTelemetry();
+});
+
+const generate = async () => {
+  const res = await api(`/api/collections/${collectionId}/generate`, svc('creator'), { body: { variables: {} } });
+  assert.equal(res.status, 202, JSON.stringify(res.body));
+  return res.body.data.jobId as string;
+};
+const jobOf = async (id: string) => (await api(`/api/jobs/${id}`, svc())).body.data;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The database, except that its first `n` transactions throw. */
+function failingTransactions(db: Db, n: number): Db {
+  let left = n;
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      if (prop === 'transaction') {
+        return (...args: unknown[]) => {
+          if (left > 0) {
+            left--;
+            return Promise.reject(new Error('connection reset'));
+          }
+          return (target.transaction as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+}
+
+test('step completion write: retried after 1 s and 2 s, verified; gives up after 1, 2, 4 s', async () => {
+  const jobId = await generate(); // no worker: the step stays pending
+  const delays: number[] = [];
+  const sleepSpy = async (ms: number) => void delays.push(ms);
+  const ev = { type: 'node_completed' as const, stepOrder: 0, retryAttempt: 0, totalSteps: 1, stepName: 'image', output: { url: 'x' } };
+
+  const r = await applyJobEvent(failingTransactions(p.database.db, 2), jobId, ev, { sleep: sleepSpy });
+  assert.equal(r.applied, true);
+  assert.deepEqual(delays, [1000, 2000]);
+  const [step] = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, jobId));
+  assert.equal(step!.status, 'completed');
+
+  delays.length = 0;
+  const again = await applyJobEvent(p.database.db, jobId, ev, { sleep: sleepSpy });
+  assert.equal(again.applied, false, 'a second completion changes nothing');
+  assert.deepEqual(delays, []);
+
+  const other = await generate();
+  await assert.rejects(applyJobEvent(failingTransactions(p.database.db, 4), other, ev, { sleep: sleepSpy }), /connection reset/);
+  assert.deepEqual(delays, [1000, 2000, 4000]);
+});
+
+test('reconciliation: waiting steps are left, lost ones re-queued (and then complete), failed ones fail the job', async () => {
+  const jobId = await generate();
+  await sleep(30);
+  const waiting = await reconcileStaleSteps({ db: p.database.db, config: p.config, queue: p.queue }, { staleMs: 0 });
+  assert.equal(waiting.requeued, 0);
+  assert.ok(waiting.running >= 1);
+  // Fresh steps are not stale.
+  assert.equal((await reconcileStaleSteps({ db: p.database.db, config: p.config, queue: p.queue })).checked, 0);
+
+  // The queue store lost everything (an in-process queue after a restart).
+  const fresh = new InProcessQueue<StepPayload>('generation');
+  const lost = await reconcileStaleSteps({ db: p.database.db, config: p.config, queue: fresh }, { staleMs: 0 });
+  assert.ok(lost.requeued >= 1, JSON.stringify(lost));
+  const w = await startGenerationWorker({ config: p.config, database: p.database, storage: p.storage, queue: fresh, reconcile: false });
+  await waitFor('re-queued job completes', async () => ((await jobOf(jobId)).status === 'completed' ? true : undefined));
+  await w.close();
+  await fresh.close();
+
+  // The queue store says the step failed for good.
+  const doomed = await generate();
+  await sleep(30);
+  const failedQueue = { getState: async () => 'failed' } as unknown as WorkQueue<StepPayload>;
+  const r = await reconcileStaleSteps({ db: p.database.db, config: p.config, queue: failedQueue }, { staleMs: 0 });
+  assert.ok(r.failed >= 1);
+  const j = await jobOf(doomed);
+  assert.equal(j.status, 'failed');
+  const [o] = await p.database.db.select().from(outputs).where(eq(outputs.id, j.output_id));
+  assert.equal(o!.status, 'failed');
+  const [s] = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, doomed));
+  assert.equal(s!.status, 'failed');
+});
+
+test('spans: job.submit on generate, job.process in the worker', async () => {
+  exporter.reset();
+  await p.startWorker();
+  const jobId = await generate();
+  await waitFor('completed', async () => ((await jobOf(jobId)).status === 'completed' ? true : undefined));
+  const spans = exporter.getFinishedSpans();
+  const submit = spans.find((s) => s.name === 'job.submit' && s.attributes['job.id'] === jobId)!;
+  assert.ok(submit);
+  assert.equal(submit.attributes['job.type'], 'collection_generation');
+  assert.equal(typeof submit.attributes['job.workflow_id'], 'string');
+  const proc = spans.find((s) => s.name === 'job.process' && s.attributes['job.id'] === jobId)!;
+  assert.ok(proc);
+  assert.equal(proc.attributes['job.service_required'], 'basic');
+  assert.equal(proc.attributes.error, false);
+});
