@@ -22,6 +22,8 @@ commands:
   admin     the admin proxy only (ADMIN_PORT)
   worker    a generation worker on the BullMQ queue (REDIS_URL, WORKER_CONCURRENCY)
   migrate   apply database migrations and exit
+  indexer   the ownership indexer with its API and socket.io on PORT (docs/indexer.md);
+            indexer --reindex rebuilds every indexed row from the start block first
 `;
 
 function onShutdown(stop: () => Promise<void>) {
@@ -106,6 +108,13 @@ async function main(argv: string[]): Promise<void> {
       const worker = await startWorkerProcess(config);
       onShutdown(() => worker.stop());
       process.stdout.write(`generation worker running (concurrency ${config.WORKER_CONCURRENCY})\n`);
+      return;
+    }
+    case 'indexer': {
+      const { startIndexerProcess } = await import('./http/indexer-app.ts');
+      const running = await startIndexerProcess(config, { reindex: argv.includes('--reindex'), openDatabase: openConfiguredDatabase });
+      onShutdown(() => running.stop());
+      process.stdout.write(`indexer following chain ${running.chainId}; API and socket.io on ${publicBaseUrl(config)}\n`);
       return;
     }
     case 'migrate': {

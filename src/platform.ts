@@ -11,6 +11,7 @@ import { openDatabase, type Database } from './db/client.ts';
 import { buildAdminApp } from './http/admin/app.ts';
 import { buildBackendApp } from './http/backend/app.ts';
 import { createStorage } from './storage/index.ts';
+import { startIndexer } from './indexer/service.ts';
 import { createJobQueue, startGenerationWorker } from './generation/runtime.ts';
 
 export function openConfiguredDatabase(config: Config): Promise<Database> {
@@ -101,6 +102,9 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
   await database.migrate();
   const backend = await startBackend(config, database, { runWorker: true });
   const backendUrl = publicBaseUrl(config);
+  // The ownership indexer, when a factory (NFT_FACTORY_ADDRESS or deployments/<chainId>.json) and an
+  // RPC are known; socket.io on the backend's port (docs/indexer.md).
+  const indexer = config.NFT_RPC_URL || config.DEV_CHAIN ? await startIndexer({ config, database, server: backend.server }) : undefined;
   const adminConfig = { ...config, BACKEND_API_URL: config.BACKEND_API_URL ?? backendUrl };
   const admin = await startAdmin(adminConfig);
   const adminUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.ADMIN_PORT}`;
@@ -111,6 +115,7 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
     backendUrl,
     adminUrl,
     async stop() {
+      await indexer?.stop();
       await admin.close();
       await backend.close();
       await database.close();

@@ -18,6 +18,7 @@ import { getDeck } from '../../db/decks.ts';
 import { AppError, invalid, notFound } from '../../domain/errors.ts';
 import type { IndexerEvents } from '../../indexer/events.ts';
 import { readState, rows, type LiveStatus } from '../../indexer/indexer.ts';
+import { localIndexer } from '../../indexer/service.ts';
 import { address, collectionIdParams, ok, queryInt, uuid } from '../schemas.ts';
 import type { BackendDeps } from './app.ts';
 
@@ -77,7 +78,7 @@ function stringify(value: unknown): string {
   return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
 }
 
-export function indexerRoutes(app: FastifyInstance, deps: BackendDeps & { indexer?: IndexerHost }) {
+export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'config' | 'database'> & { indexer?: IndexerHost }) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const { db } = deps.database;
   const config: Config = deps.config;
@@ -137,7 +138,7 @@ export function indexerRoutes(app: FastifyInstance, deps: BackendDeps & { indexe
 
   r.get('/nft/indexer/status', { schema: { tags: ['ownership'] } }, async () => {
     const state = await readState(db, defaultChain);
-    const live = deps.indexer?.liveStatus?.();
+    const live = (deps.indexer ?? localIndexer(defaultChain))?.liveStatus?.();
     const head = live?.head_block ?? state?.head_block ?? null;
     const last = state?.last_indexed_block ?? null;
     return ok({

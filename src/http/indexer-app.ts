@@ -1,0 +1,60 @@
+/**
+ * `atelier indexer` as its own process: the indexer package API (nft-service.md §4.4), the
+ * ownership/status routes and socket.io on one port (PORT), over the same database.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import { attachRealtime } from '../indexer/realtime.ts';
+import { installAuth } from './auth.ts';
+import { indexerRoutes, type IndexerHost } from './backend/indexer.ts';
+import { createAppShell } from './common.ts';
+import { installErrorHandling } from './errors.ts';
+
+export async function buildIndexerApp(deps: { config: Config; database: Database; indexer: IndexerHost }): Promise<FastifyInstance> {
+  const app = await createAppShell({
+    config: deps.config,
+    title: 'Atelier indexer',
+    description: 'Ownership indexer: apps, app tokens, mints, owner tokens, contract reads, indexer status; socket.io events.',
+    ready: () => deps.database.ping(),
+  });
+  installErrorHandling(app, 'envelope');
+  installAuth(app, { config: deps.config, db: deps.database.db, style: 'envelope' });
+  indexerRoutes(app, deps);
+  if (deps.indexer.events) {
+    const realtime = attachRealtime(app.server, deps.indexer.events);
+    app.addHook('preClose', () => realtime.close());
+  }
+  return app;
+}
+
+/**
+ * `atelier indexer [--reindex]`: migrations, the indexer (full reindex first with --reindex), and
+ * its API + socket.io on PORT.
+ */
+export async function startIndexerProcess(
+  config: Config,
+  opts: { reindex?: boolean; openDatabase: (config: Config) => Promise<Database> },
+): Promise<{ app: FastifyInstance; chainId: number; stop(): Promise<void> }> {
+  const { startIndexer } = await import('../indexer/service.ts');
+  const database = await opts.openDatabase(config);
+  await database.migrate();
+  const running = await startIndexer({ config, database, reindex: opts.reindex });
+  if (!running) {
+    await database.close();
+    throw new Error(
+      `nothing to index on chain ${config.NFT_CHAIN_ID}: set NFT_FACTORY_ADDRESS (or commit deployments/${config.NFT_CHAIN_ID}.json) and an RPC URL (NFT_RPC_URL, or the dev chain)`,
+    );
+  }
+  const app = await buildIndexerApp({ config, database, indexer: running.host });
+  await app.listen({ port: config.PORT, host: config.HOST });
+  return {
+    app,
+    chainId: running.host.chainId,
+    async stop() {
+      await app.close();
+      await running.stop();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Composition of the indexer from configuration: which chain, RPC, factory and start block; a
+ * pino logger; the event hub for socket.io. Used by `atelier start` (inside the backend process)
+ * and `atelier indexer` (its own process, src/http/indexer-app.ts).
+ */
+import type { Server as HttpServer } from 'node:http';
+import pino from 'pino';
+import { getAddress } from 'viem';
+import { rpcUrlFor } from '../chain/chains.ts';
+import { readDeploymentRecord } from '../chain/deploy-platform.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import type { IndexerHost } from '../http/backend/indexer.ts';
+import { IndexerEvents } from './events.ts';
+import { Indexer, type IndexerOptions } from './indexer.ts';
+import { attachRealtime } from './realtime.ts';
+
+/** Indexers running in this process by chain: the backend's routes find them here (live status). */
+const local = new Map<number, IndexerHost>();
+export const localIndexer = (chainId: number): IndexerHost | undefined => local.get(chainId);
+
+export interface IndexerTarget {
+  chainId: number;
+  rpcUrl: string;
+  factoryAddress: string;
+  startBlock: number;
+  contracts?: Record<string, string>;
+}
+
+/**
+ * The chain to index: NFT_CHAIN_ID, its RPC URL, and the factory from NFT_FACTORY_ADDRESS or
+ * deployments/<chainId>.json (whose blockNumber is the start block). Undefined when no factory is
+ * known or the chain has no RPC: nothing to follow.
+ */
+export function indexerTarget(config: Config, overrides: Partial<IndexerTarget> = {}): IndexerTarget | undefined {
+  const chainId = overrides.chainId ?? config.NFT_CHAIN_ID;
+  let rpcUrl = overrides.rpcUrl;
+  if (!rpcUrl) {
+    try {
+      rpcUrl = rpcUrlFor(chainId, config);
+    } catch {
+      return undefined;
+    }
+  }
+  const record = readDeploymentRecord(chainId);
+  const factory = overrides.factoryAddress ?? config.NFT_FACTORY_ADDRESS ?? record?.contracts.DiamondFactory;
+  if (!factory) return undefined;
+  const sameFactory = record && getAddress(record.contracts.DiamondFactory) === getAddress(factory);
+  return {
+    chainId,
+    rpcUrl,
+    factoryAddress: getAddress(factory),
+    startBlock: overrides.startBlock ?? (sameFactory ? record.blockNumber : 0),
+    contracts: overrides.contracts ?? (sameFactory ? (record.contracts as Record<string, string>) : { DiamondFactory: getAddress(factory) }),
+  };
+}
+
+export interface RunningIndexer {
+  indexer: Indexer;
+  events: IndexerEvents;
+  /** What the backend app needs (BackendDeps.indexer). */
+  host: IndexerHost;
+  stop(): Promise<void>;
+}
+
+export interface StartIndexerOptions {
+  config: Config;
+  database: Database;
+  target?: Partial<IndexerTarget>;
+  /** Full reindex before following (`atelier indexer --reindex`). */
+  reindex?: boolean;
+  /** Default true: start the follow loop. */
+  follow?: boolean;
+  options?: Partial<IndexerOptions>;
+  /** socket.io on this HTTP server (the backend's, in `atelier start`). */
+  server?: HttpServer;
+}
+
+/** Starts the indexer; undefined when there is nothing to index (no factory or RPC known). */
+export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIndexer | undefined> {
+  const target = indexerTarget(opts.config, opts.target);
+  if (!target) return undefined;
+  const events = new IndexerEvents();
+  const logger = pino({ name: 'indexer', level: opts.config.LOG_LEVEL });
+  const indexer = new Indexer({
+    database: opts.database,
+    chainId: target.chainId,
+    rpcUrl: target.rpcUrl,
+    factoryAddress: target.factoryAddress,
+    startBlock: target.startBlock,
+    events,
+    logger: {
+      info: (o, m) => logger.info(o, m),
+      warn: (o, m) => logger.warn(o, m),
+      error: (o, m) => logger.error(o, m),
+    },
+    ...opts.options,
+  });
+  if (opts.reindex) await indexer.resetForReindex();
+  if (opts.follow ?? true) indexer.start();
+  const host: IndexerHost = { chainId: target.chainId, rpcUrl: target.rpcUrl, contracts: target.contracts, events, liveStatus: () => indexer.liveStatus() };
+  local.set(target.chainId, host);
+  const realtime = opts.server ? attachRealtime(opts.server, events) : undefined;
+  logger.info({ chainId: target.chainId, factory: target.factoryAddress, startBlock: target.startBlock }, 'indexer started');
+  return {
+    indexer,
+    events,
+    host,
+    async stop() {
+      await realtime?.close();
+      await indexer.stop();
+      if (local.get(target.chainId) === host) local.delete(target.chainId);
+    },
+  };
+}
