@@ -11,8 +11,6 @@ import { feedRoutes } from './feed.ts';
 import { identityRoutes } from './identity.ts';
 import { indexerRoutes, type IndexerHost } from './indexer.ts';
 import { attachRealtime } from '../../indexer/realtime.ts';
-import { indexerRoutes, type IndexerHost } from './indexer.ts';
-import { attachRealtime } from '../../indexer/realtime.ts';
 import { deckRoutes } from './decks.ts';
 import { metadataRoutes, type MetadataCache } from './metadata.ts';
 import { mintingRoutes, type MintingDeps } from './minting.ts';
@@ -38,8 +36,6 @@ export interface BackendDeps extends MintingDeps {
   storage?: Storage;
   /** Language model for collection generation; default from configuration. */
   conceptExpander?: ConceptExpander;
-  /** The indexer of this process (docs/indexer.md): live status, socket.io events, RPC for §4.4 reads. */
-  indexer?: IndexerHost;
   /** The indexer of this process (docs/indexer.md): live status, socket.io events, RPC for §4.4 reads. */
   indexer?: IndexerHost;
   /** Generation steps are queued here (docs/jobs.md); without it the generate routes answer 503. */
@@ -68,11 +64,6 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   if (deps.storage) uploadRoutes(app, { ...deps, storage: deps.storage });
   collectionDesignRoutes(app, deps);
   identityRoutes(app, deps);
-  indexerRoutes(app, deps);
-  if (deps.indexer?.events) {
-    const realtime = attachRealtime(app.server, deps.indexer.events);
-    app.addHook('preClose', () => realtime.close());
-  }
   indexerRoutes(app, deps);
   if (deps.indexer?.events) {
     const realtime = attachRealtime(app.server, deps.indexer.events);

@@ -1,0 +1,185 @@
+/**
+ * `npm run bench:indexer`: Transfer events indexed per second in a backfill.
+ *
+ * A fresh anvil gets the platform, one collection, MINTS mintTo(…, 10) calls and TRANSFERS
+ * transferFrom calls (automine off, many transactions per block), then a fresh database is
+ * indexed from the factory's deployment block to the head in one syncOnce(). Runs on PGlite and,
+ * when reachable, on PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test).
+ *
+ *   npm run bench:indexer                 # 1,000 mints × 10 + 2,000 transfers = 12,000 events
+ *   MINTS=2000 TRANSFERS=5000 npm run bench:indexer
+ */
+import pg from 'pg';
+import { createPublicClient, encodeFunctionData, http, parseEventLogs, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { collectionAbi, diamondFactoryAbi } from '../contracts/abi/index.ts';
+import { ANVIL_PRIVATE_KEYS, startAnvil } from '../src/chain/anvil.ts';
+import { deployPlatform } from '../src/chain/deploy-platform.ts';
+import { Indexer } from '../src/indexer/indexer.ts';
+import { createTestDatabase } from '../test/helpers/db.ts';
+
+const MINTS = Number(process.env.MINTS ?? 1000);
+const TRANSFERS = Number(process.env.TRANSFERS ?? 2000);
+const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function main() {
+  const anvil = await startAnvil({ args: ['--gas-limit', '300000000'] });
+  try {
+    const rpc = async (method: string, params: unknown[] = []) => {
+      const res = await fetch(anvil.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+      if (body.error) throw new Error(`${method}: ${body.error.message}`);
+      return body.result;
+    };
+    const client = createPublicClient({ transport: http(anvil.rpcUrl), cacheTime: 0 });
+    const deployment = await deployPlatform({ rpcUrl: anvil.rpcUrl, privateKey: ANVIL_PRIVATE_KEYS[0], pollingInterval: 20 });
+    const owner = privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]);
+    const alice = privateKeyToAccount(ANVIL_PRIVATE_KEYS[1]);
+    const bob = privateKeyToAccount(ANVIL_PRIVATE_KEYS[2]);
+
+    const send = async (account: typeof owner, to: Address, data: Hex, nonce: number, gas: bigint) => {
+      const raw = await account.signTransaction({
+        chainId: anvil.chainId,
+        type: 'eip1559',
+        to,
+        data,
+        nonce,
+        gas,
+        maxFeePerGas: 10_000_000_000n,
+        maxPriorityFeePerGas: 1n,
+      });
+      return raw;
+    };
+    const sendAll = async (raws: Hex[]) => {
+      for (let i = 0; i < raws.length; i += 200) {
+        const part = raws.slice(i, i + 200);
+        const res = await fetch(anvil.rpcUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(part.map((r, j) => ({ jsonrpc: '2.0', id: j, method: 'eth_sendRawTransaction', params: [r] }))),
+        });
+        const replies = (await res.json()) as { error?: { message: string } }[];
+        const failed = replies.find((r) => r.error);
+        if (failed) throw new Error(`eth_sendRawTransaction: ${failed.error!.message}`);
+      }
+    };
+    const mineAll = async () => {
+      for (let i = 0; i < 10_000; i++) {
+        const status = (await rpc('txpool_status')) as { pending: string; queued: string };
+        if (Number(status.pending) === 0 && Number(status.queued) === 0) return;
+        await rpc('evm_mine');
+      }
+    };
+
+    // The collection.
+    const createHash = await client.request({
+      method: 'eth_sendRawTransaction',
+      params: [
+        await send(
+          owner,
+          deployment.contracts.DiamondFactory,
+          encodeFunctionData({
+            abi: diamondFactoryAbi,
+            functionName: 'createCollection',
+            args: [
+              {
+                name: 'Bench',
+                symbol: 'BNCH',
+                baseURI: 'https://meta.example/collections/x/tokens/',
+                contractURI: 'https://meta.example/collections/x/metadata.json',
+                maxSupply: 1_000_000n,
+                royaltyReceiver: owner.address,
+                royaltyBps: 0n,
+                owner: owner.address,
+                minter: owner.address,
+              },
+            ],
+          }),
+          await client.getTransactionCount({ address: owner.address }),
+          3_000_000n,
+        ),
+      ],
+    });
+    const receipt = await client.waitForTransactionReceipt({ hash: createHash, pollingInterval: 20 });
+    const [created] = parseEventLogs({ abi: diamondFactoryAbi, logs: receipt.logs, eventName: 'CollectionCreated' });
+    const collection = created!.args.diamond;
+
+    // Mints and transfers, many per block.
+    const t0 = performance.now();
+    await rpc('evm_setAutomine', [false]);
+    let nonce = await client.getTransactionCount({ address: owner.address });
+    const mintRaws: Hex[] = [];
+    for (let i = 0; i < MINTS; i++) {
+      const data = encodeFunctionData({ abi: collectionAbi, functionName: 'mintTo', args: [alice.address, 10n] });
+      mintRaws.push(await send(owner, collection, data, nonce++, 1_000_000n));
+    }
+    await sendAll(mintRaws);
+    await mineAll();
+    let aliceNonce = await client.getTransactionCount({ address: alice.address });
+    const transferRaws: Hex[] = [];
+    for (let i = 1; i <= TRANSFERS; i++) {
+      const data = encodeFunctionData({ abi: collectionAbi, functionName: 'transferFrom', args: [alice.address, bob.address, BigInt(i)] });
+      transferRaws.push(await send(alice, collection, data, aliceNonce++, 300_000n));
+    }
+    await sendAll(transferRaws);
+    await mineAll();
+    await rpc('evm_setAutomine', [true]);
+    const head = Number(await rpc('eth_blockNumber').then((h) => BigInt(h as string)));
+    const supply = (await client.readContract({ address: collection, abi: collectionAbi, functionName: 'totalSupply' })) as bigint;
+    const expected = MINTS * 10 + TRANSFERS;
+    if (supply !== BigInt(MINTS * 10)) throw new Error(`totalSupply ${supply}, expected ${MINTS * 10}`);
+    process.stdout.write(
+      `chain: ${expected} Transfer events (${MINTS} mintTo ×10, ${TRANSFERS} transferFrom) in blocks ${deployment.blockNumber}..${head}, ` +
+        `prepared in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+    );
+
+    const engines: ('pglite' | 'postgres')[] = ['pglite'];
+    try {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.end();
+      engines.push('postgres');
+    } catch {
+      process.stdout.write(`PostgreSQL at ${PG_URL} not reachable: PGlite only\n`);
+    }
+
+    for (const engine of engines) {
+      if (engine === 'postgres') process.env.DATABASE_URL = PG_URL;
+      else delete process.env.DATABASE_URL;
+      const database = await createTestDatabase();
+      try {
+        const indexer = new Indexer({
+          database,
+          chainId: anvil.chainId,
+          rpcUrl: anvil.rpcUrl,
+          factoryAddress: deployment.contracts.DiamondFactory,
+          startBlock: deployment.blockNumber,
+          confirmations: 0,
+        });
+        const start = performance.now();
+        const ranges = await indexer.syncOnce();
+        const seconds = (performance.now() - start) / 1000;
+        const r = (await database.db.execute('SELECT count(*)::int AS n FROM transfers' as never)) as unknown as { rows: { n: number }[] };
+        const stored = r.rows[0]!.n;
+        if (stored !== expected) throw new Error(`${engine}: ${stored} transfers stored, expected ${expected}`);
+        process.stdout.write(
+          `${engine.padEnd(8)} ${stored} Transfer events in ${seconds.toFixed(2)} s = ${Math.round(stored / seconds)} events/s ` +
+            `(${ranges.length} range(s), ${indexer.totalLogs} logs incl. creation events)\n`,
+        );
+      } finally {
+        await database.close();
+      }
+    }
+  } finally {
+    await anvil.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench:indexer failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
