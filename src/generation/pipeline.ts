@@ -90,6 +90,10 @@ export interface StartGenerationInput {
   socialIdentifier?: string;
   /** Fixed seed (tests, reproductions); random otherwise. `variables.seed` wins over it. */
   seed?: number;
+  /** Develop: the output this one is made from. */
+  parentOutputId?: string;
+  /** Develop: the output (and its deck) belong to the source's collection; default collectionId. */
+  outputCollectionId?: string;
 }
 
 export interface StartGenerationResult {
@@ -253,9 +257,10 @@ export async function startGeneration(ctx: GenerationContext, input: StartGenera
       throw err;
     }
 
+    const outputCollectionId = input.outputCollectionId ?? collection.id;
     if (input.deckId) {
       const deck = await getDeck(db, input.deckId);
-      if (deck.collection_id !== collection.id) throw invalid(`body.deck_id: deck ${deck.id} belongs to another collection`);
+      if (deck.collection_id !== outputCollectionId) throw invalid(`body.deck_id: deck ${deck.id} belongs to another collection`);
       await assertCanModifyDeck(db, deck, { userId: input.userId, isService: !!input.isService });
       if (deck.status === 'locked') throw conflict(`deck ${deck.id} is locked: no new outputs can be added`);
     }
@@ -270,7 +275,7 @@ export async function startGeneration(ctx: GenerationContext, input: StartGenera
         input.deckId ??
         (
           await createDeck(db, {
-            collection_id: collection.id,
+            collection_id: outputCollectionId,
             name: input.mintState ? `${collection.title} #${input.mintState.token_id}` : collection.title,
             userId: input.userId as string,
             ...(input.socialOrg && input.socialIdentifier ? { social_org: input.socialOrg, social_identifier: input.socialIdentifier } : {}),
@@ -278,13 +283,14 @@ export async function startGeneration(ctx: GenerationContext, input: StartGenera
         ).id;
       if (input.mintState) await setDeckMintState(db, deckId, input.mintState);
       const output = await createOutput(db, {
-        collection_id: collection.id,
+        collection_id: outputCollectionId,
         job_id: jobId,
         source: input.source,
         input_metadata: { variables: resolved.values, traits: resolved.traits, seed: resolved.seed, workflow: workflow.name },
         ...(input.socialOrg && input.socialIdentifier ? { social_org: input.socialOrg, social_identifier: input.socialIdentifier } : {}),
         deck_id: deckId,
         auto_create_deck: false,
+        ...(input.parentOutputId ? { parent_output_id: input.parentOutputId } : {}),
         userId: input.userId as string,
       });
       const jobData: JobData = {

@@ -7,6 +7,8 @@ import { createAppShell } from '../common.ts';
 import { installErrorHandling } from '../errors.ts';
 import { collectionDesignRoutes } from './collection-design.ts';
 import { collectionRoutes } from './collections.ts';
+import { deployRoutes } from './deploy.ts';
+import type { ChainServices } from '../../chain/platform-chain.ts';
 import { feedRoutes } from './feed.ts';
 import { identityRoutes } from './identity.ts';
 import { indexerRoutes, type IndexerHost } from './indexer.ts';
@@ -23,6 +25,7 @@ import type { StepPayload } from '../../generation/pipeline.ts';
 import type { WorkQueue } from '../../queue/index.ts';
 import { jobRoutes } from './jobs.ts';
 import { workflowRoutes } from './workflows.ts';
+import { developRoutes } from './develop.ts';
 import { seedBuiltinWorkflows } from '../../db/workflows.ts';
 
 export interface BackendDeps extends MintingDeps {
@@ -32,6 +35,8 @@ export interface BackendDeps extends MintingDeps {
   metadataBaseUrl: string;
   /** Chain check for reset; absent when no chain is configured. */
   contractExists?: (chainId: number, address: string) => Promise<boolean>;
+  /** Chain services: deploy-status verification and design-stage deploy (503 without). */
+  chain?: ChainServices;
   /** File storage (uploads, thumbnails, GET /files/*); without it those routes are absent. */
   storage?: Storage;
   /** Language model for collection generation; default from configuration. */
@@ -59,6 +64,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   installErrorHandling(app, 'envelope');
   installAuth(app, { config: deps.config, db: deps.database.db, style: 'envelope' });
   collectionRoutes(app, deps);
+  deployRoutes(app, deps);
   outputRoutes(app, deps);
   deckRoutes(app, deps);
   if (deps.storage) uploadRoutes(app, { ...deps, storage: deps.storage });
@@ -74,6 +80,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   mintingRoutes(app, deps);
   jobRoutes(app, deps);
   workflowRoutes(app, deps);
+  developRoutes(app, deps);
   // The built-in workflows exist from the first start on (idempotent; edited ones are kept).
   await seedBuiltinWorkflows(deps.database.db);
   return app;
