@@ -8,7 +8,9 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
-import { buildAdminApp } from './http/admin/app.ts';
+import { buildAdminApp, type AdminDeps } from './http/admin/app.ts';
+import { startPlatformChain, stderrChainLogger } from './chain/dev-chain.ts';
+import type { ChainServices } from './chain/platform-chain.ts';
 import { buildBackendApp } from './http/backend/app.ts';
 import { createStorage } from './storage/index.ts';
 import { startIndexer } from './indexer/service.ts';
@@ -47,6 +49,9 @@ export interface RunningPlatform {
   database?: Database;
   backendUrl?: string;
   adminUrl?: string;
+  /** RPC URL of the platform chain (the embedded anvil on defaults) and its factory, when known. */
+  chainUrl?: string;
+  factoryAddress?: string;
   stop(): Promise<void>;
 }
 
@@ -54,7 +59,11 @@ export interface RunningPlatform {
  * The backend with its job queue. A generation worker runs inside it when `runWorker` is true
  * (`npm start`), and always without REDIS_URL: the in-process queue has no other consumer.
  */
-export async function startBackend(config: Config, database: Database, opts: { runWorker?: boolean } = {}): Promise<FastifyInstance> {
+export async function startBackend(
+  config: Config,
+  database: Database,
+  opts: { runWorker?: boolean; chain?: ChainServices } = {},
+): Promise<FastifyInstance> {
   const storage = createStorage(config, publicBaseUrl(config));
   const jobQueue = createJobQueue(config);
   const backend = await buildBackendApp({
@@ -63,6 +72,8 @@ export async function startBackend(config: Config, database: Database, opts: { r
     metadataBaseUrl: config.METADATA_BASE_URL ?? publicBaseUrl(config),
     storage,
     jobQueue,
+    chain: opts.chain,
+    contractExists: opts.chain?.contractExists,
   });
   const worker =
     (opts.runWorker ?? !config.REDIS_URL) ? await startGenerationWorker({ config, database, storage, queue: jobQueue }) : undefined;
@@ -90,8 +101,8 @@ export async function startWorkerProcess(config: Config): Promise<{ stop(): Prom
   };
 }
 
-export async function startAdmin(config: Config): Promise<FastifyInstance> {
-  const admin = await buildAdminApp(config);
+export async function startAdmin(config: Config, overrides: Partial<AdminDeps> = {}): Promise<FastifyInstance> {
+  const admin = await buildAdminApp(config, overrides);
   await admin.listen({ port: config.ADMIN_PORT, host: config.HOST });
   return admin;
 }
@@ -100,13 +111,15 @@ export async function startAdmin(config: Config): Promise<FastifyInstance> {
 export async function startAll(config: Config): Promise<RunningPlatform> {
   const database = await openConfiguredDatabase(config);
   await database.migrate();
-  const backend = await startBackend(config, database, { runWorker: true });
+  // The embedded anvil (and the platform contracts on first start) before the apps.
+  const chain = await startPlatformChain(config, database.db, stderrChainLogger(config));
+  const backend = await startBackend(config, database, { runWorker: true, chain: chain.services });
   const backendUrl = publicBaseUrl(config);
   // The ownership indexer, when a factory (NFT_FACTORY_ADDRESS or deployments/<chainId>.json) and an
   // RPC are known; socket.io on the backend's port (docs/indexer.md).
   const indexer = config.NFT_RPC_URL || config.DEV_CHAIN ? await startIndexer({ config, database, server: backend.server }) : undefined;
   const adminConfig = { ...config, BACKEND_API_URL: config.BACKEND_API_URL ?? backendUrl };
-  const admin = await startAdmin(adminConfig);
+  const admin = await startAdmin(adminConfig, { chain: chain.services });
   const adminUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.ADMIN_PORT}`;
   return {
     backend,
@@ -114,10 +127,13 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
     database,
     backendUrl,
     adminUrl,
+    chainUrl: chain.rpcUrl,
+    factoryAddress: chain.deployment?.contracts.DiamondFactory,
     async stop() {
       await indexer?.stop();
       await admin.close();
       await backend.close();
+      await chain.stop(); // stops anvil, which writes its state
       await database.close();
     },
   };

@@ -8,6 +8,7 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
+  encodeDeployData,
   http,
   getAddress,
   type Address,
@@ -20,6 +21,12 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadArtifact } from './artifacts.ts';
+
+/**
+ * Sends one contract creation and waits for its receipt. When given to deployPlatform, every
+ * transaction goes through it (the platform uses its TxSender: nonces, records, recovery).
+ */
+export type DeploySend = (req: { purpose: string; data: Hex }) => Promise<{ hash: Hex; status: 'mined' | 'reverted'; contractAddress?: Address | null }>;
 
 /** Facets deployed once per chain, in deployment order (also the factory's constructor order). */
 export const FACET_NAMES = [
@@ -64,7 +71,13 @@ export interface DeploymentRecord {
 
 export interface DeployPlatformOptions {
   rpcUrl: string;
-  privateKey: Hex;
+  /** Signs with its own wallet client when `send` is absent (the contracts:deploy CLI). */
+  privateKey?: Hex;
+  /** Send through this instead (the platform's TxSender); `deployer` names the sending address. */
+  send?: DeploySend;
+  deployer?: Address;
+  /** Where the artifacts are read from (default contracts/out). */
+  artifactsDir?: string;
   /** When given, must equal the RPC's chain id. */
   chainId?: number;
   /** Receipt polling interval in ms (default 100; anvil mines at once). */
@@ -83,7 +96,8 @@ function chainFor(id: number, rpcUrl: string): Chain {
 }
 
 export async function deployPlatform(opts: DeployPlatformOptions): Promise<DeploymentRecord> {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(opts.privateKey)) throw new Error('privateKey must be 0x followed by 64 hex digits');
+  if (opts.send) return deployPlatformThrough(opts as DeployPlatformOptions & { send: DeploySend });
+  if (!opts.privateKey || !/^0x[0-9a-fA-F]{64}$/.test(opts.privateKey)) throw new Error('privateKey must be 0x followed by 64 hex digits');
   const account = privateKeyToAccount(opts.privateKey);
   const pollingInterval = opts.pollingInterval ?? 100;
   const probe = createPublicClient({ transport: http(opts.rpcUrl) });
@@ -145,6 +159,60 @@ export async function deployPlatform(opts: DeployPlatformOptions): Promise<Deplo
     timestamp: new Date().toISOString(),
     contracts,
     blockNumber: Number(factoryReceipt.blockNumber),
+  };
+}
+
+/** deployPlatform through a `send` callback: the nine independent creations in parallel, then the factory. */
+async function deployPlatformThrough(opts: DeployPlatformOptions & { send: DeploySend }): Promise<DeploymentRecord> {
+  const dir = opts.artifactsDir;
+  // Load everything first: missing artifacts fail before any transaction is sent.
+  const names = [...FACET_NAMES, 'CollectionInit', 'DiamondFactory'];
+  for (const n of names) (dir ? loadArtifact(n, dir) : loadArtifact(n));
+  const art = (n: string) => (dir ? loadArtifact(n, dir) : loadArtifact(n));
+  const publicClient = createPublicClient({ transport: http(opts.rpcUrl), cacheTime: 0 });
+  const rpcChainId = await publicClient.getChainId();
+  if (opts.chainId !== undefined && opts.chainId !== rpcChainId) {
+    throw new Error(`chainId ${opts.chainId} requested but ${opts.rpcUrl} is chain ${rpcChainId}`);
+  }
+  const create = async (name: string, args: readonly unknown[]) => {
+    const a = art(name);
+    const data = encodeDeployData({ abi: a.abi, bytecode: a.bytecode, args: args as never } as never);
+    const r = await opts.send({ purpose: `deploy-platform:${name}`.slice(0, 50), data });
+    if (r.status !== 'mined' || !r.contractAddress) throw new Error(`deployment of ${name} failed (tx ${r.hash})`);
+    const address = getAddress(r.contractAddress);
+    opts.onDeployed?.(name, address, r.hash);
+    return { address, hash: r.hash };
+  };
+  const independent = [...FACET_NAMES, 'CollectionInit'] as const;
+  const deployed = await Promise.all(independent.map((n) => create(n, [])));
+  const addresses: Record<string, Address> = {};
+  independent.forEach((n, i) => (addresses[n] = deployed[i]!.address));
+  const factoryArgs = [...FACET_NAMES.map((n) => addresses[n] as Address), addresses.CollectionInit as Address];
+  const factory = await create('DiamondFactory', factoryArgs);
+  const receipt = await publicClient.getTransactionReceipt({ hash: factory.hash });
+  const router = (await publicClient.readContract({
+    address: factory.address,
+    abi: art('DiamondFactory').abi,
+    functionName: 'router',
+  })) as Address;
+  return {
+    chainId: rpcChainId,
+    deployer: getAddress(opts.deployer ?? receipt.from),
+    timestamp: new Date().toISOString(),
+    contracts: {
+      DiamondCutFacet: addresses.DiamondCutFacet as Address,
+      DiamondLoupeFacet: addresses.DiamondLoupeFacet as Address,
+      OwnershipFacet: addresses.OwnershipFacet as Address,
+      ERC721Facet: addresses.ERC721Facet as Address,
+      MintFacet: addresses.MintFacet as Address,
+      ContractURIFacet: addresses.ContractURIFacet as Address,
+      CollectionInit: addresses.CollectionInit as Address,
+      DiamondFactory: factory.address,
+      MetadataUpdateFacet: addresses.MetadataUpdateFacet as Address,
+      RoyaltyFacet: addresses.RoyaltyFacet as Address,
+      DiamondRouter: getAddress(router),
+    },
+    blockNumber: Number(receipt.blockNumber),
   };
 }
 

@@ -26,7 +26,8 @@ import { classifyError, describeError, isUniqueViolation, sleep, withRetry, type
 import { createTxQueue, type TxQueue } from './tx-queue.ts';
 import type { ChainLogger } from './wallet.ts';
 
-export type TxStatus = 'queued' | 'signed' | 'sent' | 'mined' | 'reverted' | 'failed';
+/** `dropped`: finished on a dev chain that was reset since (anvil restarted without state); its nonce is released. */
+export type TxStatus = 'queued' | 'signed' | 'sent' | 'mined' | 'reverted' | 'failed' | 'dropped';
 export type TxRow = typeof chainTransactions.$inferSelect;
 
 export interface TxRequest {
@@ -185,10 +186,12 @@ class Sender implements TxSender {
   private loopFailures = 0;
   private closed = false;
   private readonly ready: Promise<void>;
+  private readonly dev: boolean;
 
   constructor(deps: TxSenderDeps) {
     const info = chainInfo(deps.chainId);
     this.chainId = deps.chainId;
+    this.dev = info.dev;
     this.db = deps.db;
     this.account = deps.account;
     this.address = getAddress(deps.account.address);
@@ -295,6 +298,7 @@ class Sender implements TxSender {
   private async outcome(row: TxRow): Promise<TxResult> {
     switch (row.status as TxStatus) {
       case 'failed':
+      case 'dropped':
         throw new TxFailedError(row.id, `transaction ${row.id} (${row.purpose}) failed: ${row.error ?? 'unknown error'}`);
       case 'mined':
       case 'reverted': {
@@ -442,7 +446,48 @@ class Sender implements TxSender {
       .select({ n: max(t.nonce) })
       .from(t)
       .where(and(eq(t.chain_id, this.chainId), eq(t.from_address, this.address), isNotNull(t.nonce)));
-    const recorded = r?.n === null || r?.n === undefined ? 0 : Number(r.n) + 1;
+    let recorded = r?.n === null || r?.n === undefined ? 0 : Number(r.n) + 1;
+    if (this.dev && Math.max(recorded, this.localNext) > pending) {
+      // Dev chain reset (anvil restarted without its state): mined rows above the chain's nonce
+      // belong to a chain that no longer exists. Only unfinished rows still hold nonces there;
+      // without any, continuing from the recorded nonce would leave a gap nothing ever fills.
+      const [u] = await this.db
+        .select({ n: max(t.nonce) })
+        .from(t)
+        .where(
+          and(
+            eq(t.chain_id, this.chainId),
+            eq(t.from_address, this.address),
+            isNotNull(t.nonce),
+            inArray(t.status, IN_FLIGHT),
+          ),
+        );
+      const inFlight = u?.n === null || u?.n === undefined ? 0 : Number(u.n) + 1;
+      if (inFlight <= pending) {
+        if (recorded > pending) {
+          this.log.warn({ chainId: this.chainId, pending, recorded }, 'tx sender: dev chain was reset; nonces start again from the chain');
+          // Their nonces are free again on the new chain (the unique index would refuse them).
+          await this.db
+            .update(t)
+            .set({
+              status: 'dropped',
+              nonce: null,
+              error: sql`'dev chain reset: nonce ' || ${t.nonce} || ' was used on a chain that no longer exists' || coalesce('; ' || ${t.error}, '')`,
+              updated_at: new Date(),
+            })
+            .where(
+              and(
+                eq(t.chain_id, this.chainId),
+                eq(t.from_address, this.address),
+                sql`${t.nonce} >= ${pending}`,
+                inArray(t.status, ['mined', 'reverted', 'failed']),
+              ),
+            );
+        }
+        recorded = pending;
+        this.localNext = pending;
+      }
+    }
     this.localNext = Math.max(pending, recorded, this.localNext);
     return this.localNext;
   }

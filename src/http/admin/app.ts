@@ -10,18 +10,26 @@ import { createAppShell } from '../common.ts';
 import { installErrorHandling } from '../errors.ts';
 import { createBackendClient, type BackendClient } from './backend-client.ts';
 import { adminCollectionRoutes } from './collections.ts';
+import { adminChainRoutes } from './chain.ts';
+import type { ChainServices } from '../../chain/platform-chain.ts';
 import { adminUploadRoutes } from './uploads.ts';
 import { adminOwnershipRoutes } from './ownership.ts';
 
 export interface AdminDeps {
   config: Config;
   backend: BackendClient;
+  /** Chain operations (deploy, collections on chain, admin actions, metadata); without it those routes answer 503. */
+  chain?: ChainServices;
+  /** URI prefixes of our own metadata host → where this process reaches it (default METADATA_BASE_URL → BACKEND_API_URL). */
+  metadataRewrites?: Array<{ from: string; to: string }>;
 }
 
 export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps> = {}): Promise<FastifyInstance> {
   const deps: AdminDeps = {
     config,
     backend: overrides.backend ?? createBackendClient(config.BACKEND_API_URL, config.API_KEY),
+    chain: overrides.chain,
+    metadataRewrites: overrides.metadataRewrites,
   };
   const app = await createAppShell({
     config,
@@ -32,6 +40,7 @@ export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps
   installErrorHandling(app, 'success');
   installAuth(app, { config, style: 'success', serviceKeyOnly: true });
   adminCollectionRoutes(app, deps);
+  adminChainRoutes(app, deps);
   adminUploadRoutes(app, deps);
   adminOwnershipRoutes(app, deps);
   return app;

@@ -1,0 +1,197 @@
+/**
+ * Collection reads (nft-service.md §2.6, §4.1.5), the admin actions (§4.1.4) and how a contract's
+ * refusal becomes an API error (the custom error decoded with the ABI).
+ */
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  encodeFunctionData,
+  getAddress,
+  type Abi,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { z } from 'zod';
+import { collectionAbi } from '../../contracts/abi/index.ts';
+import { AppError } from '../domain/errors.ts';
+import { TxFailedError, type TxSender } from './tx-sender.ts';
+
+export interface OnChainCollection {
+  address: Address;
+  name: string;
+  symbol: string;
+  owner: Address;
+  minter: Address;
+  totalSupply: string;
+  maxSupply: string;
+  mintActive: boolean;
+  contractURI: string;
+  /** The collection uuid found in contractURI, or null. */
+  collectionId: string | null;
+}
+
+const UUID_IN_URI = /\/collections\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\/|$)/i;
+const ANY_UUID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/i;
+
+/** `{base}/collections/<uuid>/metadata.json` → uuid; otherwise the first uuid in the URI, or null. */
+export function collectionIdFromContractURI(uri: string): string | null {
+  const m = UUID_IN_URI.exec(uri) ?? ANY_UUID.exec(uri);
+  return m ? m[1]!.toLowerCase() : null;
+}
+
+export async function readCollection(client: PublicClient, address: Address): Promise<OnChainCollection> {
+  const read = (functionName: string) =>
+    client.readContract({ address, abi: collectionAbi, functionName: functionName as never }) as Promise<unknown>;
+  const [name, symbol, owner, minter, totalSupply, maxSupply, mintActive, contractURI] = await Promise.all(
+    ['name', 'symbol', 'owner', 'minter', 'totalSupply', 'maxSupply', 'mintActive', 'contractURI'].map(read),
+  );
+  return {
+    address: getAddress(address),
+    name: name as string,
+    symbol: symbol as string,
+    owner: getAddress(owner as string),
+    minter: getAddress(minter as string),
+    totalSupply: String(totalSupply),
+    maxSupply: String(maxSupply),
+    mintActive: mintActive as boolean,
+    contractURI: contractURI as string,
+    collectionId: collectionIdFromContractURI(contractURI as string),
+  };
+}
+
+// ------------------------------------------------------------------ admin actions (§4.1.4)
+
+const UINT256_MAX = (1n << 256n) - 1n;
+
+export const ADMIN_ACTIONS = {
+  setMintActive: { type: 'boolean', fn: 'setMintActive' },
+  setMinter: { type: 'address', fn: 'setMinter' },
+  setMaxSupply: { type: 'unsigned integer as a decimal string', fn: 'setMaxSupply' },
+  setBaseURI: { type: 'URL string', fn: 'setBaseURI' },
+  setContractURI: { type: 'URL string', fn: 'setContractURI' },
+  transferOwnership: { type: 'address', fn: 'transferOwnership' },
+} as const;
+
+export type AdminAction = keyof typeof ADMIN_ACTIONS;
+export const ADMIN_ACTION_NAMES = Object.keys(ADMIN_ACTIONS) as [AdminAction, ...AdminAction[]];
+
+const urlValue = z
+  .string()
+  .max(65_535)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return ['http:', 'https:', 'ipfs:', 'ar:'].includes(u.protocol);
+    } catch {
+      return false;
+    }
+  });
+
+const VALUE_PARSERS: Record<AdminAction, z.ZodType> = {
+  // JSON true/false only: the strings "true"/"false" are refused (docs/chain-operations.md).
+  setMintActive: z.boolean(),
+  setMinter: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  transferOwnership: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  setMaxSupply: z
+    .string()
+    .regex(/^(0|[1-9][0-9]{0,77})$/)
+    .refine((v) => BigInt(v) <= UINT256_MAX),
+  setBaseURI: urlValue,
+  setContractURI: urlValue,
+};
+
+/** Checks `value` against the action's type; 400 naming `value` and the expected type. */
+export function parseAdminValue(action: AdminAction, value: unknown): boolean | string {
+  const r = VALUE_PARSERS[action].safeParse(value);
+  if (!r.success) {
+    const expected = ADMIN_ACTIONS[action].type;
+    const hint =
+      action === 'setMintActive'
+        ? ' (JSON true or false)'
+        : action === 'setMaxSupply'
+          ? ' (for example "1000"; at most 2^256-1)'
+          : ADMIN_ACTIONS[action].type === 'address'
+            ? ' (0x followed by 40 hex digits)'
+            : ' (http, https, ipfs or ar)';
+    throw new AppError('invalid', `body.value: ${action} expects a ${expected}${hint}, got ${JSON.stringify(value)?.slice(0, 100)}`);
+  }
+  return r.data as boolean | string;
+}
+
+function adminArg(action: AdminAction, value: boolean | string): unknown {
+  if (action === 'setMaxSupply') return BigInt(value as string);
+  if (action === 'setMinter' || action === 'transferOwnership') return getAddress(value as string);
+  return value;
+}
+
+export function encodeAdminCall(action: AdminAction, value: boolean | string): Hex {
+  const fn = ADMIN_ACTIONS[action].fn;
+  return encodeFunctionData({ abi: collectionAbi, functionName: fn as never, args: [adminArg(action, value)] as never });
+}
+
+export async function runAdminAction(opts: {
+  client: PublicClient;
+  sender: TxSender;
+  address: Address;
+  action: AdminAction;
+  value: boolean | string;
+}): Promise<{ txHash: Hex; blockNumber: string }> {
+  const { client, sender, address, action, value } = opts;
+  const data = encodeAdminCall(action, value);
+  // Simulate first: a refusal (not the owner, supply below minted...) is decoded with the ABI.
+  await simulateOrThrow(client, {
+    address,
+    abi: collectionAbi,
+    functionName: ADMIN_ACTIONS[action].fn,
+    args: [adminArg(action, value)],
+    account: sender.address,
+  });
+  let r;
+  try {
+    r = await sender.send({ purpose: `admin:${action}`, to: address, data });
+  } catch (err) {
+    throw revertError(err, action) ?? err;
+  }
+  if (r.status !== 'mined') throw new AppError('conflict', `${action} reverted on chain (tx ${r.hash})`, { txHash: r.hash });
+  return { txHash: r.hash, blockNumber: r.receipt.blockNumber.toString() };
+}
+
+// ------------------------------------------------------------------ reverts
+
+function jsonSafe(v: unknown): unknown {
+  return JSON.parse(JSON.stringify(v ?? null, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)));
+}
+
+/** A contract refusal as a 409 with the decoded custom error; undefined when `err` is not a revert. */
+export function revertError(err: unknown, what: string): AppError | undefined {
+  if (err instanceof BaseError) {
+    const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
+    if (reverted) {
+      const name = reverted.data?.errorName;
+      const args = reverted.data?.args ? (jsonSafe(reverted.data.args) as unknown[]) : [];
+      const reason = name ? `${name}(${args.map((a) => String(a)).join(', ')})` : (reverted.reason ?? 'execution reverted');
+      return new AppError('conflict', `${what} refused by the contract: ${reason}`, {
+        revert: { name: name ?? null, args, reason: reverted.reason ?? null },
+      });
+    }
+  }
+  if (err instanceof TxFailedError && /revert/i.test(err.message)) {
+    return new AppError('conflict', `${what} refused by the contract: ${err.message}`);
+  }
+  return undefined;
+}
+
+/** eth_call the write first; a revert becomes a 409 naming the decoded error. */
+export async function simulateOrThrow(
+  client: PublicClient,
+  call: { address: Address; abi: Abi; functionName: string; args: readonly unknown[]; account: Address },
+): Promise<void> {
+  try {
+    await client.simulateContract(call as never);
+  } catch (err) {
+    const mapped = revertError(err, call.functionName);
+    if (mapped) throw mapped;
+    throw new AppError('upstream', `simulating ${call.functionName} failed: ${(err as Error).message.split('\n')[0]}`);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The chain of a platform process. On embedded defaults (DEV_CHAIN true, no NFT_RPC_URL, chain
+ * 31337) `atelier start` runs anvil itself on DEV_CHAIN_PORT with its state in
+ * <dataDir>/chain/anvil-state.json, so a restart keeps every contract, and deploys the platform
+ * contracts when the recorded factory has no code (first start, or a lost state file). The record
+ * of that deployment is kept in <dataDir>/deployments/31337.json (the committed deployments/ is
+ * the static per-network record, read after it). Decisions: docs/chain-operations.md.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { startAnvil, type AnvilInstance } from './anvil.ts';
+import { DEV_CHAIN_ID } from './chains.ts';
+import { createChainServices, type ChainServices } from './platform-chain.ts';
+import type { DeploymentRecord } from './deploy-platform.ts';
+import type { ChainLogger } from './wallet.ts';
+
+export interface PlatformChain {
+  services: ChainServices;
+  /** The embedded anvil, when this process runs one. */
+  anvil?: AnvilInstance;
+  /** RPC URL of NFT_CHAIN_ID (the embedded anvil's on the dev chain). */
+  rpcUrl?: string;
+  /** The live deployment of NFT_CHAIN_ID when known at start (always on the embedded chain). */
+  deployment?: DeploymentRecord;
+  /** True when this start deployed the platform contracts. */
+  deployed: boolean;
+  stop(): Promise<void>;
+}
+
+export const usesEmbeddedChain = (config: Config): boolean =>
+  config.DEV_CHAIN && !config.NFT_RPC_URL && config.NFT_CHAIN_ID === DEV_CHAIN_ID;
+
+export function devChainPaths(config: Config) {
+  return {
+    statePath: path.join(config.dataDir, 'chain', 'anvil-state.json'),
+    deploymentsDir: path.join(config.dataDir, 'deployments'),
+  };
+}
+
+/** Seconds between anvil's state dumps (besides the one at shutdown): a crash loses at most this much. */
+export const STATE_INTERVAL_SECONDS = 5;
+
+export async function startPlatformChain(config: Config, db: Db, logger?: ChainLogger): Promise<PlatformChain> {
+  const { statePath, deploymentsDir } = devChainPaths(config);
+  if (!usesEmbeddedChain(config)) {
+    const services = createChainServices({ config, db, logger, deploymentsDir });
+    return { services, deployed: false, stop: () => services.close() };
+  }
+  fs.mkdirSync(path.dirname(statePath), { recursive: true });
+  const anvil = await startAnvil({
+    port: config.DEV_CHAIN_PORT,
+    chainId: DEV_CHAIN_ID,
+    statePath,
+    host: '127.0.0.1',
+    args: ['--state-interval', String(STATE_INTERVAL_SECONDS)],
+  });
+  const services = createChainServices({ config, db, logger, deploymentsDir, rpcUrls: { [DEV_CHAIN_ID]: anvil.rpcUrl } });
+  const stop = async () => {
+    await services.close();
+    await anvil.stop(); // SIGTERM: anvil writes its state file
+  };
+  try {
+    const { deployment, deployed } = await services.ensureDeployed(DEV_CHAIN_ID);
+    return { services, anvil, rpcUrl: anvil.rpcUrl, deployment, deployed, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Warnings and errors to stderr as one JSON line each (the chain starts before the HTTP apps' loggers). */
+export function stderrChainLogger(config: Config): ChainLogger | undefined {
+  if (config.LOG_LEVEL === 'silent') return undefined;
+  const write = (level: string) => (obj: object, msg?: string) =>
+    process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), msg, ...obj })}\n`);
+  return { info: config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? write('info') : () => {}, warn: write('warn'), error: write('error') };
+}

@@ -1,0 +1,261 @@
+/**
+ * The per-process chain context: RPC clients and one TxSender per chain, the deployment record
+ * of each chain, the stale check and platform deployment. Both apps (backend and admin proxy)
+ * take one of these; `atelier start` builds a single one for the process. Decisions:
+ * docs/chain-operations.md.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getAddress, type Address, type PublicClient } from 'viem';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { AppError } from '../domain/errors.ts';
+import { ARTIFACTS_DIR, BUILD_COMMAND, artifactsAvailable } from './artifacts.ts';
+import { chainInfo, isSupportedChain, publicClientForUrl, rpcUrlFor } from './chains.ts';
+import {
+  FACET_NAMES,
+  deployPlatform,
+  readDeploymentRecord,
+  writeDeploymentRecord,
+  type DeploymentRecord,
+} from './deploy-platform.ts';
+import { createTxSender, type TxSender, type TxSenderOptions } from './tx-sender.ts';
+import { platformAccount, type ChainLogger } from './wallet.ts';
+
+/** The committed, static per-network records (deployments/<chainId>.json). */
+export const COMMITTED_DEPLOYMENTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'deployments');
+
+export interface ChainServicesOptions {
+  config: Config;
+  db: Db;
+  logger?: ChainLogger;
+  /**
+   * Where this process writes the records of deployments it makes (and reads them first).
+   * `atelier start` uses <dataDir>/deployments; the committed deployments/ is read after it.
+   */
+  deploymentsDir?: string;
+  /** Read-only record directory consulted after deploymentsDir (default: the committed deployments/). */
+  committedDeploymentsDir?: string;
+  artifactsDir?: string;
+  /** Per-chain RPC URL overrides (tests, the embedded anvil). */
+  rpcUrls?: Record<number, string>;
+  senderOptions?: TxSenderOptions;
+}
+
+export interface DeploymentStatus {
+  deployment: DeploymentRecord;
+  factoryAddress: Address;
+  stale: boolean;
+  error?: string;
+}
+
+export interface ChainServices {
+  readonly config: Config;
+  rpcUrl(chainId: number): string;
+  client(chainId: number): PublicClient;
+  /** The one sender for the chain (created on first use). */
+  sender(chainId: number): TxSender;
+  /** The platform wallet's address on a chain (no RPC call). */
+  walletAddress(chainId: number): Address;
+  /** The deployment record of a chain, or undefined. NFT_FACTORY_ADDRESS overrides the factory of NFT_CHAIN_ID. */
+  deployment(chainId: number): DeploymentRecord | undefined;
+  /** Record plus the stale check (factory without code); throws 404 when there is no record. */
+  deploymentStatus(chainId: number): Promise<DeploymentStatus>;
+  /** Deploys the platform contracts through the chain's sender and writes the record. */
+  deployPlatform(chainId: number): Promise<DeploymentRecord>;
+  /** Deploys only when the record is missing or stale (first start of the dev chain). */
+  ensureDeployed(chainId: number): Promise<{ deployment: DeploymentRecord; deployed: boolean }>;
+  hasCode(chainId: number, address: string): Promise<boolean>;
+  /** For the backend's reset route. */
+  contractExists(chainId: number, address: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function assertSupportedChain(chainId: number, field = 'chainId'): void {
+  if (!isSupportedChain(chainId)) {
+    // The message of chainInfo lists the supported chains.
+    try {
+      chainInfo(chainId);
+    } catch (err) {
+      throw new AppError('invalid', `${field}: ${(err as Error).message}`);
+    }
+  }
+}
+
+export function createChainServices(opts: ChainServicesOptions): ChainServices {
+  const { config, db, logger } = opts;
+  const clients = new Map<number, PublicClient>();
+  const senders = new Map<number, TxSender>();
+  const deploying = new Map<number, Promise<DeploymentRecord>>();
+  const committedDir = opts.committedDeploymentsDir ?? COMMITTED_DEPLOYMENTS_DIR;
+  const artifactsDir = opts.artifactsDir ?? ARTIFACTS_DIR;
+
+  const rpcUrl = (chainId: number): string => {
+    assertSupportedChain(chainId);
+    const override = opts.rpcUrls?.[chainId];
+    if (override) return override;
+    try {
+      return rpcUrlFor(chainId, config);
+    } catch (err) {
+      throw new AppError('unavailable', (err as Error).message);
+    }
+  };
+
+  const client = (chainId: number): PublicClient => {
+    let c = clients.get(chainId);
+    if (!c) {
+      c = publicClientForUrl(chainId, rpcUrl(chainId), { timeoutMs: 10_000, retryCount: 2 });
+      clients.set(chainId, c);
+    }
+    return c;
+  };
+
+  const accounts = new Map<number, ReturnType<typeof platformAccount>>();
+  const account = (chainId: number) => {
+    try {
+      let a = accounts.get(chainId);
+      if (!a) {
+        a = platformAccount(chainId, config, logger);
+        accounts.set(chainId, a);
+      }
+      return a;
+    } catch (err) {
+      throw new AppError('unavailable', (err as Error).message);
+    }
+  };
+
+  const sender = (chainId: number): TxSender => {
+    let s = senders.get(chainId);
+    if (!s) {
+      s = createTxSender({
+        db,
+        chainId,
+        rpcUrl: rpcUrl(chainId),
+        account: account(chainId),
+        logger,
+        redisUrl: config.REDIS_URL,
+        options: opts.senderOptions,
+      });
+      senders.set(chainId, s);
+    }
+    return s;
+  };
+
+  const deployment = (chainId: number): DeploymentRecord | undefined => {
+    const record =
+      (opts.deploymentsDir ? readDeploymentRecord(chainId, opts.deploymentsDir) : undefined) ??
+      readDeploymentRecord(chainId, committedDir);
+    if (chainId === config.NFT_CHAIN_ID && config.NFT_FACTORY_ADDRESS) {
+      const factory = getAddress(config.NFT_FACTORY_ADDRESS);
+      if (!record) {
+        // Only the factory is known: the rest of the record is read from it when needed.
+        return {
+          chainId,
+          deployer: '0x0000000000000000000000000000000000000000',
+          timestamp: new Date(0).toISOString(),
+          contracts: { DiamondFactory: factory } as DeploymentRecord['contracts'],
+          blockNumber: 0,
+        };
+      }
+      return { ...record, contracts: { ...record.contracts, DiamondFactory: factory } };
+    }
+    return record;
+  };
+
+  const hasCode = async (chainId: number, address: string): Promise<boolean> => {
+    try {
+      const code = await client(chainId).getCode({ address: getAddress(address) });
+      return code !== undefined && code !== '0x';
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      throw new AppError('upstream', `chain ${chainId} RPC did not answer: ${shortError(err)}`);
+    }
+  };
+
+  const deploymentStatus = async (chainId: number): Promise<DeploymentStatus> => {
+    assertSupportedChain(chainId);
+    const record = deployment(chainId);
+    if (!record) {
+      throw new AppError(
+        'not_found',
+        `no factory deployment recorded for chain ${chainId}; deploy one with POST /api/nft/deploy {"chainId": ${chainId}}`,
+      );
+    }
+    const factoryAddress = record.contracts.DiamondFactory;
+    const live = await hasCode(chainId, factoryAddress);
+    return live
+      ? { deployment: record, factoryAddress, stale: false }
+      : {
+          deployment: record,
+          factoryAddress,
+          stale: true,
+          error: `the recorded factory ${factoryAddress} has no code on chain ${chainId} (was the chain reset?); redeploy with POST /api/nft/deploy, then reset and redeploy the collections`,
+        };
+  };
+
+  const doDeploy = async (chainId: number): Promise<DeploymentRecord> => {
+    const names = [...FACET_NAMES, 'CollectionInit', 'DiamondFactory'];
+    if (!artifactsAvailable(names, artifactsDir)) {
+      throw new AppError(
+        'unavailable',
+        `Contract artifacts are missing in ${artifactsDir}. Build them with \`${BUILD_COMMAND}\`, then deploy again.`,
+      );
+    }
+    const s = sender(chainId);
+    const record = await deployPlatform({
+      rpcUrl: rpcUrl(chainId),
+      chainId,
+      deployer: s.address,
+      artifactsDir,
+      send: async (req) => {
+        const r = await s.send({ purpose: req.purpose, data: req.data });
+        return { hash: r.hash, status: r.status, contractAddress: r.receipt.contractAddress };
+      },
+    });
+    const dir = opts.deploymentsDir ?? committedDir;
+    const file = writeDeploymentRecord(record, dir);
+    logger?.info({ chainId, factory: record.contracts.DiamondFactory, file }, 'platform contracts deployed');
+    return record;
+  };
+
+  /** One deployment per chain at a time: concurrent callers share it. */
+  const deploy = (chainId: number): Promise<DeploymentRecord> => {
+    assertSupportedChain(chainId);
+    let p = deploying.get(chainId);
+    if (!p) {
+      p = doDeploy(chainId).finally(() => deploying.delete(chainId));
+      deploying.set(chainId, p);
+    }
+    return p;
+  };
+
+  return {
+    config,
+    rpcUrl,
+    client,
+    sender,
+    walletAddress: (chainId) => getAddress(account(chainId).address),
+    deployment,
+    deploymentStatus,
+    deployPlatform: deploy,
+    async ensureDeployed(chainId) {
+      const record = deployment(chainId);
+      if (record && (await hasCode(chainId, record.contracts.DiamondFactory))) return { deployment: record, deployed: false };
+      return { deployment: await deploy(chainId), deployed: true };
+    },
+    hasCode,
+    contractExists: hasCode,
+    async close() {
+      await Promise.all([...senders.values()].map((s) => s.close()));
+      senders.clear();
+    },
+  };
+}
+
+/** A one-line error description without stack or request bodies. */
+export function shortError(err: unknown): string {
+  const e = err as { shortMessage?: string; details?: string; message?: string };
+  const text = e?.shortMessage ?? e?.message ?? String(err);
+  const details = e?.details && !text.includes(e.details) ? ` (${e.details})` : '';
+  return `${text.split('\n')[0]}${details}`.slice(0, 500);
+}
