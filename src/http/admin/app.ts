@@ -10,6 +10,7 @@ import { createAppShell } from '../common.ts';
 import { installErrorHandling } from '../errors.ts';
 import { createBackendClient, type BackendClient } from './backend-client.ts';
 import { adminCollectionRoutes } from './collections.ts';
+import { adminMintingRoutes } from './minting.ts';
 import { adminChainRoutes } from './chain.ts';
 import type { ChainServices } from '../../chain/platform-chain.ts';
 import { adminUploadRoutes } from './uploads.ts';
@@ -40,6 +41,7 @@ export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps
   installErrorHandling(app, 'success');
   installAuth(app, { config, style: 'success', serviceKeyOnly: true });
   adminCollectionRoutes(app, deps);
+  adminMintingRoutes(app, deps);
   adminChainRoutes(app, deps);
   adminUploadRoutes(app, deps);
   adminOwnershipRoutes(app, deps);

@@ -18,7 +18,7 @@ export interface BackendClient {
   call<T = unknown>(
     method: string,
     path: string,
-    opts?: { body?: unknown; query?: Record<string, string | undefined>; userId?: string | null },
+    opts?: { body?: unknown; query?: Record<string, string | undefined>; userId?: string | null; headers?: Record<string, string> },
   ): Promise<T>;
 }
 
@@ -27,12 +27,12 @@ export function createBackendClient(baseUrl: string | undefined, apiKey: string 
     async call<T>(
       method: string,
       path: string,
-      opts: { body?: unknown; query?: Record<string, string | undefined>; userId?: string | null } = {},
+      opts: { body?: unknown; query?: Record<string, string | undefined>; userId?: string | null; headers?: Record<string, string> } = {},
     ): Promise<T> {
       if (!baseUrl) throw new AppError('unavailable', 'BACKEND_API_URL is not configured');
       const url = new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
       for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       if (apiKey) headers.authorization = `Bearer ${apiKey}`;
       if (opts.body !== undefined) headers['content-type'] = 'application/json';
       if (opts.userId) headers['user_id'] = opts.userId;

@@ -125,7 +125,7 @@ export function metadataRoutes(app: FastifyInstance, deps: BackendDeps & { metad
   const r = app.withTypeProvider<ZodTypeProvider>();
   const db = deps.database.db;
   const base = deps.metadataBaseUrl;
-  const cache = deps.metadataCache ?? new MetadataCache();
+  const cache = (deps.metadataCache ??= new MetadataCache());
   const opts = (params: z.ZodType) => ({ config: { public: true }, schema: { params, tags: ['metadata'] } });
 
   const token = async (req: FastifyRequest<{ Params: { collectionId: string; tokenId: number } }>, reply: FastifyReply) => {

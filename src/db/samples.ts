@@ -1,0 +1,192 @@
+/**
+ * Samples, free allowances and payments (nft-service.md §2.9, §4.1.2). Allowances are counters in
+ * `sample_allowances`: subject '*' per collection and one row per user subject. Taking n free
+ * samples is one transaction with two conditional UPDATEs (`used + n <= limit`); nothing reads a
+ * counter and writes it back. A payment hash is claimed by inserting into `payments` (unique
+ * (chain_id, tx_hash)), so a hash is accepted once. Decisions: docs/minting.md.
+ */
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Db } from './client.ts';
+import { collections, outputs, payments, sampleAllowances, samples } from './schema.ts';
+import { paymentError } from '../domain/payment-errors.ts';
+import { notFound } from '../domain/errors.ts';
+
+export const COLLECTION_SUBJECT = '*';
+
+export interface Limits {
+  perCollection: number;
+  perUser: number;
+}
+
+async function ensureRows(db: Db, collectionId: string, subject: string) {
+  await db
+    .insert(sampleAllowances)
+    .values([
+      { collection_id: collectionId, subject: COLLECTION_SUBJECT, used: 0 },
+      { collection_id: collectionId, subject, used: 0 },
+    ])
+    .onConflictDoNothing();
+}
+
+/** Thrown inside the transaction to roll the first UPDATE back when the second one refuses. */
+class Refused extends Error {}
+
+/**
+ * Takes n free samples from both allowances, atomically: true when taken, false when either
+ * allowance would be exceeded (nothing changes then).
+ */
+export async function takeFreeSamples(db: Db, collectionId: string, subject: string, n: number, limits: Limits): Promise<boolean> {
+  await ensureRows(db, collectionId, subject);
+  try {
+    await db.transaction(async (tx) => {
+      const take = async (who: string, limit: number) => {
+        const rows = await tx
+          .update(sampleAllowances)
+          .set({ used: sql`${sampleAllowances.used} + ${n}`, updated_at: sql`now()` })
+          .where(
+            and(
+              eq(sampleAllowances.collection_id, collectionId),
+              eq(sampleAllowances.subject, who),
+              sql`${sampleAllowances.used} + ${n} <= ${limit}`,
+            ),
+          )
+          .returning({ used: sampleAllowances.used });
+        if (rows.length === 0) throw new Refused();
+      };
+      await take(COLLECTION_SUBJECT, limits.perCollection);
+      await take(subject, limits.perUser);
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof Refused) return false;
+    throw err;
+  }
+}
+
+/** Gives back free samples that were taken but not created (a generation could not start). */
+export async function returnFreeSamples(db: Db, collectionId: string, subject: string, n: number) {
+  await db
+    .update(sampleAllowances)
+    .set({ used: sql`greatest(${sampleAllowances.used} - ${n}, 0)`, updated_at: sql`now()` })
+    .where(and(eq(sampleAllowances.collection_id, collectionId), sql`${sampleAllowances.subject} in (${COLLECTION_SUBJECT}, ${subject})`));
+}
+
+export async function allowanceUsage(db: Db, collectionId: string, subject: string) {
+  const rows = await db
+    .select({ subject: sampleAllowances.subject, used: sampleAllowances.used })
+    .from(sampleAllowances)
+    .where(and(eq(sampleAllowances.collection_id, collectionId), sql`${sampleAllowances.subject} in (${COLLECTION_SUBJECT}, ${subject})`));
+  const used = (s: string) => rows.find((r) => r.subject === s)?.used ?? 0;
+  return { collection: used(COLLECTION_SUBJECT), user: used(subject) };
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const parts: string[] = [];
+  let e: unknown = err;
+  for (let i = 0; e && i < 5; i++) {
+    parts.push(String((e as { message?: string }).message ?? ''), String((e as { code?: string }).code ?? ''));
+    e = (e as { cause?: unknown }).cause;
+  }
+  return parts.some((p) => p === '23505' || /duplicate key|payments_chain_tx/.test(p));
+}
+
+/** Claims a verified payment: 409 PAYMENT_ALREADY_USED when the hash was accepted before. */
+export interface PaymentRecord {
+  chainId: number;
+  txHash: string;
+  token: string;
+  payer: string;
+  recipient: string;
+  amount: bigint;
+}
+
+export async function claimPayment(db: Db, p: PaymentRecord, collectionId: string): Promise<string> {
+  try {
+    const [row] = await db
+      .insert(payments)
+      .values({
+        chain_id: p.chainId,
+        tx_hash: p.txHash.toLowerCase(),
+        token_address: p.token,
+        payer: p.payer,
+        recipient: p.recipient,
+        amount: p.amount.toString(),
+        purpose: 'samples',
+        collection_id: collectionId,
+      })
+      .returning({ id: payments.id });
+    return row!.id;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw usedError(p.txHash);
+    throw err;
+  }
+}
+
+const usedError = (hash: string) => paymentError('PAYMENT_ALREADY_USED', `body.tx_hash: transaction ${hash} was already used to pay for samples`);
+
+/** Fast pre-check before reading the chain; the unique index stays the guarantee. */
+export async function assertPaymentUnused(db: Db, chainId: number, txHash: string) {
+  const [row] = await db
+    .select({ id: payments.id })
+    .from(payments)
+    .where(and(eq(payments.chain_id, chainId), eq(payments.tx_hash, txHash.toLowerCase())));
+  if (row) throw usedError(txHash);
+}
+
+/** Releases a claimed payment whose samples could not be started, so the hash can be used again. */
+export async function releasePayment(db: Db, paymentId: string) {
+  await db.delete(payments).where(eq(payments.id, paymentId));
+}
+
+export interface NewSample {
+  collection_id: string;
+  output_id: string;
+  job_id: string;
+  user_id: string | null;
+  wallet_address: string;
+  is_free: boolean;
+  payment_id: string | null;
+  traits: unknown;
+}
+
+export async function insertSamples(db: Db, rows: NewSample[]) {
+  if (rows.length === 0) return [];
+  return db.insert(samples).values(rows).returning();
+}
+
+const sampleStatus = (s: string | null) => (s === 'completed' ? 'completed' : s === 'failed' || s === 'hidden' ? 'failed' : 'pending');
+
+/** A collection's samples (§2.9), newest first; optionally one wallet's. */
+export async function listSamples(db: Db, collectionId: string, opts: { wallet?: string; limit?: number } = {}) {
+  const [c] = await db.select({ id: collections.id }).from(collections).where(eq(collections.id, collectionId));
+  if (!c) throw notFound(`collection ${collectionId}`);
+  const rows = await db
+    .select({ sample: samples, output: { status: outputs.status, url: outputs.url, input_metadata: outputs.input_metadata } })
+    .from(samples)
+    .leftJoin(outputs, eq(outputs.id, samples.output_id))
+    .where(and(eq(samples.collection_id, collectionId), opts.wallet ? sql`lower(${samples.wallet_address}) = ${opts.wallet.toLowerCase()}` : undefined))
+    .orderBy(desc(samples.created_at), desc(samples.id))
+    .limit(opts.limit ?? 100);
+  return rows.map(({ sample, output }) => {
+    const traits = Array.isArray(sample.traits) && sample.traits.length > 0 ? sample.traits : ((output?.input_metadata as { traits?: unknown } | null)?.traits ?? []);
+    const status = sampleStatus(output?.status ?? null);
+    return {
+      outputId: sample.output_id,
+      jobId: sample.job_id,
+      url: status === 'completed' ? (output?.url ?? null) : null,
+      status,
+      is_free: sample.is_free,
+      wallet_address: sample.wallet_address,
+      created_at: sample.created_at.toISOString(),
+      traits,
+    };
+  });
+}
+
+export async function paidSampleCount(db: Db, collectionId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(samples)
+    .where(and(eq(samples.collection_id, collectionId), eq(samples.is_free, false)));
+  return Number(row?.n ?? 0);
+}

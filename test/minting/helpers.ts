@@ -1,0 +1,176 @@
+/**
+ * A platform for the minting and samples tests: a throwaway anvil with the platform contracts and
+ * the AtelierTestUSD stablecoin, the real backend and admin apps with a job queue, a generation
+ * worker (small procedural images) and a TxSender for the platform wallet (anvil account 0).
+ */
+import { eq } from 'drizzle-orm';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  http,
+  parseEventLogs,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { atelierTestUSDAbi, diamondFactoryAbi } from '../../contracts/abi/index.ts';
+import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
+import { loadArtifact } from '../../src/chain/artifacts.ts';
+import { deployPlatform, type DeploymentRecord } from '../../src/chain/deploy-platform.ts';
+import type { MintingChainAccess } from '../../src/chain/mint.ts';
+import { createTxSender, type TxSender } from '../../src/chain/tx-sender.ts';
+import type { Db } from '../../src/db/client.ts';
+import { collections } from '../../src/db/schema.ts';
+import { metadataUrls } from '../../src/domain/contract-params.ts';
+import { ProceduralConnector, type GeneratorConnector } from '../../src/generation/connectors/index.ts';
+import type { StepPayload } from '../../src/generation/pipeline.ts';
+import { startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
+import { InProcessQueue } from '../../src/queue/index.ts';
+import { startLocalAnvil, type LocalAnvil } from '../helpers/anvil-local.ts';
+import { asService, call, sampleData, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+
+export interface MintingPlatform extends TestPlatform {
+  anvil: LocalAnvil;
+  client: PublicClient;
+  chain: MintingChainAccess;
+  deployment: DeploymentRecord;
+  stablecoin: Address;
+  platformAddress: Address;
+  worker?: RunningGenerationWorker;
+  /** Creates a collection through the backend and deploys it on anvil with baseURI on this backend. */
+  deployedCollection(opts?: { editions?: number; data?: unknown; title?: string }): Promise<{ id: string; address: Address }>;
+  /** Wallet client of anvil account i (i ≥ 1 for users; 0 is the platform). */
+  wallet(i: number): ReturnType<typeof walletFor>;
+}
+
+const small = new ProceduralConnector();
+const smallConnector: GeneratorConnector = {
+  kind: 'procedural-small',
+  generate: (req, onProgress, signal) => small.generate({ ...req, width: 128, height: 128 }, onProgress, signal),
+};
+
+function walletFor(rpcUrl: string, i: number) {
+  const chain = defineChain({ id: 31337, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+  return createWalletClient({ chain, transport: http(rpcUrl), account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[i]!), pollingInterval: 20, cacheTime: 0 });
+}
+
+export async function startMintingPlatform(opts: { env?: Record<string, string>; worker?: boolean } = {}): Promise<MintingPlatform> {
+  const anvil = await startLocalAnvil();
+  const client = createPublicClient({ transport: http(anvil.rpcUrl), pollingInterval: 20, cacheTime: 0 }) as PublicClient;
+  const deployment = await deployPlatform({ rpcUrl: anvil.rpcUrl, privateKey: ANVIL_PRIVATE_KEYS[0], pollingInterval: 20 });
+  const w0 = walletFor(anvil.rpcUrl, 0);
+  const usd = loadArtifact('AtelierTestUSD');
+  const deployHash = await w0.deployContract({ abi: usd.abi, bytecode: usd.bytecode } as never);
+  const stablecoin = getAddress((await client.waitForTransactionReceipt({ hash: deployHash, pollingInterval: 20 })).contractAddress!);
+  const platformAddress = w0.account.address;
+
+  const holder: { db?: Db; sender?: TxSender } = {};
+  const chain: MintingChainAccess = {
+    client: () => client,
+    sender: () =>
+      (holder.sender ??= createTxSender({
+        db: holder.db!,
+        chainId: 31337,
+        rpcUrl: anvil.rpcUrl,
+        account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]),
+        options: { pollIntervalMs: 20 },
+      })),
+    walletAddress: () => platformAddress,
+    deployment: () => ({ contracts: { ...deployment.contracts, Stablecoin: stablecoin } }),
+  };
+  const queue = new InProcessQueue<StepPayload>('generation');
+  const p = await startTestPlatform(opts.env ?? {}, { jobQueue: queue, mintingChain: chain });
+  holder.db = p.database.db;
+  const worker =
+    opts.worker === false
+      ? undefined
+      : await startGenerationWorker({
+          config: p.config,
+          database: p.database,
+          storage: p.storage,
+          queue,
+          concurrency: 2,
+          reconcile: false,
+          applyOptions: { stepWriteBackoffMs: [5, 10, 20] },
+          connectorFor: () => smallConnector,
+        });
+
+  return {
+    ...p,
+    anvil,
+    client,
+    chain,
+    deployment,
+    stablecoin,
+    platformAddress,
+    worker,
+    wallet: (i: number) => walletFor(anvil.rpcUrl, i),
+    async deployedCollection(o = {}) {
+      const created = await call(`${p.backendUrl}/nft/collections`, {
+        body: { title: o.title ?? 'Minting Test', description: 'Tokens for tests', editions: o.editions ?? 1000, data: o.data ?? sampleData() },
+        headers: asService(),
+      });
+      if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
+      const id = created.body.data.collection.id as string;
+      const urls = metadataUrls(p.backendUrl, id);
+      const hash = await w0.writeContract({
+        address: deployment.contracts.DiamondFactory,
+        abi: diamondFactoryAbi,
+        functionName: 'createCollection',
+        args: [
+          {
+            name: 'Minting Test',
+            symbol: 'MINT',
+            baseURI: urls.baseURI,
+            contractURI: urls.contractURI,
+            maxSupply: BigInt(o.editions ?? 1000),
+            royaltyReceiver: platformAddress,
+            royaltyBps: 0n,
+            owner: platformAddress,
+            minter: platformAddress,
+          },
+        ],
+      } as never);
+      const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+      const [ev] = parseEventLogs({ abi: diamondFactoryAbi, logs: receipt.logs, eventName: 'CollectionCreated' });
+      const address = getAddress(ev!.args.diamond);
+      await p.database.db
+        .update(collections)
+        .set({ contract_address: address, chain_id: 31337, deploy_tx_hash: hash, base_token_uri: urls.baseURI, mint_status: 'deployed' })
+        .where(eq(collections.id, id));
+      return { id, address };
+    },
+    async close() {
+      await worker?.close().catch(() => undefined);
+      await queue.close().catch(() => undefined);
+      await holder.sender?.close().catch(() => undefined);
+      await p.close();
+      await anvil.stop();
+    },
+  };
+}
+
+/** Sends `amount` tUSD from anvil account `from` to `to` (minting it first); returns the hash. */
+export async function payStablecoin(mp: MintingPlatform, from: number, to: Address, amount: bigint, token: Address = mp.stablecoin): Promise<Hex> {
+  const w = mp.wallet(from);
+  const faucet = await w.writeContract({ address: mp.stablecoin, abi: atelierTestUSDAbi, functionName: 'mint', args: [w.account.address, amount] } as never);
+  await mp.client.waitForTransactionReceipt({ hash: faucet, pollingInterval: 20 });
+  const hash = await w.writeContract({ address: token, abi: atelierTestUSDAbi, functionName: 'transfer', args: [to, amount] } as never);
+  await mp.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  return hash;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
