@@ -117,7 +117,25 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
   const backendUrl = publicBaseUrl(config);
   // The ownership indexer, when a factory (NFT_FACTORY_ADDRESS or deployments/<chainId>.json) and an
   // RPC are known; socket.io on the backend's port (docs/indexer.md).
-  const indexer = config.NFT_RPC_URL || config.DEV_CHAIN ? await startIndexer({ config, database, server: backend.server }) : undefined;
+  const indexer =
+    config.NFT_RPC_URL || config.DEV_CHAIN
+      ? await startIndexer({
+          config,
+          database,
+          server: backend.server,
+          // The live deployment (the embedded chain keeps its record in the data dir).
+          target: chain.deployment
+            ? {
+                ...(chain.rpcUrl ? { rpcUrl: chain.rpcUrl } : {}),
+                factoryAddress: chain.deployment.contracts.DiamondFactory,
+                startBlock: chain.deployment.blockNumber,
+                contracts: chain.deployment.contracts as Record<string, string>,
+              }
+            : chain.rpcUrl
+              ? { rpcUrl: chain.rpcUrl }
+              : undefined,
+        })
+      : undefined;
   const adminConfig = { ...config, BACKEND_API_URL: config.BACKEND_API_URL ?? backendUrl };
   const admin = await startAdmin(adminConfig, { chain: chain.services });
   const adminUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.ADMIN_PORT}`;
