@@ -96,7 +96,7 @@ const VALUE_PARSERS: Record<AdminAction, z.ZodType> = {
   setMaxSupply: z
     .string()
     .regex(/^(0|[1-9][0-9]{0,77})$/)
-    .refine((v) => BigInt(v) <= UINT256_MAX),
+    .refine((v) => /^[0-9]+$/.test(v) && BigInt(v) <= UINT256_MAX),
   setBaseURI: urlValue,
   setContractURI: urlValue,
 };

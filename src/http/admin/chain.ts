@@ -58,7 +58,7 @@ const collectionBody = z.object({
   maxSupply: z
     .string()
     .regex(/^[1-9][0-9]{0,12}$/, 'expected a positive integer as a decimal string')
-    .refine((v) => BigInt(v) < 2n ** 40n, 'must be below 2^40'),
+    .refine((v) => !/^[0-9]+$/.test(v) || BigInt(v) < 2n ** 40n, 'must be below 2^40'),
   platformCollectionId: uuid.optional(),
   /** Extensions: default the platform wallet (owner, minter) and no royalty. */
   owner: address.optional(),

@@ -1,0 +1,303 @@
+/**
+ * Collections on chain through the admin proxy: reads of valid and invalid addresses, every admin
+ * action (and its refusal for a wrong value type and when the platform wallet is not the owner),
+ * the metadata proxy for contract, token and tokens, and the design-stage deploy route.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { encodeFunctionData, type Address } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { collectionAbi } from '../../contracts/abi/index.ts';
+import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
+import { DEV_ADDRESS } from '../../src/chain/wallet.ts';
+import { sampleData } from '../helpers/platform.ts';
+import { adminCall, backendCall, collectionParams, deployFactory, startChainPlatform, type ChainPlatform } from './helpers.ts';
+
+const OTHER = privateKeyToAccount(ANVIL_PRIVATE_KEYS[1]).address;
+const THIRD = privateKeyToAccount(ANVIL_PRIVATE_KEYS[2]).address;
+const CID = '00000000-0000-4000-8000-000000000001';
+
+describe('collections on chain, admin actions, metadata proxy', { timeout: 90_000 }, () => {
+  let p: ChainPlatform;
+  let meta: http.Server;
+  let metaUrl: string;
+  let collection: Address;
+  const served: string[] = [];
+
+  before(async () => {
+    // Stands in for our own metadata host (http://meta.test is not resolvable): the proxy rewrites it.
+    meta = http.createServer((req, res) => {
+      served.push(req.url!);
+      const token = /^\/collections\/([^/]+)\/tokens\/(\d+)$/.exec(req.url!);
+      if (req.url === `/collections/${CID}/metadata.json`) {
+        res.setHeader('content-type', 'application/json');
+        return res.end(JSON.stringify({ name: 'Test Collection 1', description: 'd', image: 'http://x/i.png', external_link: 'http://x' }));
+      }
+      if (token) {
+        res.setHeader('content-type', 'application/json');
+        return res.end(JSON.stringify({ name: `Token #${token[2]}`, description: 'd', image: 'http://x/t.png', attributes: [] }));
+      }
+      if (req.url === '/big') {
+        res.setHeader('content-type', 'application/json');
+        return res.end(`"${'x'.repeat(2 * 1024 * 1024)}"`);
+      }
+      res.statusCode = 404;
+      res.end('{}');
+    });
+    await new Promise<void>((r) => meta.listen(0, '127.0.0.1', r));
+    metaUrl = `http://127.0.0.1:${(meta.address() as AddressInfo).port}`;
+    p = await startChainPlatform({ metadataRewrites: [{ from: 'http://meta.test', to: metaUrl }] });
+    await deployFactory(p);
+    const r = await adminCall(p, '/api/nft/collections', collectionParams(1));
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    collection = r.body.collection.address;
+  });
+  after(async () => {
+    await p?.close();
+    await new Promise((r) => meta?.close(r));
+  });
+
+  const readOne = async (addr: string) => {
+    const r = await adminCall(p, `/api/nft/collections?chainId=31337&addresses=${addr}`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body.collections[0];
+  };
+
+  test('POST /api/nft/collections validates its body', async () => {
+    for (const [body, field] of [
+      [{ ...collectionParams(5), maxSupply: 10 }, 'maxSupply'],
+      [{ ...collectionParams(5), maxSupply: '0' }, 'maxSupply'],
+      [{ ...collectionParams(5), name: '' }, 'name'],
+      [{ ...collectionParams(5), platformCollectionId: 'nope' }, 'platformCollectionId'],
+      [{ ...collectionParams(5), owner: '0x1' }, 'owner'],
+    ] as const) {
+      const r = await adminCall(p, '/api/nft/collections', body);
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.match(r.body.error, new RegExp(field));
+    }
+    const unknownRecord = await adminCall(p, '/api/nft/collections', { ...collectionParams(5), platformCollectionId: CID });
+    assert.equal(unknownRecord.status, 404);
+  });
+
+  test('GET /api/nft/collections: valid addresses read (§2.6), the rest in invalidAddresses', async () => {
+    const r = await adminCall(p, `/api/nft/collections?addresses=${collection},0x123,${DEV_ADDRESS},${p.chain.deployment(31337)!.contracts.MintFacet}`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.collections.length, 1);
+    const c = r.body.collections[0];
+    assert.deepEqual(Object.keys(c).sort(), [
+      'address', 'collectionId', 'contractURI', 'maxSupply', 'mintActive', 'minter', 'name', 'owner', 'symbol', 'totalSupply',
+    ]);
+    assert.equal(c.address, collection);
+    assert.equal(c.name, 'Test Collection 1');
+    assert.equal(c.symbol, 'TC1');
+    assert.equal(c.owner, DEV_ADDRESS);
+    assert.equal(c.minter, DEV_ADDRESS);
+    assert.equal(c.totalSupply, '0');
+    assert.equal(c.maxSupply, '1000');
+    assert.equal(c.mintActive, true);
+    assert.equal(c.collectionId, CID);
+    // malformed, no code (a wallet), code that is not a collection (a facet)
+    assert.equal(r.body.invalidAddresses.length, 3);
+    assert.ok(r.body.invalidAddresses.includes('0x123'));
+    assert.ok(r.body.invalidAddresses.includes(DEV_ADDRESS));
+    const missing = await adminCall(p, '/api/nft/collections');
+    assert.equal(missing.status, 400);
+    assert.match(missing.body.error, /addresses/);
+  });
+
+  test('every admin action lands and changes the collection', async () => {
+    const act = (action: string, value: unknown) => adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: collection, action, value });
+    let r = await act('setMintActive', false);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.success, true);
+    assert.match(r.body.txHash, /^0x[0-9a-f]{64}$/);
+    assert.equal(r.body.action, 'setMintActive');
+    assert.equal(r.body.value, false);
+    assert.equal((await readOne(collection)).mintActive, false);
+    r = await act('setMintActive', true);
+    assert.equal((await readOne(collection)).mintActive, true);
+
+    r = await act('setMinter', THIRD);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal((await readOne(collection)).minter, THIRD);
+    await act('setMinter', DEV_ADDRESS);
+
+    r = await act('setMaxSupply', '2500');
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal((await readOne(collection)).maxSupply, '2500');
+
+    r = await act('setContractURI', `${'http://meta.test'}/collections/${CID}/metadata.json?v=2`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.match((await readOne(collection)).contractURI, /\?v=2$/);
+    await act('setContractURI', `http://meta.test/collections/${CID}/metadata.json`);
+
+    r = await act('setBaseURI', `http://meta.test/collections/${CID}/tokens/`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+
+    // A revert the contract reports is a 409 with the decoded reason, never a 500.
+    r = await act('setMaxSupply', '1099511627776'); // 2^40: InvalidMaxSupply
+    assert.equal(r.status, 409, JSON.stringify(r.body));
+    assert.match(r.body.error, /InvalidMaxSupply/);
+  });
+
+  test('a wrong value type is a 400 naming value and the expected type', async () => {
+    const cases: Array<[string, unknown, RegExp]> = [
+      ['setMintActive', 'true', /boolean/],
+      ['setMintActive', 1, /boolean/],
+      ['setMinter', '0x12', /address/],
+      ['setMinter', true, /address/],
+      ['transferOwnership', 'alice', /address/],
+      ['setMaxSupply', 100, /unsigned integer/],
+      ['setMaxSupply', '-1', /unsigned integer/],
+      ['setMaxSupply', '1.5', /unsigned integer/],
+      ['setMaxSupply', (1n << 256n).toString(), /unsigned integer/],
+      ['setBaseURI', 'not a url', /URL/],
+      ['setBaseURI', 42, /URL/],
+      ['setContractURI', 'javascript:alert(1)', /URL/],
+    ];
+    for (const [action, value, expected] of cases) {
+      const r = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: collection, action, value });
+      assert.equal(r.status, 400, `${action} ${JSON.stringify(value)}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.error, /value/);
+      assert.match(r.body.error, expected);
+    }
+    const unknown = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: collection, action: 'selfDestruct', value: 1 });
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.error, /action/);
+    const noContract = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: THIRD, action: 'setMintActive', value: true });
+    assert.equal(noContract.status, 404);
+  });
+
+  test('the platform wallet is refused when it is not the owner (created for another owner, or after transferOwnership)', async () => {
+    const foreign = await adminCall(p, '/api/nft/collections', collectionParams(7, { owner: OTHER }));
+    assert.equal(foreign.status, 200, JSON.stringify(foreign.body));
+    assert.equal(foreign.body.collection.owner, OTHER);
+    const addr = foreign.body.collection.address;
+    for (const [action, value] of [
+      ['setMintActive', false],
+      ['setMinter', THIRD],
+      ['setMaxSupply', '5'],
+      ['setBaseURI', 'https://example.com/t/'],
+      ['setContractURI', 'https://example.com/c.json'],
+      ['transferOwnership', THIRD],
+    ] as const) {
+      const r = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: addr, action, value });
+      assert.equal(r.status, 409, `${action}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.success, false);
+      assert.match(r.body.error, /NotOwner/);
+      assert.equal(r.body.revert.name, 'NotOwner');
+    }
+    // transferOwnership away from the platform wallet, then the wallet is refused.
+    const own = await adminCall(p, '/api/nft/collections', collectionParams(8));
+    const a2 = own.body.collection.address;
+    const t = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: a2, action: 'transferOwnership', value: OTHER });
+    assert.equal(t.status, 200, JSON.stringify(t.body));
+    assert.equal((await readOne(a2)).owner, OTHER);
+    const refused = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: a2, action: 'setMintActive', value: false });
+    assert.equal(refused.status, 409);
+    assert.match(refused.body.error, /NotOwner/);
+  });
+
+  test('metadata proxy: contract, token and tokens, fetched server-side', async () => {
+    // Mint three tokens (the platform wallet is the minter) through the sender.
+    const sender = p.chain.sender(31337);
+    const mint = await sender.send({
+      purpose: 'test-mint',
+      to: collection,
+      data: encodeFunctionData({ abi: collectionAbi, functionName: 'mintTo', args: [OTHER, 3n] }),
+    });
+    assert.equal(mint.status, 'mined');
+    served.length = 0;
+
+    const c = await adminCall(p, `/api/nft/metadata?chainId=31337&address=${collection}&type=contract`);
+    assert.equal(c.status, 200, JSON.stringify(c.body));
+    assert.equal(c.body.uri, `http://meta.test/collections/${CID}/metadata.json`);
+    assert.equal(c.body.metadata.name, 'Test Collection 1');
+    assert.ok(served.includes(`/collections/${CID}/metadata.json`), 'the proxy fetched it from our host');
+
+    const t = await adminCall(p, `/api/nft/metadata?address=${collection}&type=token&tokenId=2`);
+    assert.equal(t.status, 200, JSON.stringify(t.body));
+    assert.equal(t.body.uri, `http://meta.test/collections/${CID}/tokens/2`);
+    assert.equal(t.body.owner, OTHER);
+    assert.equal(t.body.metadata.name, 'Token #2');
+
+    const all = await adminCall(p, `/api/nft/metadata?address=${collection}&type=tokens`);
+    assert.equal(all.status, 200, JSON.stringify(all.body));
+    assert.equal(all.body.totalSupply, '3');
+    assert.deepEqual(
+      all.body.tokens.map((x: any) => [x.tokenId, x.uri, x.owner]),
+      [1, 2, 3].map((i) => [String(i), `http://meta.test/collections/${CID}/tokens/${i}`, OTHER]),
+    );
+
+    const noId = await adminCall(p, `/api/nft/metadata?address=${collection}&type=token`);
+    assert.equal(noId.status, 400);
+    assert.match(noId.body.error, /tokenId/);
+    const absent = await adminCall(p, `/api/nft/metadata?address=${collection}&type=token&tokenId=9`);
+    assert.equal(absent.status, 404);
+    const badType = await adminCall(p, `/api/nft/metadata?address=${collection}&type=everything`);
+    assert.equal(badType.status, 400);
+    assert.match(badType.body.error, /type/);
+
+    // A URI that does not resolve: the document is null with the reason, the chain data still answers.
+    const set = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: collection, action: 'setContractURI', value: `${metaUrl}/big` });
+    assert.equal(set.status, 200);
+    const big = await adminCall(p, `/api/nft/metadata?address=${collection}&type=contract`);
+    assert.equal(big.status, 200);
+    assert.equal(big.body.metadata, null);
+    assert.match(big.body.metadataError, /larger than/);
+  });
+
+  test('tokens enumeration is capped at 100', async () => {
+    const r = await adminCall(p, '/api/nft/collections', collectionParams(11));
+    const addr = r.body.collection.address as Address;
+    const sender = p.chain.sender(31337);
+    for (let i = 0; i < 11; i++) {
+      const m = await sender.send({
+        purpose: 'test-mint',
+        to: addr,
+        data: encodeFunctionData({ abi: collectionAbi, functionName: 'mintTo', args: [THIRD, 10n] }),
+      });
+      assert.equal(m.status, 'mined');
+    }
+    const all = await adminCall(p, `/api/nft/metadata?address=${addr}&type=tokens`);
+    assert.equal(all.status, 200, JSON.stringify(all.body));
+    assert.equal(all.body.totalSupply, '110');
+    assert.equal(all.body.tokens.length, 100);
+    assert.equal(all.body.capped, true);
+  });
+
+  test('design-stage deploy: the whole deployment in one call', async () => {
+    const created = await adminCall(p, '/api/nft/collections/create', { title: 'Design Stage', description: '', editions: 10, data: sampleData() });
+    const id = created.body.collection.id;
+    const bad = await backendCall(p, `/nft/collections/${id}/deploy`, { max_supply: 10, royalty_bps: 20_000, royalty_receiver: OTHER });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error, /royalty_bps/);
+    const r = await backendCall(p, `/nft/collections/${id}/deploy`, { max_supply: 10, royalty_bps: 500, royalty_receiver: OTHER });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.error, null);
+    const d = r.body.data;
+    assert.match(d.contract_address, /^0x[0-9a-fA-F]{40}$/);
+    assert.match(d.tx_hash, /^0x[0-9a-f]{64}$/);
+    assert.equal(d.base_token_uri, `http://meta.test/collections/${id}/tokens/`);
+    assert.equal(d.collection.max_supply, 10);
+    assert.equal(d.collection.royalty_bps, 500);
+    assert.equal(d.collection.royalty_receiver, OTHER);
+    assert.equal(d.collection.blockchain, 'ARBITRUM');
+    assert.equal(d.collection.mint_status, 'deployed');
+    const onChain = await readOne(d.contract_address);
+    assert.equal(onChain.maxSupply, '10');
+    assert.equal(onChain.collectionId, id);
+    const royalty = (await p.chain.client(31337).readContract({
+      address: d.contract_address,
+      abi: collectionAbi,
+      functionName: 'royaltyInfo',
+      args: [1n, 10_000n],
+    })) as readonly [string, bigint];
+    assert.equal(royalty[0], OTHER);
+    assert.equal(royalty[1], 500n);
+    const again = await backendCall(p, `/nft/collections/${id}/deploy`, { max_supply: 10, royalty_bps: 500, royalty_receiver: OTHER });
+    assert.equal(again.status, 409);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * `atelier start` with the embedded dev chain (DEV_CHAIN=true): anvil on DEV_CHAIN_PORT, the
+ * platform deployed on first start, chain URL and factory printed, and a restart that keeps every
+ * contract (anvil state in <dataDir>/chain) without deploying again.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { freePort } from '../../src/chain/anvil.ts';
+import { call } from '../helpers/platform.ts';
+
+const CLI = path.resolve('bin/atelier.js');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-devchain-'));
+const children = new Set<ChildProcess>();
+after(async () => {
+  for (const c of children) await stopCli(c);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+function startCli(env: Record<string, string>): Promise<{ child: ChildProcess; output: string }> {
+  return new Promise((resolve, reject) => {
+    const { DATABASE_URL: _d, API_KEY: _k, NFT_RPC_URL: _r, NFT_DEPLOYER_PRIVATE_KEY: _p, ...base } = process.env;
+    const child = spawn(process.execPath, [CLI, 'start'], {
+      env: { ...base, DEV_CHAIN: 'true', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`start timed out:\n${output}`)), 75_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('send it as')) {
+        clearTimeout(timer);
+        resolve({ child, output });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+async function stopCli(child: ChildProcess) {
+  children.delete(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.removeAllListeners('exit');
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+test('npm start runs anvil, deploys on first start, and a restart keeps every contract', { timeout: 150_000 }, async () => {
+  const [port, adminPort, chainPort] = [await freePort(), await freePort(), await freePort()];
+  const env = { DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort), DEV_CHAIN_PORT: String(chainPort) };
+  const first = await startCli(env);
+  const admin = `http://127.0.0.1:${adminPort}`;
+  let factory: string;
+  let collection: string;
+  try {
+    assert.match(first.output, new RegExp(`chain +http://127\\.0\\.0\\.1:${chainPort}`));
+    const m = /factory +(0x[0-9a-fA-F]{40})/.exec(first.output);
+    assert.ok(m, first.output);
+    factory = m[1]!;
+    const key = fs.readFileSync(path.join(dataDir, 'api-key'), 'utf8').trim();
+    const h = { 'x-api-key': key };
+    const record = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployments', '31337.json'), 'utf8'));
+    assert.equal(record.contracts.DiamondFactory, factory);
+    const d = await call(`${admin}/api/nft/deploy`, { headers: h });
+    assert.equal(d.status, 200, JSON.stringify(d.body));
+    assert.equal(d.body.stale, false);
+    const created = await call(`${admin}/api/nft/collections`, {
+      headers: h,
+      body: { chainId: 31337, name: 'Persisted', symbol: 'PST', baseURI: 'https://x/t/', contractURI: 'https://x/c.json', maxSupply: '7' },
+    });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    collection = created.body.collection.address;
+  } finally {
+    await stopCli(first.child);
+  }
+  assert.ok(fs.existsSync(path.join(dataDir, 'chain', 'anvil-state.json')), 'anvil wrote its state on shutdown');
+
+  const second = await startCli(env);
+  try {
+    const m = /factory +(0x[0-9a-fA-F]{40})/.exec(second.output);
+    assert.equal(m?.[1], factory, 'the same factory: nothing redeployed');
+    const key = fs.readFileSync(path.join(dataDir, 'api-key'), 'utf8').trim();
+    const h = { 'x-api-key': key };
+    const d = await call(`${admin}/api/nft/deploy`, { headers: h });
+    assert.equal(d.body.stale, false);
+    const read = await call(`${admin}/api/nft/collections?addresses=${collection}`, { headers: h });
+    assert.equal(read.status, 200);
+    assert.equal(read.body.collections.length, 1, JSON.stringify(read.body));
+    assert.equal(read.body.collections[0].name, 'Persisted');
+    assert.equal(read.body.collections[0].maxSupply, '7');
+    const f = await call(`${admin}/api/nft/factory`, { headers: h });
+    assert.equal(f.body.factory.collectionCount, '1');
+  } finally {
+    await stopCli(second.child);
+  }
+});
