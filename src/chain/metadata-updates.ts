@@ -19,7 +19,13 @@ interface Pending {
 }
 
 /** One pass: emits the pending updates (at most `limit`), returns how many were sent. */
-export async function emitPendingMetadataUpdates(db: Db, chain: MintingChainAccess, limit = 50, chainIds?: number[]): Promise<number> {
+export async function emitPendingMetadataUpdates(
+  db: Db,
+  chain: MintingChainAccess,
+  limit = 50,
+  chainIds?: number[],
+  onError?: (err: unknown) => void,
+): Promise<number> {
   const result = await db.execute(sql`
     select o.id as output_id, d.token_id, c.contract_address, c.chain_id
     from decks d
@@ -35,13 +41,17 @@ export async function emitPendingMetadataUpdates(db: Db, chain: MintingChainAcce
   let sent = 0;
   for (const row of rows) {
     if (chainIds && !chainIds.includes(Number(row.chain_id))) continue;
-    await emitMetadataUpdate(chain, {
-      chainId: Number(row.chain_id),
-      collection: row.contract_address,
-      tokenId: Number(row.token_id),
-      idempotencyKey: metadataUpdateKey(row.output_id),
-    });
-    sent++;
+    try {
+      await emitMetadataUpdate(chain, {
+        chainId: Number(row.chain_id),
+        collection: row.contract_address,
+        tokenId: Number(row.token_id),
+        idempotencyKey: metadataUpdateKey(row.output_id),
+      });
+      sent++;
+    } catch (err) {
+      onError?.(err); // one token's failure does not hold back the others
+    }
   }
   return sent;
 }
@@ -59,7 +69,7 @@ export function startMetadataUpdater(
   let running: Promise<unknown> = Promise.resolve();
   const tick = () => {
     if (stopped) return;
-    running = emitPendingMetadataUpdates(db, chain, 50, opts.chainIds)
+    running = emitPendingMetadataUpdates(db, chain, 50, opts.chainIds, opts.onError)
       .catch((err) => opts.onError?.(err))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, opts.intervalMs ?? 2000);

@@ -8,6 +8,7 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
+  encodeFunctionData,
   getAddress,
   http,
   parseEventLogs,
@@ -116,25 +117,30 @@ export async function startMintingPlatform(opts: { env?: Record<string, string>;
       if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
       const id = created.body.data.collection.id as string;
       const urls = metadataUrls(p.backendUrl, id);
-      const hash = await w0.writeContract({
-        address: deployment.contracts.DiamondFactory,
-        abi: diamondFactoryAbi,
-        functionName: 'createCollection',
-        args: [
-          {
-            name: 'Minting Test',
-            symbol: 'MINT',
-            baseURI: urls.baseURI,
-            contractURI: urls.contractURI,
-            maxSupply: BigInt(o.editions ?? 1000),
-            royaltyReceiver: platformAddress,
-            royaltyBps: 0n,
-            owner: platformAddress,
-            minter: platformAddress,
-          },
-        ],
-      } as never);
-      const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+      // Through the platform's sender: it owns account 0's nonces (the MetadataUpdate poller sends too).
+      const sent = await chain.sender(31337).send({
+        purpose: 'test_create_collection',
+        to: deployment.contracts.DiamondFactory,
+        data: encodeFunctionData({
+          abi: diamondFactoryAbi,
+          functionName: 'createCollection',
+          args: [
+            {
+              name: 'Minting Test',
+              symbol: 'MINT',
+              baseURI: urls.baseURI,
+              contractURI: urls.contractURI,
+              maxSupply: BigInt(o.editions ?? 1000),
+              royaltyReceiver: platformAddress,
+              royaltyBps: 0n,
+              owner: platformAddress,
+              minter: platformAddress,
+            },
+          ],
+        }),
+      });
+      const hash = sent.hash;
+      const receipt = sent.receipt;
       const [ev] = parseEventLogs({ abi: diamondFactoryAbi, logs: receipt.logs, eventName: 'CollectionCreated' });
       const address = getAddress(ev!.args.diamond);
       await p.database.db

@@ -1,0 +1,231 @@
+/**
+ * Minting on anvil (nft-service.md §3 Minting, §4.1 mint, §4.2, §4.3): the end-to-end path
+ * create → deploy → mint-and-generate → mint-status → artwork → tokenURI over HTTP → ERC-4906
+ * MetadataUpdate; 100 concurrent mints; Idempotency-Key; the backend and design-stage routes.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { count, eq } from 'drizzle-orm';
+import { getAddress, parseEventLogs, type Address } from 'viem';
+import { collectionAbi } from '../../contracts/abi/index.ts';
+import { startMetadataUpdater, type MetadataUpdater } from '../../src/chain/metadata-updates.ts';
+import { decks, jobs, userIdentities, users } from '../../src/db/schema.ts';
+import { asService, call } from '../helpers/platform.ts';
+import { startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';
+
+describe('minting', () => {
+  let mp: MintingPlatform;
+  let updater: MetadataUpdater;
+  let recipient: Address;
+
+  before(async () => {
+    mp = await startMintingPlatform();
+    updater = startMetadataUpdater(mp.database.db, mp.chain, { intervalMs: 200 });
+    recipient = mp.wallet(4).account.address;
+  });
+  after(async () => {
+    await updater.stop();
+    await mp.close();
+  });
+
+  test('end to end: mint-and-generate → mint-status → artwork → tokenURI over HTTP → MetadataUpdate on chain', async () => {
+    const { id, address } = await mp.deployedCollection({ title: 'E2E Foxes' });
+    // The minter's profile picture comes from the user holding the recipient's wallet identity.
+    const [u] = await mp.database.db.insert(users).values({ avatar_url: 'https://pfp.example/minter.png' }).returning();
+    await mp.database.db.insert(userIdentities).values({ user_id: u!.id, provider: 'wallet', provider_user_id: recipient.toLowerCase() });
+
+    const r = await call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, {
+      body: { recipient, variables: { color: 'blue' } },
+      headers: asService(),
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const { mint, generation } = r.body.data;
+    assert.equal(mint.tokenId, 1);
+    assert.equal(getAddress(mint.recipient), recipient);
+    assert.match(mint.txHash, /^0x[0-9a-f]{64}$/);
+    assert.equal(mint.metadataUri, `http://meta.test/collections/${id}/tokens/1`);
+    assert.equal(generation.status, 'generating');
+    assert.equal(generation.deckId, mint.deckId);
+    const [job] = await mp.database.db.select().from(jobs).where(eq(jobs.id, generation.jobId));
+    assert.equal((job!.data as { variables: Record<string, string> }).variables.social_pfp, 'https://pfp.example/minter.png');
+
+    const first = await call(`${mp.backendUrl}/nft/decks/${mint.deckId}/mint-status`, { headers: asService() });
+    assert.equal(first.status, 200);
+    assert.equal(first.body.data.token_id, 1);
+    assert.equal(first.body.data.mint_status, 'minted');
+    assert.equal(first.body.data.mint_tx_hash, mint.txHash);
+
+    const done = await waitFor('artwork completed', async () => {
+      const s = await call(`${mp.backendUrl}/nft/decks/${mint.deckId}/mint-status`, { headers: asService() });
+      if (s.body.data.generation.status === 'failed') throw new Error(JSON.stringify(s.body));
+      return s.body.data.generation.status === 'completed' ? s.body.data : undefined;
+    });
+    assert.ok(done.generation.image);
+
+    const tokenURI = (await mp.client.readContract({ address, abi: collectionAbi, functionName: 'tokenURI', args: [1n] })) as string;
+    assert.equal(tokenURI, `${mp.backendUrl}/collections/${id}/tokens/1`);
+    const doc = await fetch(tokenURI);
+    assert.equal(doc.status, 200);
+    assert.match(doc.headers.get('content-type')!, /^application\/json/);
+    const body = (await doc.json()) as { name: string; image: string; attributes: unknown[] };
+    assert.equal(body.name, 'E2E Foxes #1');
+    assert.equal(body.image, done.generation.image);
+    assert.deepEqual(body.attributes, [{ trait_type: 'Color', value: 'Blue' }]);
+    const contractURI = (await mp.client.readContract({ address, abi: collectionAbi, functionName: 'contractURI' })) as string;
+    const cdoc = (await (await fetch(contractURI)).json()) as { name: string };
+    assert.equal(cdoc.name, 'E2E Foxes');
+
+    const logs = await waitFor('MetadataUpdate on chain', async () => {
+      const l = await mp.client.getLogs({ address, fromBlock: 0n, toBlock: 'latest' });
+      const updates = parseEventLogs({ abi: collectionAbi, logs: l, eventName: 'MetadataUpdate' });
+      return updates.length > 0 ? updates : undefined;
+    });
+    assert.equal(logs.length, 1);
+    assert.equal(logs[0]!.args._tokenId ?? (logs[0]!.args as { tokenId?: bigint }).tokenId, 1n);
+
+    const mints = await call(`${mp.backendUrl}/nft/collections/${id}/mints`, { headers: asService() });
+    assert.equal(mints.body.data.mints.length, 1);
+    assert.deepEqual(Object.keys(mints.body.data.mints[0]).sort(), ['id', 'mint_recipient', 'mint_status', 'mint_tx_hash', 'minted_at', 'token_id']);
+  });
+
+  test('100 concurrent mints on one collection: 100 distinct token ids, one deck each', async () => {
+    const { id, address } = await mp.deployedCollection({ title: 'Crowd' });
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, {
+          body: { recipient: mp.wallet(1 + (i % 8)).account.address, variables: {} },
+          headers: asService(),
+        }),
+      ),
+    );
+    const bad = results.filter((r) => r.status !== 201);
+    assert.equal(bad.length, 0, JSON.stringify(bad.slice(0, 3).map((r) => r.body)));
+    const ids = results.map((r) => r.body.data.mint.tokenId as number).sort((a, b) => a - b);
+    assert.deepEqual(ids, Array.from({ length: 100 }, (_, i) => i + 1));
+    const rows = await mp.database.db.select({ token_id: decks.token_id }).from(decks).where(eq(decks.collection_id, id));
+    assert.equal(rows.length, 100);
+    assert.equal(new Set(rows.map((r) => r.token_id)).size, 100);
+    const supply = await mp.client.readContract({ address, abi: collectionAbi, functionName: 'totalSupply' });
+    assert.equal(supply, 100n);
+  });
+
+  test('Idempotency-Key: concurrent and later retries never mint twice', async () => {
+    const { id, address } = await mp.deployedCollection({ title: 'Retry' });
+    const send = (key: string, rcpt: Address = recipient) =>
+      call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, {
+        body: { recipient: rcpt, variables: {} },
+        headers: asService({ 'idempotency-key': key }),
+      });
+    const burst = await Promise.all([send('k-1'), send('k-1'), send('k-1')]);
+    for (const r of burst) assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(new Set(burst.map((r) => r.body.data.mint.tokenId)).size, 1);
+    const later = await send('k-1');
+    assert.equal(later.status, 201);
+    assert.equal(later.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(later.body, burst[0]!.body);
+    const other = await send('k-2');
+    assert.equal(other.body.data.mint.tokenId, 2);
+    const reused = await send('k-1', mp.wallet(6).account.address);
+    assert.equal(reused.status, 409);
+    assert.equal(reused.body.code, 'IDEMPOTENCY_KEY_REUSED');
+    assert.equal(await mp.client.readContract({ address, abi: collectionAbi, functionName: 'totalSupply' }), 2n);
+    const [n] = await mp.database.db.select({ n: count() }).from(decks).where(eq(decks.collection_id, id));
+    assert.equal(Number(n!.n), 2);
+  });
+
+  test('refusals: not deployed 409, unknown 404, bad input 400, sold out 409', async () => {
+    const created = await call(`${mp.backendUrl}/nft/collections`, {
+      body: { title: 'Draft', description: '', editions: 2, data: (await import('../helpers/platform.ts')).sampleData() },
+      headers: asService(),
+    });
+    const draft = created.body.data.collection.id;
+    const nd = await call(`${mp.backendUrl}/nft/collections/${draft}/mint-and-generate`, { body: { recipient }, headers: asService() });
+    assert.equal(nd.status, 409);
+    assert.match(nd.body.error, /not deployed/);
+    const missing = await call(`${mp.backendUrl}/nft/collections/00000000-0000-4000-8000-000000000000/mint-and-generate`, { body: { recipient }, headers: asService() });
+    assert.equal(missing.status, 404);
+    const badRecipient = await call(`${mp.backendUrl}/nft/collections/${draft}/mint-and-generate`, { body: { recipient: 'nope' }, headers: asService() });
+    assert.equal(badRecipient.status, 400);
+    assert.match(badRecipient.body.error, /recipient/);
+    const noAuth = await call(`${mp.backendUrl}/nft/collections/${draft}/mint-and-generate`, { body: { recipient } });
+    assert.equal(noAuth.status, 401);
+
+    const { id } = await mp.deployedCollection({ title: 'Tiny', editions: 2 });
+    const badVar = await call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, { body: { recipient, variables: { color: 'green' } }, headers: asService() });
+    assert.equal(badVar.status, 400);
+    assert.match(badVar.body.error, /variables\.color/);
+    // Design-stage mint with quantity: 2 fit, the third is refused before the chain.
+    const two = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient_address: recipient, quantity: 2 }, headers: asService() });
+    assert.equal(two.status, 201, JSON.stringify(two.body));
+    assert.deepEqual(two.body.data.token_ids, [1, 2]);
+    assert.equal(two.body.data.deck_ids.length, 2);
+    const third = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient_address: recipient, quantity: 1 }, headers: asService() });
+    assert.equal(third.status, 409);
+    assert.match(third.body.error, /max supply/);
+    const q = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient, quantity: 0 }, headers: asService() });
+    assert.equal(q.status, 400);
+  });
+
+  test('backend mint with outputId, tokens list, design-stage generate and per-token metadata', async () => {
+    const { id } = await mp.deployedCollection({ title: 'Linked' });
+    const out = await call(`${mp.backendUrl}/outputs`, {
+      body: { collection_id: id, auto_create_deck: true },
+      headers: asService({ user_id: 'creator-1' }),
+    });
+    assert.equal(out.status, 201, JSON.stringify(out.body));
+    const outputId = out.body.data.id;
+    const m = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient, chainId: 31337, outputId }, headers: asService() });
+    assert.equal(m.status, 201, JSON.stringify(m.body));
+    assert.equal(m.body.data.tokenId, 1);
+    assert.equal(m.body.data.deckId, out.body.data.deck_id);
+    const wrongChain = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient, chainId: 1 }, headers: asService() });
+    assert.equal(wrongChain.status, 400);
+
+    const plain = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient }, headers: asService() });
+    assert.equal(plain.body.data.tokenId, 2);
+    const md = await call(`${mp.backendUrl}/nft/collections/${id}/metadata/2`);
+    assert.equal(md.status, 200);
+    assert.equal(md.body.name, 'Linked #2');
+    assert.equal(md.body.image, '');
+
+    const gen = await call(`${mp.backendUrl}/nft/collections/${id}/generate`, { body: { token_id: 2, generation_overrides: { color: 'red' } }, headers: asService() });
+    assert.equal(gen.status, 202, JSON.stringify(gen.body));
+    assert.equal(gen.body.data.token_id, 2);
+    assert.ok(gen.body.data.job_id);
+    const missingToken = await call(`${mp.backendUrl}/nft/collections/${id}/generate`, { body: { token_id: 99 }, headers: asService() });
+    assert.equal(missingToken.status, 404);
+    await waitFor('token 2 artwork', async () => {
+      const d = await call(`${mp.backendUrl}/nft/collections/${id}/metadata/2`);
+      return d.body.image ? d : undefined;
+    });
+    const final = await call(`${mp.backendUrl}/nft/collections/${id}/metadata/2`);
+    assert.deepEqual(final.body.attributes, [{ trait_type: 'Color', value: 'Red' }]);
+
+    const page = await call(`${mp.backendUrl}/nft/collections/${id}/tokens?page=1&limit=1`, { headers: asService() });
+    assert.equal(page.status, 200);
+    assert.equal(page.body.data.total, 2);
+    assert.equal(page.body.data.tokens.length, 1);
+    assert.equal(page.body.data.tokens[0].token_id, 1);
+    const page2 = await call(`${mp.backendUrl}/nft/collections/${id}/tokens?page=2&limit=1`, { headers: asService() });
+    assert.equal(page2.body.data.tokens[0].token_id, 2);
+    const badPage = await call(`${mp.backendUrl}/nft/collections/${id}/tokens?limit=500`, { headers: asService() });
+    assert.equal(badPage.status, 400);
+  });
+
+  test('admin proxy: POST and GET /api/nft/mint', async () => {
+    const { id } = await mp.deployedCollection({ title: 'Admin' });
+    const r = await call(`${mp.adminUrl}/api/nft/mint`, { body: { collectionId: id, recipient, variables: {} }, headers: asService({ 'idempotency-key': 'admin-1' }) });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.success, true);
+    assert.equal(r.body.mint.tokenId, 1);
+    assert.equal(r.body.generation.status, 'generating');
+    const again = await call(`${mp.adminUrl}/api/nft/mint`, { body: { collectionId: id, recipient, variables: {} }, headers: asService({ 'idempotency-key': 'admin-1' }) });
+    assert.equal(again.body.mint.tokenId, 1);
+    const list = await call(`${mp.adminUrl}/api/nft/mint?collectionId=${id}`, { headers: asService() });
+    assert.equal(list.status, 200);
+    assert.equal(list.body.mints.length, 1);
+    const bad = await call(`${mp.adminUrl}/api/nft/mint`, { body: { collectionId: id, recipient: '0x1' }, headers: asService() });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.success, false);
+  });
+});
