@@ -3,7 +3,9 @@
  * Configuration comes from the environment (see .env.example); a bad value stops here with a
  * message naming the variable.
  */
+import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { createChainServices } from './chain/platform-chain.ts';
 import {
   ensureServiceKey,
   openConfiguredDatabase,
@@ -92,17 +94,30 @@ async function main(argv: string[]): Promise<void> {
     case 'backend': {
       const database = await openConfiguredDatabase(config);
       await database.migrate();
-      const app = await startBackend(config, database);
+      // Chain services on the configured RPCs (no embedded anvil: that is `atelier start`'s).
+      const chain = createChainServices({ config, db: database.db, deploymentsDir: path.join(config.dataDir, 'deployments') });
+      const app = await startBackend(config, database, { chain });
       onShutdown(async () => {
         await app.close();
+        await chain.close();
         await database.close();
       });
       process.stdout.write(`backend listening on ${publicBaseUrl(config)}\n`);
       return;
     }
     case 'admin': {
-      const app = await startAdmin(config);
-      onShutdown(() => app.close());
+      // Chain writes are recorded before they are sent: with DATABASE_URL the admin proxy has a
+      // tx sender; without it its chain routes answer 503 (docs/chain-operations.md).
+      const database = config.DATABASE_URL ? await openConfiguredDatabase(config) : undefined;
+      const chain = database
+        ? createChainServices({ config, db: database.db, deploymentsDir: path.join(config.dataDir, 'deployments') })
+        : undefined;
+      const app = await startAdmin(config, { chain });
+      onShutdown(async () => {
+        await app.close();
+        await chain?.close();
+        await database?.close();
+      });
       process.stdout.write(`admin proxy listening on port ${config.ADMIN_PORT}\n`);
       return;
     }
