@@ -112,6 +112,10 @@ export const collections = pgTable(
     custodied_for: uuid('custodied_for').references(() => socialLinks.id),
     status: varchar('status', { length: 20 }).notNull().default('draft'),
     cover_image_url: text('cover_image_url'),
+    /** Custodial template collections: {type: 'dynamic_json', job_type, template} (content-service.md §4.5). */
+    component: jsonb('component'),
+    /** Source details kept verbatim (e.g. cast_hash, miniapp_cover_image). */
+    source_metadata: jsonb('source_metadata'),
     // deployment
     contract_address: varchar('contract_address', { length: 42 }),
     chain_id: integer('chain_id'),

@@ -1,0 +1,2 @@
+ALTER TABLE "collections" ADD COLUMN "component" jsonb;--> statement-breakpoint
+ALTER TABLE "collections" ADD COLUMN "source_metadata" jsonb;
