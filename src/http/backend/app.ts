@@ -9,6 +9,7 @@ import { collectionDesignRoutes } from './collection-design.ts';
 import { collectionRoutes } from './collections.ts';
 import { deployRoutes } from './deploy.ts';
 import type { ChainServices } from '../../chain/platform-chain.ts';
+import { custodialRoutes } from './custodial.ts';
 import { feedRoutes } from './feed.ts';
 import { identityRoutes } from './identity.ts';
 import { indexerRoutes, type IndexerHost } from './indexer.ts';
@@ -76,6 +77,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
     app.addHook('preClose', () => realtime.close());
   }
   feedRoutes(app, deps);
+  custodialRoutes(app, deps);
   metadataRoutes(app, deps);
   mintingRoutes(app, deps);
   jobRoutes(app, deps);
