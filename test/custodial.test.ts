@@ -1,0 +1,91 @@
+/** Custodial template collections (content-service.md §4.5), then a generation from the template. */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { jobs, outputs } from '../src/db/schema.ts';
+import { startJobsPlatform, waitFor, type JobsPlatform } from './helpers/jobs.ts';
+import { asService, call } from './helpers/platform.ts';
+
+let p: JobsPlatform;
+before(async () => {
+  p = await startJobsPlatform('in-process');
+});
+after(() => p.close());
+
+const body = (over: Record<string, unknown> = {}) => ({
+  collection_details: { title: 'Frens', description: 'for a fren', social_org: 'social_a', social_identifier: '4242', price: '0.5', editions: '10' },
+  variables: [
+    { name: 'hat', template_mapping: 'hat_style', options: ['beanie', 'crown'], is_selectable: true, is_customizable: false },
+    { name: 'mood', options: ['happy'], is_selectable: false, is_customizable: true },
+  ],
+  job_type: 'miniapp_pfp',
+  template_json: { prompt: 'a portrait wearing a {{hat_style}}, feeling {{mood}}', size: '1024x1024' },
+  ...over,
+});
+
+test('creates a custodial collection with its social link, variables and dynamic_json component', async () => {
+  const res = await call(`${p.backendUrl}/api/workflows/create-simple-collection`, { headers: asService(), body: body() });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const d = res.body.data;
+  assert.equal(d.blockchain, 'tezos');
+  assert.equal(d.price, 0.5);
+  assert.equal(d.editions, 10);
+  assert.equal(d.is_custodial, true);
+  assert.equal(d.custodied_for, d.social_link.id);
+  assert.deepEqual(
+    { org: d.social_link.social_org, id: d.social_link.social_identifier },
+    { org: 'social_a', id: '4242' },
+  );
+  assert.deepEqual(d.component, {
+    type: 'dynamic_json',
+    job_type: 'miniapp_pfp',
+    template: { prompt: 'a portrait wearing a {{hat_style}}, feeling {{mood}}', size: '1024x1024' },
+  });
+  assert.deepEqual(d.variables.map((v: any) => [v.name, v.is_selectable, v.is_user_customizable]), [
+    ['hat', true, false],
+    ['mood', false, true],
+  ]);
+  // Same identity again: the social link is reused.
+  const again = await call(`${p.backendUrl}/api/workflows/create-simple-collection`, { headers: asService(), body: body() });
+  assert.equal(again.body.data.social_link.id, d.social_link.id);
+
+  // The template's placeholders became $variables, filled at generation time.
+  const gen = await call(`${p.backendUrl}/api/collections/${d.id}/generate`, {
+    headers: asService(),
+    body: { variables: { hat: 'crown', mood: 'sleepy' }, workflow_id: 'flexible_prompt' },
+  });
+  assert.ok([200, 202].includes(gen.status), JSON.stringify(gen.body));
+  const jobId = gen.body.data.jobId;
+  const job = await waitFor('job completed', async () => {
+    const [row] = await p.database.db.select().from(jobs).where(eq(jobs.id, jobId));
+    return row && ['completed', 'failed'].includes(row.status) ? row : undefined;
+  });
+  assert.equal(job.status, 'completed', job.error_message ?? '');
+  const [out] = await p.database.db.select().from(outputs).where(eq(outputs.job_id, jobId));
+  assert.equal(out!.status, 'completed');
+  const data = job.data as { steps: Array<{ nodePayload: { intent: string } }> };
+  assert.equal(data.steps[0]!.nodePayload.intent, 'a portrait wearing a crown, feeling sleepy');
+});
+
+test('validation: unknown social_org, placeholder missing from the template, bad numbers', async () => {
+  const badOrg = await call(`${p.backendUrl}/api/workflows/create-simple-collection`, {
+    headers: asService(),
+    body: body({ collection_details: { title: 'x', social_org: 'myspace', social_identifier: '1' } }),
+  });
+  assert.equal(badOrg.status, 400);
+  assert.match(badOrg.body.error, /social_org/);
+  const missing = await call(`${p.backendUrl}/api/workflows/create-simple-collection`, {
+    headers: asService(),
+    body: body({ template_json: { prompt: 'no placeholders' } }),
+  });
+  assert.equal(missing.status, 400);
+  assert.match(missing.body.error, /variables\.0\.template_mapping.*hat_style/);
+  const badEditions = await call(`${p.backendUrl}/api/workflows/create-simple-collection`, {
+    headers: asService(),
+    body: body({ collection_details: { title: 'x', social_org: 'social_b', social_identifier: '1', editions: 'ten' } }),
+  });
+  assert.equal(badEditions.status, 400);
+  assert.match(badEditions.body.error, /editions/);
+  const noAuth = await call(`${p.backendUrl}/api/workflows/create-simple-collection`, { body: body() });
+  assert.equal(noAuth.status, 401);
+});
