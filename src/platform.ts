@@ -11,6 +11,8 @@ import { openDatabase, type Database } from './db/client.ts';
 import { buildAdminApp, type AdminDeps } from './http/admin/app.ts';
 import { startPlatformChain, stderrChainLogger } from './chain/dev-chain.ts';
 import type { ChainServices } from './chain/platform-chain.ts';
+import { startMetadataUpdater } from './chain/metadata-updates.ts';
+import type { MintingChainAccess } from './chain/mint.ts';
 import { buildBackendApp } from './http/backend/app.ts';
 import { createStorage } from './storage/index.ts';
 import { startIndexer } from './indexer/service.ts';
@@ -139,6 +141,10 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
   const adminConfig = { ...config, BACKEND_API_URL: config.BACKEND_API_URL ?? backendUrl };
   const admin = await startAdmin(adminConfig, { chain: chain.services });
   const adminUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.ADMIN_PORT}`;
+  // ERC-4906: MetadataUpdate for each token whose artwork completed (docs/minting.md).
+  const metadataUpdater = startMetadataUpdater(database.db, chain.services as unknown as MintingChainAccess, {
+    onError: (err) => backend.log.warn({ err }, 'MetadataUpdate failed'),
+  });
   return {
     backend,
     admin,
@@ -149,6 +155,7 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
     factoryAddress: chain.deployment?.contracts.DiamondFactory,
     async stop() {
       await indexer?.stop();
+      await metadataUpdater.stop();
       await admin.close();
       await backend.close();
       await chain.stop(); // stops anvil, which writes its state
