@@ -120,27 +120,35 @@ export async function startAnvil(opts: StartAnvilOptions = {}): Promise<AnvilIns
   const host = opts.host ?? '127.0.0.1';
   const chainId = opts.chainId ?? 31337;
   const timeoutMs = opts.timeoutMs ?? 15_000;
-  const explicitPort = opts.port !== undefined && opts.port !== 0;
-  // A port picked by us can be taken between the probe and anvil's bind: retry a few times.
-  for (let attempt = 0; ; attempt++) {
-    const port = explicitPort ? (opts.port as number) : await freePort(host);
-    try {
-      return await launch({ ...opts, host, chainId, port, timeoutMs });
-    } catch (err) {
-      if (explicitPort || attempt >= 2 || !(err instanceof AnvilExitedError)) throw err;
-    }
-  }
+  // Without an explicit port anvil binds port 0 itself and reports the port it got: probing for a
+  // free port first would race with other processes, and a lost race could leave us talking to
+  // somebody else's anvil on that port.
+  const port = opts.port ?? 0;
+  return launch({ ...opts, host, chainId, port, timeoutMs });
 }
 
 class AnvilExitedError extends Error {}
 
 async function launch(o: StartAnvilOptions & { host: string; chainId: number; port: number; timeoutMs: number }): Promise<AnvilInstance> {
-  const args = ['--host', o.host, '--port', String(o.port), '--chain-id', String(o.chainId), '--silent'];
+  const ownPort = o.port === 0;
+  // --silent would also hide the "Listening on" line that tells an own-port launch its port.
+  const args = ['--host', o.host, '--port', String(o.port), '--chain-id', String(o.chainId), ...(ownPort ? [] : ['--silent'])];
   if (o.statePath) args.push('--state', o.statePath);
   if (o.blockTime !== undefined) args.push('--block-time', String(o.blockTime));
   if (o.args) args.push(...o.args);
 
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', ownPort ? 'pipe' : 'ignore', 'pipe'] });
+  let boundPort = ownPort ? 0 : o.port;
+  if (ownPort) {
+    let banner = '';
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      if (boundPort) return; // keep draining, stop parsing
+      banner = (banner + chunk).slice(-4096);
+      const m = /Listening on [^\s]*:(\d+)/.exec(banner);
+      if (m) boundPort = Number(m[1]);
+    });
+  }
   running.add(child);
   installExitHook();
   let stderr = '';
@@ -160,7 +168,6 @@ async function launch(o: StartAnvilOptions & { host: string; chainId: number; po
     stderr += `\n${err.message}`;
   });
 
-  const rpcUrl = `http://${o.host}:${o.port}`;
   const deadline = Date.now() + o.timeoutMs;
   for (;;) {
     if (exited) {
@@ -168,11 +175,11 @@ async function launch(o: StartAnvilOptions & { host: string; chainId: number; po
         `anvil exited before answering (code ${exited.code}, signal ${exited.signal}) on port ${o.port}: ${stderr.trim()}`,
       );
     }
-    const id = await rpcAnswers(rpcUrl);
+    const id = boundPort ? await rpcAnswers(`http://${o.host}:${boundPort}`) : undefined;
     if (id !== undefined) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`anvil did not answer on ${rpcUrl} within ${o.timeoutMs} ms: ${stderr.trim()}`);
+      throw new Error(`anvil did not answer on port ${boundPort || o.port} within ${o.timeoutMs} ms: ${stderr.trim()}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -191,5 +198,5 @@ async function launch(o: StartAnvilOptions & { host: string; chainId: number; po
     return stopping;
   };
 
-  return { rpcUrl, port: o.port, chainId: o.chainId, process: child, stderr: () => stderr, stop };
+  return { rpcUrl: `http://${o.host}:${boundPort}`, port: boundPort, chainId: o.chainId, process: child, stderr: () => stderr, stop };
 }
