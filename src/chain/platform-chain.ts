@@ -10,8 +10,8 @@ import { getAddress, type Address, type PublicClient } from 'viem';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { AppError } from '../domain/errors.ts';
-import { ARTIFACTS_DIR, BUILD_COMMAND, artifactsAvailable } from './artifacts.ts';
-import { chainInfo, isSupportedChain, publicClientForUrl, rpcUrlFor } from './chains.ts';
+import { ARTIFACTS_DIR, BUILD_COMMAND, artifactsAvailable, loadArtifact } from './artifacts.ts';
+import { DEV_CHAIN_ID, chainInfo, isSupportedChain, publicClientForUrl, rpcUrlFor } from './chains.ts';
 import {
   FACET_NAMES,
   deployPlatform,
@@ -218,6 +218,23 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
     return record;
   };
 
+  /**
+   * The dev chain also gets the stablecoin test token (AtelierTestUSD, open faucet) for paid
+   * samples, recorded as `Stablecoin`. Real chains use STABLECOIN_ADDRESS instead.
+   */
+  const withDevStablecoin = async (chainId: number, record: DeploymentRecord): Promise<DeploymentRecord> => {
+    if (chainId !== DEV_CHAIN_ID || !artifactsAvailable(['AtelierTestUSD'], artifactsDir)) return record;
+    const current = record.contracts.Stablecoin;
+    if (current && (await hasCode(chainId, current))) return record;
+    const artifact = loadArtifact('AtelierTestUSD', artifactsDir);
+    const r = await sender(chainId).send({ purpose: 'deploy:Stablecoin', data: artifact.bytecode });
+    if (r.status !== 'mined' || !r.receipt.contractAddress) throw new AppError('upstream', 'the stablecoin test token deployment reverted');
+    const updated = { ...record, contracts: { ...record.contracts, Stablecoin: getAddress(r.receipt.contractAddress) } };
+    writeDeploymentRecord(updated, opts.deploymentsDir ?? committedDir);
+    logger?.info({ chainId, stablecoin: updated.contracts.Stablecoin }, 'stablecoin test token deployed');
+    return updated;
+  };
+
   /** One deployment per chain at a time: concurrent callers share it. */
   const deploy = (chainId: number): Promise<DeploymentRecord> => {
     assertSupportedChain(chainId);
@@ -240,8 +257,10 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
     deployPlatform: deploy,
     async ensureDeployed(chainId) {
       const record = deployment(chainId);
-      if (record && (await hasCode(chainId, record.contracts.DiamondFactory))) return { deployment: record, deployed: false };
-      return { deployment: await deploy(chainId), deployed: true };
+      if (record && (await hasCode(chainId, record.contracts.DiamondFactory))) {
+        return { deployment: await withDevStablecoin(chainId, record), deployed: false };
+      }
+      return { deployment: await withDevStablecoin(chainId, await deploy(chainId)), deployed: true };
     },
     hasCode,
     contractExists: hasCode,

@@ -62,6 +62,7 @@ test('npm start runs anvil, deploys on first start, and a restart keeps every co
   const admin = `http://127.0.0.1:${adminPort}`;
   let factory: string;
   let collection: string;
+  let stablecoin: string;
   try {
     assert.match(first.output, new RegExp(`chain +http://127\\.0\\.0\\.1:${chainPort}`));
     const m = /factory +(0x[0-9a-fA-F]{40})/.exec(first.output);
@@ -71,6 +72,8 @@ test('npm start runs anvil, deploys on first start, and a restart keeps every co
     const h = { 'x-api-key': key };
     const record = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployments', '31337.json'), 'utf8'));
     assert.equal(record.contracts.DiamondFactory, factory);
+    assert.match(record.contracts.Stablecoin, /^0x[0-9a-fA-F]{40}$/, 'the stablecoin test token is deployed on the dev chain');
+    stablecoin = record.contracts.Stablecoin;
     const d = await call(`${admin}/api/nft/deploy`, { headers: h });
     assert.equal(d.status, 200, JSON.stringify(d.body));
     assert.equal(d.body.stale, false);
@@ -89,6 +92,8 @@ test('npm start runs anvil, deploys on first start, and a restart keeps every co
   try {
     const m = /factory +(0x[0-9a-fA-F]{40})/.exec(second.output);
     assert.equal(m?.[1], factory, 'the same factory: nothing redeployed');
+    const record = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployments', '31337.json'), 'utf8'));
+    assert.equal(record.contracts.Stablecoin, stablecoin, 'the same stablecoin after a restart');
     const key = fs.readFileSync(path.join(dataDir, 'api-key'), 'utf8').trim();
     const h = { 'x-api-key': key };
     const d = await call(`${admin}/api/nft/deploy`, { headers: h });
