@@ -212,6 +212,23 @@ describe('minting', () => {
     assert.equal(badPage.status, 400);
   });
 
+  test('per-token mint: the next id is minted, any other id is a 409 naming the next one', async () => {
+    const { id } = await mp.deployedCollection({ title: 'Per Token' });
+    const wrong = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/5/mint`, { body: { recipient_address: recipient, quantity: 1 }, headers: asService() });
+    assert.equal(wrong.status, 409);
+    assert.equal(wrong.body.next_token_id, 1);
+    assert.match(wrong.body.error, /next token id .* is 1/);
+    const first = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/1/mint`, { body: { recipient_address: recipient, quantity: 2 }, headers: asService() });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.deepEqual(first.body.data.token_ids, [1, 2]);
+    assert.equal(first.body.data.requested_token_id, 1);
+    const next = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/3/mint`, { body: { recipient_address: recipient, quantity: 1 }, headers: asService() });
+    assert.deepEqual(next.body.data.token_ids, [3]);
+    const bad = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/zero/mint`, { body: { recipient_address: recipient, quantity: 1 }, headers: asService() });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error, /path\.tokenId/);
+  });
+
   test('admin proxy: POST and GET /api/nft/mint', async () => {
     const { id } = await mp.deployedCollection({ title: 'Admin' });
     const r = await call(`${mp.adminUrl}/api/nft/mint`, { body: { collectionId: id, recipient, variables: {} }, headers: asService({ 'idempotency-key': 'admin-1' }) });

@@ -280,6 +280,38 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
     (req, reply) => idempotent(req, reply, 'mint', (key) => mint(req, req.params.collectionId, req.body, key)),
   );
 
+  /**
+   * §4.3 per-token mint. Token ids are sequential on chain (docs/contracts.md), so this mints the
+   * next id and refuses (409) when :tokenId is not that id: the caller learns the id it will get.
+   * Two callers racing for the same id: the chain gives it to one, and the other's response
+   * carries the ids it really got (token_ids), with the checked id in requested_token_id.
+   */
+  r.post(
+    '/nft/collections/:collectionId/tokens/:tokenId/mint',
+    {
+      schema: {
+        params: collectionIdParams.extend({ tokenId: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }),
+        body: mintBody,
+        tags: ['minting'],
+      },
+    },
+    async (req, reply) => {
+      const c = await getCollection(db, req.params.collectionId);
+      const next = c.tokens_minted + 1;
+      if (req.params.tokenId !== next) {
+        throw conflict(`token ids are minted in order: the next token id of collection ${c.id} is ${next}, not ${req.params.tokenId}`, {
+          code: 'NOT_NEXT_TOKEN',
+          next_token_id: next,
+        });
+      }
+      return idempotent(req, reply, 'token-mint', async (key) => {
+        const res = await mint(req, req.params.collectionId, req.body, key);
+        (res.body.data as Record<string, unknown>).requested_token_id = req.params.tokenId;
+        return res;
+      });
+    },
+  );
+
   r.get('/nft/decks/:deckId/mint-status', { schema: { params: deckIdParams, tags: ['minting'] } }, async (req) => ok(await mintStatus(db, req.params.deckId)));
 
   r.get('/nft/collections/:collectionId/mints', { schema: { params: collectionIdParams, tags: ['minting'] } }, async (req) => {
