@@ -4,64 +4,21 @@
  * through the admin proxy working end to end.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { freePort } from '../src/chain/anvil.ts';
+import { CLI, startCli, stopAllClis, stopCli } from './helpers/cli.ts';
 import { call, sampleData } from './helpers/platform.ts';
 
-const CLI = path.resolve('bin/atelier.js');
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
-
-interface Started {
-  child: ChildProcess;
-  output: string;
-}
-
-function startCli(env: Record<string, string>): Promise<Started> {
-  return new Promise((resolve, reject) => {
-    const { DATABASE_URL: _omit, API_KEY: _k, ...base } = process.env;
-    const child = spawn(process.execPath, [CLI, 'start'], {
-      env: { ...base, DEV_CHAIN: 'false', LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`start timed out:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('send it as')) {
-        clearTimeout(timer);
-        resolve({ child, output });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output}`));
-    });
-  });
-}
-
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  child.removeAllListeners('exit');
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-start-'));
-after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+after(async () => {
+  await stopAllClis();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
 
 test('npm start serves both apps on embedded defaults; the generated key survives a restart', async () => {
   const [port, adminPort] = [await freePort(), await freePort()];
@@ -96,7 +53,7 @@ test('npm start serves both apps on embedded defaults; the generated key survive
     assert.equal(reset.body.success, true);
     assert.equal((await call(`${admin}/api/nft/collections/lookup?collectionId=${id}`)).status, 401);
   } finally {
-    await stop(first.child);
+    await stopCli(first.child);
   }
 
   const second = await startCli(env);
@@ -108,7 +65,7 @@ test('npm start serves both apps on embedded defaults; the generated key survive
     assert.equal(lookup.status, 200);
     assert.equal(lookup.body.collection.description, 'changed', 'data persisted in the data dir');
   } finally {
-    await stop(second.child);
+    await stopCli(second.child);
   }
 });
 

@@ -10,7 +10,8 @@ import { AppError, type AppErrorKind } from '../domain/errors.ts';
 
 export type ErrorStyle = 'envelope' | 'success';
 
-const STATUS: Record<AppErrorKind, number> = {
+/** The HTTP status of each AppError kind. */
+export const STATUS_OF_KIND: Record<AppErrorKind, number> = {
   invalid: 400,
   unauthorized: 401,
   payment_required: 402,
@@ -63,7 +64,7 @@ export function installErrorHandling(app: FastifyInstance, style: ErrorStyle) {
       return sendError(reply, style, 400, validationMessage(error));
     }
     if (error instanceof AppError) {
-      return sendError(reply, style, STATUS[error.kind], error.message, error.extra);
+      return sendError(reply, style, STATUS_OF_KIND[error.kind], error.message, error.extra);
     }
     if (error instanceof ZodError) {
       return sendError(reply, style, 400, zodMessage(error));

@@ -8,6 +8,15 @@ export const BLOCKCHAINS = ['ETHEREUM', 'BASE', 'TEZOS', 'ARBITRUM'] as const;
 export const blockchain = z.enum(BLOCKCHAINS);
 export const socialOrg = z.enum(['social_a', 'social_b']);
 
+/** `.refine(...socialPair)`: a custodial identity needs both social_org and social_identifier. */
+export const socialPair: [
+  (b: { social_org?: unknown; social_identifier?: unknown }) => boolean,
+  { message: string; path: string[] },
+] = [
+  (b) => (b.social_org === undefined) === (b.social_identifier === undefined),
+  { message: 'social_org and social_identifier go together', path: ['social_identifier'] },
+];
+
 /** Query strings arrive as text: coerce integers explicitly and reject junk. */
 export const queryInt = (min: number, max: number) =>
   z

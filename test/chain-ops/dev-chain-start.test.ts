@@ -4,61 +4,26 @@
  * contract (anvil state in <dataDir>/chain) without deploying again.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { freePort } from '../../src/chain/anvil.ts';
+import { startCli, stopAllClis, stopCli } from '../helpers/cli.ts';
 import { call } from '../helpers/platform.ts';
 
-const CLI = path.resolve('bin/atelier.js');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-devchain-'));
-const children = new Set<ChildProcess>();
 after(async () => {
-  for (const c of children) await stopCli(c);
+  await stopAllClis();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-function startCli(env: Record<string, string>): Promise<{ child: ChildProcess; output: string }> {
-  return new Promise((resolve, reject) => {
-    const { DATABASE_URL: _d, API_KEY: _k, NFT_RPC_URL: _r, NFT_DEPLOYER_PRIVATE_KEY: _p, ...base } = process.env;
-    const child = spawn(process.execPath, [CLI, 'start'], {
-      env: { ...base, DEV_CHAIN: 'true', LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`start timed out:\n${output}`)), 75_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('send it as')) {
-        clearTimeout(timer);
-        resolve({ child, output });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output}`));
-    });
-  });
-}
-
-async function stopCli(child: ChildProcess) {
-  children.delete(child);
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.removeAllListeners('exit');
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
+const startDevCli = (env: Record<string, string>) => startCli({ DEV_CHAIN: 'true', ...env });
 
 test('npm start runs anvil, deploys on first start, and a restart keeps every contract', { timeout: 150_000 }, async () => {
   const [port, adminPort, chainPort] = [await freePort(), await freePort(), await freePort()];
   const env = { DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort), DEV_CHAIN_PORT: String(chainPort) };
-  const first = await startCli(env);
+  const first = await startDevCli(env);
   const admin = `http://127.0.0.1:${adminPort}`;
   let factory: string;
   let collection: string;
@@ -88,7 +53,7 @@ test('npm start runs anvil, deploys on first start, and a restart keeps every co
   }
   assert.ok(fs.existsSync(path.join(dataDir, 'chain', 'anvil-state.json')), 'anvil wrote its state on shutdown');
 
-  const second = await startCli(env);
+  const second = await startDevCli(env);
   try {
     const m = /factory +(0x[0-9a-fA-F]{40})/.exec(second.output);
     assert.equal(m?.[1], factory, 'the same factory: nothing redeployed');

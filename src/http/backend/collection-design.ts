@@ -6,7 +6,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createCollection } from '../../db/collections.ts';
 import { createConceptExpander } from '../../generation/concept/index.ts';
-import { blockchain, ok, socialOrg, uuid } from '../schemas.ts';
+import { blockchain, ok, socialOrg, socialPair, uuid } from '../schemas.ts';
 import type { BackendDeps } from './app.ts';
 
 export const generateCollectionBody = z
@@ -18,10 +18,7 @@ export const generateCollectionBody = z
     social_org: socialOrg.optional(),
     social_identifier: z.string().trim().min(1).max(255).optional(),
   })
-  .refine((b) => (b.social_org === undefined) === (b.social_identifier === undefined), {
-    message: 'social_org and social_identifier go together',
-    path: ['social_identifier'],
-  });
+  .refine(...socialPair);
 
 const setupBody = z.object({
   prompt: z.string().trim().min(3, 'prompt must be at least 3 characters').max(2000),

@@ -12,7 +12,7 @@ import {
 } from '../../db/collections.ts';
 import { conflict, invalid } from '../../domain/errors.ts';
 import { generationDataInput, normalizeGenerationData } from '../../domain/generation-data.ts';
-import { blockchain, collectionIdParams, ok, socialOrg, uuid } from '../schemas.ts';
+import { blockchain, collectionIdParams, ok, socialOrg, socialPair, uuid } from '../schemas.ts';
 import type { BackendDeps } from './app.ts';
 
 const title = z.string().trim().min(1, 'title must not be empty').max(200);
@@ -31,10 +31,7 @@ export const createCollectionBody = z
     social_org: socialOrg.optional(),
     social_identifier: z.string().trim().min(1).max(255).optional(),
   })
-  .refine((b) => (b.social_org === undefined) === (b.social_identifier === undefined), {
-    message: 'social_org and social_identifier go together',
-    path: ['social_identifier'],
-  });
+  .refine(...socialPair);
 
 export const updateCollectionBody = z.object({
   title: title.optional(),

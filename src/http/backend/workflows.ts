@@ -8,25 +8,16 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createWorkflow, getWorkflow, listWorkflows, presentWorkflow, requirementIndex, WORKFLOW_TYPES } from '../../db/workflows.ts';
-import { AppError, forbidden, type AppErrorKind } from '../../domain/errors.ts';
+import { AppError, forbidden } from '../../domain/errors.ts';
 import { createConnector, GeneratorError, MAX_SIZE } from '../../generation/connectors/index.ts';
 import { connectorConfigOf } from '../../generation/worker.ts';
 import { withSpan } from '../../telemetry.ts';
 import { requireUser } from '../auth.ts';
+import { STATUS_OF_KIND } from '../errors.ts';
 import { ok, queryBool, queryInt } from '../schemas.ts';
 import type { BackendDeps } from './app.ts';
 import { isTrusted } from './collections.ts';
 
-const KIND_STATUS: Record<AppErrorKind, number> = {
-  invalid: 400,
-  unauthorized: 401,
-  payment_required: 402,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  upstream: 502,
-  unavailable: 503,
-};
 
 const listQuery = z.object({
   include: z.string().max(50).optional(),
@@ -142,7 +133,7 @@ export function workflowRoutes(app: FastifyInstance, deps: BackendDeps) {
             }),
           );
         } catch (err) {
-          span.setAttribute('http.status_code', err instanceof AppError ? KIND_STATUS[err.kind] : 500);
+          span.setAttribute('http.status_code', err instanceof AppError ? STATUS_OF_KIND[err.kind] : 500);
           throw err;
         }
       },
