@@ -10,7 +10,7 @@ import { rpcUrlFor } from '../chain/chains.ts';
 import { readDeploymentRecord } from '../chain/deploy-platform.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import type { IndexerHost } from '../http/backend/indexer.ts';
+import type { IndexerHost } from './host.ts';
 import { IndexerEvents } from './events.ts';
 import { Indexer, type IndexerOptions } from './indexer.ts';
 import { attachRealtime } from './realtime.ts';

@@ -16,23 +16,14 @@ import type { Config } from '../../config.ts';
 import { getCollection } from '../../db/collections.ts';
 import { getDeck } from '../../db/decks.ts';
 import { AppError, invalid, notFound } from '../../domain/errors.ts';
-import type { IndexerEvents } from '../../indexer/events.ts';
-import { readState, rows, type LiveStatus } from '../../indexer/indexer.ts';
+import type { IndexerHost } from '../../indexer/host.ts';
+import { readState, rows } from '../../indexer/indexer.ts';
 import { localIndexer } from '../../indexer/service.ts';
 import { address, collectionIdParams, ok, queryInt, uuid } from '../schemas.ts';
 import type { BackendDeps } from './app.ts';
 
-/** What the backend knows about an indexer running in this process (absent: none). */
-export interface IndexerHost {
-  chainId: number;
-  /** RPC for /api/read; default from the configuration. */
-  rpcUrl?: string;
-  /** Known contract addresses by name (contract-info); default from deployments/<chainId>.json. */
-  contracts?: Record<string, string>;
-  /** Realtime events for socket.io on the backend's port. */
-  events?: IndexerEvents;
-  liveStatus?: () => LiveStatus;
-}
+export type { IndexerHost } from '../../indexer/host.ts';
+
 
 /** Contract names of /api/read and /api/contract-info, with their ABIs. */
 export const CONTRACT_ABIS: Record<string, Abi> = {
