@@ -98,6 +98,8 @@ async function pipeline(prefix: string): Promise<{ perSecond: number; db: string
       }
     }),
   );
+  const submitted = performance.now();
+  console.log(`  submitted ${PIPELINE_JOBS} in ${((submitted - t0) / 1000).toFixed(2)} s`);
   for (;;) {
     const rows = await database.db.execute(sql`select count(*)::int as n from jobs where status in ('completed', 'failed')`);
     const n = Number((rows as unknown as { rows: Array<{ n: number }> }).rows[0]!.n);

@@ -6,7 +6,7 @@
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import { notFound } from '../domain/errors.ts';
 import type { Db } from './client.ts';
-import { jobHistory, jobRetryBackups, jobSteps, jobs } from './schema.ts';
+import { jobHistory, jobRetryBackups, jobSteps, jobs, outputs, workflows } from './schema.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
 export type JobStepRow = typeof jobSteps.$inferSelect;
@@ -135,7 +135,7 @@ export interface NewStep {
 }
 
 /** Creates the step row unless it exists (a re-run of the step before it creates it again). */
-export async function ensureStep(db: Db, s: NewStep): Promise<JobStepRow> {
+export async function ensureStep(db: Db, s: NewStep): Promise<void> {
   await db
     .insert(jobSteps)
     .values({
@@ -149,8 +149,25 @@ export async function ensureStep(db: Db, s: NewStep): Promise<JobStepRow> {
       queue_job_id: s.queueJobId,
     })
     .onConflictDoNothing();
-  return (await findStep(db, s.jobId, s.stepOrder, s.retryAttempt))!;
 }
+
+/**
+ * What the worker needs before running a step, in one round trip: the job, the step row (null
+ * when missing), the workflow's data (null when the workflow is gone) and the output's owner and status.
+ */
+export async function loadStepContext(db: Db, jobId: string, stepOrder: number, retryAttempt: number, workflowId: string) {
+  // workflows.id is a uuid: a malformed id in a hand-made payload must not make the query throw.
+  const workflowMatch = UUID_RE.test(workflowId) ? eq(workflows.id, workflowId) : sql`false`;
+  const [row] = await db
+    .select({ job: jobs, step: jobSteps, workflowData: workflows.data, outputUserId: outputs.user_id, outputStatus: outputs.status })
+    .from(jobs)
+    .leftJoin(jobSteps, and(eq(jobSteps.job_id, jobs.id), eq(jobSteps.step_order, stepOrder), eq(jobSteps.retry_attempt, retryAttempt)))
+    .leftJoin(workflows, workflowMatch)
+    .leftJoin(outputs, eq(outputs.id, jobs.output_id))
+    .where(eq(jobs.id, jobId));
+  return row ?? null;
+}
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function findStep(db: Db, jobId: string, stepOrder: number, retryAttempt: number): Promise<JobStepRow | null> {
   const [row] = await db

@@ -189,9 +189,10 @@ export interface Completion {
 }
 
 /** pending|processing → completed, in one conditional statement. */
-export async function completeOutput(db: Db, id: string, c: Completion): Promise<OutputRow> {
+export async function completeOutput(db: Db, id: string, c: Completion, opts: { flatFileKnown?: boolean } = {}): Promise<OutputRow> {
   let mime = c.mime_type;
-  if (c.flat_file_id !== undefined) {
+  // The worker passes the flat file it has just created (and its MIME type): no need to look it up.
+  if (c.flat_file_id !== undefined && !(opts.flatFileKnown && mime !== undefined)) {
     const [f] = await db.select({ mime_type: flatFiles.mime_type }).from(flatFiles).where(eq(flatFiles.id, c.flat_file_id));
     if (!f) throw invalid(`body.flat_file_id: flat file ${c.flat_file_id} does not exist`);
     mime ??= f.mime_type;

@@ -6,16 +6,26 @@
  * Every state change is a conditional UPDATE, so a re-delivered step (a crashed worker's job
  * taken up again) or a late failsafe call never applies twice: `complete` is applied once (the
  * UPDATE matches only a job that is not completed yet) and writes exactly one `completed` history
- * entry. A history entry is written in the same transaction as the change it records, so a reader
- * that sees the job's new status also sees its history entry (the SSE stream relies on it).
+ * entry. A history entry is written in the same statement (data-modifying CTEs) or transaction as
+ * the change it records, so a reader that sees the job's new status also sees its history entry
+ * (the SSE stream relies on it). One statement per event keeps the worker to one round trip each.
  */
-import { and, eq, inArray, ne, notInArray, or, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { jobHistory, jobSteps, jobs } from '../db/schema.ts';
 import type { JobRow } from '../db/jobs.ts';
 
 export type JobEvent =
-  | { type: 'node_started'; stepOrder: number; retryAttempt: number; totalSteps: number; stepName: string; queueJobId?: string }
+  | {
+      type: 'node_started';
+      stepOrder: number;
+      retryAttempt: number;
+      totalSteps: number;
+      stepName: string;
+      queueJobId?: string;
+      /** The output to move from pending to processing with the job (the first step). */
+      outputId?: string;
+    }
   | { type: 'node_progress'; stepOrder: number; retryAttempt: number; totalSteps: number; progress: number; message?: string }
   | {
       type: 'node_completed';
@@ -48,6 +58,7 @@ export const STEP_WRITE_BACKOFF_MS = [1000, 2000, 4000] as const;
 export interface ApplyResult {
   /** False when the event changed nothing (job already finished, duplicate delivery, ...). */
   applied: boolean;
+  /** The job after an `error` event. */
   job?: JobRow;
 }
 
@@ -63,87 +74,81 @@ export function overallProgress(stepOrder: number, totalSteps: number, stepPct: 
 
 export async function applyJobEvent(db: Db, jobId: string, event: JobEvent, opts: ApplyOptions = {}): Promise<ApplyResult> {
   switch (event.type) {
-    case 'node_started':
-      return db.transaction(async (tx) => {
-        const [job] = await tx
-          .update(jobs)
-          .set({ status: 'processing', started_at: sql`coalesce(${jobs.started_at}, now())`, updated_at: sql`now()` })
-          .where(and(eq(jobs.id, jobId), inArray(jobs.status, OPEN), eq(jobs.retry_count, event.retryAttempt)))
-          .returning();
-        if (!job) return { applied: false };
-        const set: Record<string, unknown> = { status: 'processing', started_at: sql`coalesce(${jobSteps.started_at}, now())`, updated_at: sql`now()` };
-        if (event.queueJobId) set.queue_job_id = event.queueJobId;
-        await tx.update(jobSteps).set(set).where(and(stepWhere(jobId, event.stepOrder, event.retryAttempt), inArray(jobSteps.status, OPEN)));
-        await tx.insert(jobHistory).values({
-          job_id: jobId,
-          status: 'processing',
-          message: `step ${event.stepOrder + 1}/${event.totalSteps} started: ${event.stepName}`,
-          progress: job.progress,
-          data: { event: 'node_started', step_order: event.stepOrder, retry_attempt: event.retryAttempt },
-        });
-        return { applied: true, job };
-      });
+    case 'node_started': {
+      // One statement (atomic on its own): job, step, the output (first step) and the history entry.
+      const rows = await run(
+        db,
+        sql`with j as (
+              update jobs set status = 'processing', started_at = coalesce(started_at, now()), updated_at = now()
+              where id = ${jobId} and status in ('pending', 'processing') and retry_count = ${event.retryAttempt}
+              returning id, progress),
+            s as (
+              update job_steps set status = 'processing', started_at = coalesce(started_at, now()), updated_at = now(),
+                queue_job_id = coalesce(${event.queueJobId ?? null}::text, queue_job_id)
+              where job_id = ${jobId} and step_order = ${event.stepOrder} and retry_attempt = ${event.retryAttempt}
+                and status in ('pending', 'processing') and exists (select 1 from j)),
+            o as (
+              update outputs set status = 'processing', updated_at = now()
+              where id = ${event.outputId ?? null}::uuid and status = 'pending' and exists (select 1 from j)),
+            h as (
+              insert into job_history (job_id, status, message, progress, data)
+              select id, 'processing', ${`step ${event.stepOrder + 1}/${event.totalSteps} started: ${event.stepName}`}, progress,
+                ${JSON.stringify({ event: 'node_started', step_order: event.stepOrder, retry_attempt: event.retryAttempt })}::jsonb
+              from j)
+            select count(*)::int as n from j`,
+      );
+      return { applied: Number(rows[0]?.n) > 0 };
+    }
 
     case 'node_progress': {
       const progress = overallProgress(event.stepOrder, event.totalSteps, event.progress);
-      return db.transaction(async (tx) => {
-        // Progress never goes backwards (a re-delivered step starts again from 0 for its own part).
-        const [job] = await tx
-          .update(jobs)
-          .set({ progress, updated_at: sql`now()` })
-          .where(
-            and(
-              eq(jobs.id, jobId),
-              eq(jobs.status, 'processing'),
-              eq(jobs.retry_count, event.retryAttempt),
-              or(isNull(jobs.progress), lt(jobs.progress, progress)),
-            ),
-          )
-          .returning();
-        if (!job) return { applied: false };
-        await tx
-          .update(jobSteps)
-          .set({ updated_at: sql`now()` })
-          .where(stepWhere(jobId, event.stepOrder, event.retryAttempt));
-        await tx.insert(jobHistory).values({
-          job_id: jobId,
-          status: 'processing',
-          message: event.message ? `step ${event.stepOrder + 1}/${event.totalSteps}: ${event.message}` : `progress ${progress}%`,
-          progress,
-          data: { event: 'node_progress', step_order: event.stepOrder, step_progress: event.progress },
-        });
-        return { applied: true, job };
-      });
+      // Progress never goes backwards (a re-delivered step starts again from 0 for its own part).
+      const rows = await run(
+        db,
+        sql`with j as (
+              update jobs set progress = ${progress}, updated_at = now()
+              where id = ${jobId} and status = 'processing' and retry_count = ${event.retryAttempt}
+                and (progress is null or progress < ${progress})
+              returning id),
+            s as (
+              update job_steps set updated_at = now()
+              where job_id = ${jobId} and step_order = ${event.stepOrder} and retry_attempt = ${event.retryAttempt}
+                and exists (select 1 from j)),
+            h as (
+              insert into job_history (job_id, status, message, progress, data)
+              select id, 'processing', ${event.message ? `step ${event.stepOrder + 1}/${event.totalSteps}: ${event.message}` : `progress ${progress}%`},
+                ${progress}::real, ${JSON.stringify({ event: 'node_progress', step_order: event.stepOrder, step_progress: event.progress })}::jsonb
+              from j)
+            select count(*)::int as n from j`,
+      );
+      return { applied: Number(rows[0]?.n) > 0 };
     }
 
     case 'node_completed':
       return completeStepWithRetry(db, jobId, event, opts);
 
-    case 'complete':
-      return db.transaction(async (tx) => {
-        const set: Record<string, unknown> = {
-          status: 'completed',
-          progress: 100,
-          workflow_output: event.workflowOutput,
-          error_message: null,
-          completed_at: sql`now()`,
-          updated_at: sql`now()`,
-        };
-        const extra: Record<string, unknown> = {};
-        if (event.outputs !== undefined) extra.outputs = event.outputs;
-        if (event.metadata !== undefined) extra.metadata = event.metadata;
-        if (Object.keys(extra).length > 0) set.data = sql`${jobs.data} || ${JSON.stringify(extra)}::jsonb`;
-        const [job] = await tx.update(jobs).set(set).where(and(eq(jobs.id, jobId), ne(jobs.status, 'completed'))).returning();
-        if (!job) return { applied: false };
-        await tx.insert(jobHistory).values({
-          job_id: jobId,
-          status: 'completed',
-          message: event.source === 'failsafe' ? 'job completed (failsafe)' : 'job completed',
-          progress: 100,
-          data: { event: 'complete', workflow_output: event.workflowOutput },
-        });
-        return { applied: true, job };
-      });
+    case 'complete': {
+      const extra: Record<string, unknown> = {};
+      if (event.outputs !== undefined) extra.outputs = event.outputs;
+      if (event.metadata !== undefined) extra.metadata = event.metadata;
+      const data = Object.keys(extra).length > 0 ? sql`data || ${JSON.stringify(extra)}::jsonb` : sql`data`;
+      // The job update matches only a job not completed yet: applied (and recorded) exactly once.
+      const rows = await run(
+        db,
+        sql`with j as (
+              update jobs set status = 'completed', progress = 100, workflow_output = ${event.workflowOutput}, error_message = null,
+                completed_at = now(), updated_at = now(), data = ${data}
+              where id = ${jobId} and status <> 'completed'
+              returning id),
+            h as (
+              insert into job_history (job_id, status, message, progress, data)
+              select id, 'completed', ${event.source === 'failsafe' ? 'job completed (failsafe)' : 'job completed'}, 100,
+                ${JSON.stringify({ event: 'complete', workflow_output: event.workflowOutput })}::jsonb
+              from j)
+            select count(*)::int as n from j`,
+      );
+      return { applied: Number(rows[0]?.n) > 0 };
+    }
 
     case 'error':
       return db.transaction(async (tx) => {
@@ -178,6 +183,12 @@ export async function applyJobEvent(db: Db, jobId: string, event: JobEvent, opts
   }
 }
 
+/** Rows of a raw statement (node-postgres and PGlite both answer `{rows}`). */
+async function run(db: Db, query: SQL): Promise<Array<Record<string, unknown>>> {
+  const result = (await db.execute(query)) as unknown as { rows: Array<Record<string, unknown>> };
+  return result.rows;
+}
+
 function stepWhere(jobId: string, stepOrder: number, retryAttempt: number) {
   return and(eq(jobSteps.job_id, jobId), eq(jobSteps.step_order, stepOrder), eq(jobSteps.retry_attempt, retryAttempt));
 }
@@ -199,26 +210,27 @@ async function completeStepWithRetry(
   for (let attempt = 0; attempt <= backoff.length; attempt++) {
     if (attempt > 0) await sleep(backoff[attempt - 1]!);
     try {
+      // Kept in a transaction of its own: a failure to begin or commit counts as a failed write.
+      const progress = overallProgress(event.stepOrder, event.totalSteps, 100);
       const applied = await db.transaction(async (tx) => {
-        const [step] = await tx
-          .update(jobSteps)
-          .set({ status: 'completed', output_data: event.output, completed_at: sql`now()`, updated_at: sql`now()`, error_message: null })
-          .where(and(stepWhere(jobId, event.stepOrder, event.retryAttempt), ne(jobSteps.status, 'completed')))
-          .returning({ id: jobSteps.id });
-        if (!step) return false;
-        const progress = overallProgress(event.stepOrder, event.totalSteps, 100);
-        await tx
-          .update(jobs)
-          .set({ progress: sql`greatest(coalesce(${jobs.progress}, 0), ${progress})`, updated_at: sql`now()` })
-          .where(and(eq(jobs.id, jobId), inArray(jobs.status, OPEN)));
-        await tx.insert(jobHistory).values({
-          job_id: jobId,
-          status: 'processing',
-          message: `step ${event.stepOrder + 1}/${event.totalSteps} completed: ${event.stepName}`,
-          progress,
-          data: { event: 'node_completed', step_order: event.stepOrder, retry_attempt: event.retryAttempt },
-        });
-        return true;
+        const rows = await run(
+          tx as unknown as Db,
+          sql`with s as (
+                update job_steps set status = 'completed', output_data = ${JSON.stringify(event.output)}::jsonb, completed_at = now(),
+                  updated_at = now(), error_message = null
+                where job_id = ${jobId} and step_order = ${event.stepOrder} and retry_attempt = ${event.retryAttempt} and status <> 'completed'
+                returning job_id),
+              j as (
+                update jobs set progress = greatest(coalesce(progress, 0), ${progress}::real), updated_at = now()
+                where id = ${jobId} and status in ('pending', 'processing') and exists (select 1 from s)),
+              h as (
+                insert into job_history (job_id, status, message, progress, data)
+                select job_id, 'processing', ${`step ${event.stepOrder + 1}/${event.totalSteps} completed: ${event.stepName}`}, ${progress}::real,
+                  ${JSON.stringify({ event: 'node_completed', step_order: event.stepOrder, retry_attempt: event.retryAttempt })}::jsonb
+                from s)
+              select count(*)::int as n from s`,
+        );
+        return Number(rows[0]?.n) > 0;
       });
       // Verify: read the row back.
       const [row] = await db

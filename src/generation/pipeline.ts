@@ -12,10 +12,11 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { getCollection } from '../db/collections.ts';
 import { addCredits, debitCredits } from '../db/credits.ts';
-import { assertCanModifyDeck, createDeck, getDeck } from '../db/decks.ts';
-import { ensureStep, getJob, insertJob, type JobRow } from '../db/jobs.ts';
-import { createOutput, failOutput } from '../db/outputs.ts';
-import { decks, jobRetryBackups, jobs, outputs, jobHistory } from '../db/schema.ts';
+import { assertCanModifyDeck, getDeck } from '../db/decks.ts';
+import { ensureStep, getJob, type JobRow } from '../db/jobs.ts';
+import { failOutput } from '../db/outputs.ts';
+import { upsertSocialLink } from '../db/social-links.ts';
+import { jobRetryBackups, jobs, outputs, jobHistory } from '../db/schema.ts';
 import { DEFAULT_WORKFLOW, findWorkflow, type WorkflowRow } from '../db/workflows.ts';
 import { AppError, conflict, invalid } from '../domain/errors.ts';
 import { normalizeGenerationData, type GenerationData, type Step } from '../domain/generation-data.ts';
@@ -147,7 +148,10 @@ function variableFailure(collectionId: string, err: VariableError): AppError {
   return invalid(`body.${err.field}: ${err.message}`, { code: err.code });
 }
 
-export function buildStepPayload(job: JobRow, stepOrder: number, retryAttempt: number): StepPayload {
+/** What a step payload is built from: the job row, or the values it was just inserted with. */
+export type JobForStep = Pick<JobRow, 'id' | 'output_id' | 'data' | 'priority'>;
+
+export function buildStepPayload(job: JobForStep, stepOrder: number, retryAttempt: number): StepPayload {
   const d = job.data as JobData;
   const step = d.steps[stepOrder]!;
   return {
@@ -197,7 +201,7 @@ export interface JobData {
 }
 
 /** Creates the step row and queues it; both idempotent (same queue id → one queue job). */
-export async function submitStep(ctx: GenerationContext, job: JobRow, stepOrder: number, retryAttempt: number): Promise<void> {
+export async function submitStep(ctx: GenerationContext, job: JobForStep, stepOrder: number, retryAttempt: number): Promise<void> {
   const payload = buildStepPayload(job, stepOrder, retryAttempt);
   const id = queueJobId(job.id, stepOrder, retryAttempt);
   await ensureStep(ctx.db, {
@@ -212,26 +216,70 @@ export async function submitStep(ctx: GenerationContext, job: JobRow, stepOrder:
   await ctx.queue.add(id, payload, { priority: job.priority, attempts: payload.attempts, backoffMs: 1000 });
 }
 
-async function setDeckMintState(db: Db, deckId: string, m: MintState) {
-  try {
-    await db
-      .update(decks)
-      .set({
-        token_id: m.token_id,
-        mint_tx_hash: m.tx_hash ?? null,
-        mint_recipient: m.recipient ?? null,
-        mint_status: 'minted',
-        minted_at: sql`now()`,
-        metadata_uri: m.metadata_uri ?? null,
-        updated_at: sql`now()`,
-      })
-      .where(eq(decks.id, deckId));
-  } catch (err) {
-    if (/decks_collection_token|duplicate key/i.test(String((err as { message?: string }).message) + String((err as { cause?: unknown }).cause ?? ''))) {
-      throw conflict(`body.mint_state.token_id: token ${m.token_id} of this collection already has a deck`);
-    }
-    throw err;
-  }
+/** A unique-index violation on a deck's (collection, token id): that token already has a deck. */
+function isTokenConflict(err: unknown): boolean {
+  const e = err as { message?: string; cause?: unknown; constraint?: string };
+  return /decks_collection_token|duplicate key/i.test(String(e?.message) + String(e?.cause ?? '') + String(e?.constraint ?? ''));
+}
+
+interface GenerationRows {
+  jobId: string;
+  outputId: string;
+  /** Existing deck (the output joins it unless it is locked) or null for a new deck. */
+  deckId: string | null;
+  newDeck: { id: string; name: string; userId: string | null; custodiedFor: string | null };
+  mintState?: MintState;
+  outputCollectionId: string;
+  output: { userId: string | null; source: string; inputMetadata: Record<string, unknown>; custodiedFor: string | null; parentOutputId: string | null };
+  job: { name: string; description: string; jobType: string; priority: number; workflowId: string; data: JobData; userId: string | null; collectionId: string };
+  step0: StepPayload;
+  queueId: string;
+}
+
+/**
+ * The deck (new, or +1 on the given one), the pending output, the job, its "job created" history
+ * entry and step 0's row, in one statement: one round trip, and all of it or none of it (the deck
+ * update matching nothing, because the deck was locked meanwhile, inserts nothing). Returns the
+ * deck id, or null when the given deck refused the output.
+ */
+async function insertGenerationRows(db: Db, r: GenerationRows): Promise<string | null> {
+  const m = r.mintState;
+  const mint = m
+    ? sql`${m.token_id}::bigint, ${m.tx_hash ?? null}::varchar, ${m.recipient ?? null}::varchar, 'minted', now(), ${m.metadata_uri ?? null}::text`
+    : sql`null::bigint, null::varchar, null::varchar, null::varchar, null::timestamptz, null::text`;
+  const deck = r.deckId
+    ? sql`update decks set output_count = output_count + 1, updated_at = now()
+          ${m ? sql`, token_id = ${m.token_id}, mint_tx_hash = ${m.tx_hash ?? null}, mint_recipient = ${m.recipient ?? null}, mint_status = 'minted', minted_at = now(), metadata_uri = ${m.metadata_uri ?? null}` : sql``}
+          where id = ${r.deckId} and collection_id = ${r.outputCollectionId} and status <> 'locked'
+          returning id`
+    : sql`insert into decks (id, collection_id, user_id, name, description, output_count, is_custodial, custodied_for,
+            token_id, mint_tx_hash, mint_recipient, mint_status, minted_at, metadata_uri)
+          values (${r.newDeck.id}::uuid, ${r.outputCollectionId}, ${r.newDeck.userId}, ${r.newDeck.name.slice(0, 200)}, '', 1, ${r.newDeck.custodiedFor !== null},
+            ${r.newDeck.custodiedFor}::uuid, ${mint})
+          returning id`;
+  const o = r.output;
+  const j = r.job;
+  const result = (await db.execute(sql`
+    with d as (${deck}),
+    o as (
+      insert into outputs (id, collection_id, deck_id, job_id, user_id, source, input_metadata, is_custodial, custodied_for, parent_output_id)
+      select ${r.outputId}::uuid, ${r.outputCollectionId}::uuid, d.id, ${r.jobId}, ${o.userId}, ${o.source}, ${JSON.stringify(o.inputMetadata)}::jsonb,
+        ${o.custodiedFor !== null}::boolean, ${o.custodiedFor}::uuid, ${o.parentOutputId}::uuid
+      from d
+      returning id),
+    j as (
+      insert into jobs (id, name, description, status, progress, job_type, priority, workflow_id, data, user_id, collection_id, output_id)
+      select ${r.jobId}, ${j.name.slice(0, 200)}, ${j.description}, 'pending', 0, ${j.jobType}, ${j.priority}::int, ${j.workflowId},
+        ${JSON.stringify(j.data)}::jsonb, ${j.userId}, ${j.collectionId}::uuid, o.id
+      from o
+      returning id),
+    h as (insert into job_history (job_id, status, message, progress) select id, 'pending', 'job created', 0 from j),
+    s as (
+      insert into job_steps (job_id, step_name, step_type, step_order, retry_attempt, status, input_data, queue_job_id)
+      select id, ${r.step0.payload.nodeName.slice(0, 100)}, ${r.step0.type.slice(0, 50)}, 0, 0, 'pending', ${JSON.stringify(r.step0)}::jsonb, ${r.queueId}
+      from j)
+    select d.id as deck_id from d join j on true`)) as unknown as { rows: Array<{ deck_id: string }> };
+  return result.rows[0]?.deck_id ?? null;
 }
 
 /**
@@ -270,29 +318,11 @@ export async function startGeneration(ctx: GenerationContext, input: StartGenera
     if (charged) await debitCredits(db, input.userId!, cost, config.CREDITS_INITIAL_GRANT);
 
     const jobId = randomUUID();
+    const outputId = randomUUID();
     try {
-      const deckId =
-        input.deckId ??
-        (
-          await createDeck(db, {
-            collection_id: outputCollectionId,
-            name: input.mintState ? `${collection.title} #${input.mintState.token_id}` : collection.title,
-            userId: input.userId as string,
-            ...(input.socialOrg && input.socialIdentifier ? { social_org: input.socialOrg, social_identifier: input.socialIdentifier } : {}),
-          })
-        ).id;
-      if (input.mintState) await setDeckMintState(db, deckId, input.mintState);
-      const output = await createOutput(db, {
-        collection_id: outputCollectionId,
-        job_id: jobId,
-        source: input.source,
-        input_metadata: { variables: resolved.values, traits: resolved.traits, seed: resolved.seed, workflow: workflow.name },
-        ...(input.socialOrg && input.socialIdentifier ? { social_org: input.socialOrg, social_identifier: input.socialIdentifier } : {}),
-        deck_id: deckId,
-        auto_create_deck: false,
-        ...(input.parentOutputId ? { parent_output_id: input.parentOutputId } : {}),
-        userId: input.userId as string,
-      });
+      // The social link (custodial generations) is found or created first; the rest is one statement.
+      const custodiedFor =
+        input.socialOrg && input.socialIdentifier ? (await upsertSocialLink(db, input.socialOrg, input.socialIdentifier)).id : null;
       const jobData: JobData = {
         collectionId: collection.id,
         variables: resolved.values,
@@ -302,33 +332,66 @@ export async function startGeneration(ctx: GenerationContext, input: StartGenera
         steps: steps.steps,
         referenceImages: steps.referenceImages,
         workflow: { id: workflow.id, name: workflow.name, type: workflow.type, models: workflow.models, custom_nodes: workflow.custom_nodes },
-        deckId,
-        outputId: output.id,
+        // A new deck's id is chosen here so that the job's data can name it.
+        deckId: input.deckId ?? randomUUID(),
+        outputId,
         source: input.source,
         ...(input.mintState ? { mintState: input.mintState } : {}),
       };
-      const job = await insertJob(db, {
-        id: jobId,
-        name: `${collection.title}`.slice(0, 200),
-        description: `${input.jobType} of collection ${collection.id}`,
-        jobType: input.jobType,
-        priority: input.priority ?? DEFAULT_PRIORITY,
-        workflowId: workflow.id,
-        data: jobData as unknown as Record<string, unknown>,
-        userId: input.userId,
-        collectionId: collection.id,
-        outputId: output.id,
-      });
+      const priority = input.priority ?? DEFAULT_PRIORITY;
+      const jobForStep: JobForStep = { id: jobId, output_id: outputId, data: jobData, priority };
+      const step0 = buildStepPayload(jobForStep, 0, 0);
+      let deckId: string | null;
       try {
-        await submitStep(ctx, job, 0, 0);
+        deckId = await insertGenerationRows(db, {
+          jobId,
+          outputId,
+          deckId: input.deckId ?? null,
+          newDeck: {
+            id: jobData.deckId,
+            name: input.mintState ? `${collection.title} #${input.mintState.token_id}` : collection.title,
+            userId: input.userId,
+            custodiedFor,
+          },
+          ...(input.mintState ? { mintState: input.mintState } : {}),
+          outputCollectionId,
+          output: {
+            userId: input.userId,
+            source: input.source,
+            inputMetadata: { variables: resolved.values, traits: resolved.traits, seed: resolved.seed, workflow: workflow.name },
+            custodiedFor,
+            parentOutputId: input.parentOutputId ?? null,
+          },
+          job: {
+            name: `${collection.title}`,
+            description: `${input.jobType} of collection ${collection.id}`,
+            jobType: input.jobType,
+            priority,
+            workflowId: workflow.id,
+            data: jobData,
+            userId: input.userId,
+            collectionId: collection.id,
+          },
+          step0,
+          queueId: queueJobId(jobId, 0, 0),
+        });
+      } catch (err) {
+        if (input.mintState && isTokenConflict(err)) {
+          throw conflict(`body.mint_state.token_id: token ${input.mintState.token_id} of this collection already has a deck`);
+        }
+        throw err;
+      }
+      if (!deckId) throw conflict(`deck ${input.deckId} is locked: no new outputs can be added`);
+      try {
+        await ctx.queue.add(queueJobId(jobId, 0, 0), step0, { priority, attempts: step0.attempts, backoffMs: 1000 });
       } catch (err) {
         const message = `could not submit the job to the queue: ${err instanceof Error ? err.message : String(err)}`;
         await applyJobEvent(db, jobId, { type: 'error', message, source: 'worker' });
-        await failOutput(db, output.id, message).catch(() => undefined);
+        await failOutput(db, outputId, message).catch(() => undefined);
         throw new AppError('unavailable', message);
       }
       span.setAttribute('job.id', jobId);
-      return { jobId, outputId: output.id, deckId };
+      return { jobId, outputId, deckId };
     } catch (err) {
       if (charged) await addCredits(db, input.userId!, cost, config.CREDITS_INITIAL_GRANT).catch(() => undefined);
       throw err;

@@ -12,10 +12,9 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { createFlatFile } from '../db/flat-files.ts';
-import { findJob, findStep, staleSteps } from '../db/jobs.ts';
-import { completeOutput, failOutput, getOutput, markOutputProcessing, setThumbnail } from '../db/outputs.ts';
+import { findStep, loadStepContext, staleSteps, type JobRow } from '../db/jobs.ts';
+import { completeOutput, failOutput, getOutput, type OutputRow } from '../db/outputs.ts';
 import { jobSteps } from '../db/schema.ts';
-import { findWorkflow } from '../db/workflows.ts';
 import { AppError } from '../domain/errors.ts';
 import type { QueueJob, WorkerHandle } from '../queue/index.ts';
 import { makeThumbnail } from '../storage/thumbnails.ts';
@@ -33,6 +32,9 @@ export interface WorkerContext extends GenerationContext {
   applyOptions?: ApplyOptions;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
 }
+
+/** Least time between two progress writes of a step (unless progress jumped 10 points). */
+export const PROGRESS_INTERVAL_MS = 1000;
 
 const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
 
@@ -62,16 +64,17 @@ export function createStepHandler(ctx: WorkerContext) {
   return async function handleStep(qjob: QueueJob<StepPayload>): Promise<unknown> {
     const p = qjob.payload;
     return withSpan('job.process', { 'job.id': p.jobId, 'job.service_required': p.type }, async () => {
-      const job = await findJob(db, p.jobId);
-      if (!job) return { skipped: 'job not found' };
+      const found = await loadStepContext(db, p.jobId, p.stepOrder, p.retryAttempt, p.workflow_context.workflow_id);
+      if (!found) return { skipped: 'job not found' };
+      const { job, step } = found;
       if (job.retry_count !== p.retryAttempt) return { skipped: 'superseded by a retry' };
       if (job.status === 'completed' || job.status === 'failed') return { skipped: `job ${job.status}` };
-      const step = await findStep(db, p.jobId, p.stepOrder, p.retryAttempt);
 
       let output = step?.status === 'completed' ? (step.output_data as StepOutput | null) : null;
+      let bytes: Buffer | undefined;
       if (!output) {
         try {
-          output = await runStep(qjob, step === null);
+          ({ output, bytes } = await runStep(qjob, job, step === null, found.workflowData));
         } catch (err) {
           const retryable = !(err instanceof GeneratorError) || err.retryable;
           const message = err instanceof Error ? err.message : String(err);
@@ -81,43 +84,55 @@ export function createStepHandler(ctx: WorkerContext) {
         }
       }
       if (p.stepOrder + 1 < p.totalSteps) {
-        const fresh = (await findJob(db, p.jobId))!;
-        await submitStep(ctx, fresh, p.stepOrder + 1, p.retryAttempt);
+        // The job row read above carries everything the next payload needs (data and priority
+        // do not change while a step runs; a retry changes retry_count and is checked above).
+        await submitStep(ctx, job, p.stepOrder + 1, p.retryAttempt);
         return { next: p.stepOrder + 1 };
       }
-      await finishJob(ctx, p, output);
+      await finishJob(ctx, p, output, { userId: found.outputUserId, status: found.outputStatus }, bytes);
       return { completed: output.url };
     });
   };
 
-  async function runStep(qjob: QueueJob<StepPayload>, stepMissing: boolean): Promise<StepOutput> {
+  async function runStep(
+    qjob: QueueJob<StepPayload>,
+    job: JobRow,
+    stepMissing: boolean,
+    workflowData: unknown,
+  ): Promise<{ output: StepOutput; bytes: Buffer }> {
     const p = qjob.payload;
     if (stepMissing) {
       // The row is created before the queue add; a payload without one was queued by hand or by a
       // reconciler: recreate it so progress has somewhere to go.
-      const job = (await findJob(db, p.jobId))!;
       await submitStep(ctx, job, p.stepOrder, p.retryAttempt).catch(() => undefined);
     }
-    const started = await applyJobEvent(db, p.jobId, {
+    await applyJobEvent(db, p.jobId, {
       type: 'node_started',
       stepOrder: p.stepOrder,
       retryAttempt: p.retryAttempt,
       totalSteps: p.totalSteps,
       stepName: p.payload.nodeName,
       queueJobId: qjob.id,
+      // The output turns processing with its first step (already processing after a re-delivery).
+      ...(p.stepOrder === 0 ? { outputId: p.outputId } : {}),
     });
-    if (p.stepOrder === 0 && started.applied) {
-      await markOutputProcessing(db, p.outputId).catch(() => undefined); // already processing after a re-delivery
-    }
-    const workflow = await findWorkflow(db, p.workflow_context.workflow_id);
-    const connector = connectorFor(p.type, workflow?.data ?? null);
+    const connector = connectorFor(p.type, workflowData ?? null);
 
-    // Progress: at most one write per 10 points, in order, never blocking the generator.
+    // Progress: written in order, never blocking the generator, and throttled (one write costs a
+    // database statement and a Redis call): a whole-percent rise of 10 points or more, or one at
+    // least PROGRESS_INTERVAL_MS after the last write. 100 % is not written: node_completed follows
+    // at once and records the step's full progress with its own history entry.
     let lastReported = -Infinity;
+    let lastAt = 0;
     let chain: Promise<unknown> = Promise.resolve();
     const onProgress = (pct: number, message?: string) => {
-      if (pct < 100 && pct - lastReported < 10) return;
-      lastReported = pct;
+      if (pct >= 100) return;
+      const whole = Math.floor(pct);
+      const now = Date.now();
+      if (whole <= lastReported) return;
+      if (whole - lastReported < 10 && now - lastAt < PROGRESS_INTERVAL_MS) return;
+      lastReported = whole;
+      lastAt = now;
       chain = chain.then(async () => {
         await applyJobEvent(db, p.jobId, {
           type: 'node_progress',
@@ -163,38 +178,47 @@ export function createStepHandler(ctx: WorkerContext) {
       { type: 'node_completed', stepOrder: p.stepOrder, retryAttempt: p.retryAttempt, totalSteps: p.totalSteps, stepName: p.payload.nodeName, output },
       ctx.applyOptions,
     );
-    return output;
+    return { output, bytes: result.bytes };
   }
 }
 
-/** The last step's image becomes the output (with its thumbnail and flat file) and the job completes once. */
-async function finishJob(ctx: WorkerContext, p: StepPayload, out: StepOutput) {
+/**
+ * The last step's image becomes the output (with its thumbnail and flat file) and the job
+ * completes once. `outputAtStart` is the output's owner and status read with the job; `bytes` the
+ * image when this handler generated it (the thumbnail is made from them instead of a storage read).
+ */
+async function finishJob(ctx: WorkerContext, p: StepPayload, out: StepOutput, outputAtStart: { userId: string | null; status: string | null }, bytes?: Buffer) {
   const { db, storage } = ctx;
-  const output = await getOutput(db, p.outputId);
-  let view = { id: output.id, url: output.url, mime_type: output.mime_type, thumbnail_url: output.thumbnail_url, flat_file_id: output.flat_file_id };
-  if (output.status !== 'completed') {
-    const flat = await createFlatFile(db, { url: out.key, mime_type: out.mime_type, size: out.size, user_id: output.user_id, rel_type: 'generation' });
+  let view: { id: string; url: string | null; mime_type: string | null; thumbnail_url: string | null; flat_file_id: number | null };
+  const viewOf = (o: OutputRow) => ({ id: o.id, url: o.url, mime_type: o.mime_type, thumbnail_url: o.thumbnail_url, flat_file_id: o.flat_file_id });
+  if (outputAtStart.status === 'completed') {
+    view = viewOf(await getOutput(db, p.outputId));
+  } else {
     let thumbnail: string | null = null;
     try {
-      thumbnail = await makeThumbnail(storage, output.id, out.url, out.mime_type);
+      thumbnail = await makeThumbnail(storage, p.outputId, out.url, out.mime_type, bytes);
     } catch (err) {
-      ctx.log?.('thumbnail failed', { outputId: output.id, err: String(err) });
+      ctx.log?.('thumbnail failed', { outputId: p.outputId, err: String(err) });
     }
+    const flat = await createFlatFile(db, { url: out.key, mime_type: out.mime_type, size: out.size, user_id: outputAtStart.userId, rel_type: 'generation' });
     try {
-      const done = await completeOutput(db, output.id, {
-        url: out.url,
-        mime_type: out.mime_type,
-        flat_file_id: flat.id,
-        ...(thumbnail ? { thumbnail_url: thumbnail } : {}),
-        output_metadata: { job_id: p.jobId, connector: out.connector, size: out.size, workflow: p.workflow_context.workflow_name },
-      });
-      if (thumbnail) await setThumbnail(db, output.id, thumbnail);
-      view = { id: done.id, url: done.url, mime_type: done.mime_type, thumbnail_url: thumbnail ?? done.thumbnail_url, flat_file_id: done.flat_file_id };
+      const done = await completeOutput(
+        db,
+        p.outputId,
+        {
+          url: out.url,
+          mime_type: out.mime_type,
+          flat_file_id: flat.id,
+          ...(thumbnail ? { thumbnail_url: thumbnail } : {}),
+          output_metadata: { job_id: p.jobId, connector: out.connector, size: out.size, workflow: p.workflow_context.workflow_name },
+        },
+        { flatFileKnown: true },
+      );
+      view = viewOf(done);
     } catch (err) {
       // A concurrent finisher (re-delivered step) completed it first: use what it wrote.
       if (!(err instanceof AppError)) throw err;
-      const again = await getOutput(db, p.outputId);
-      view = { id: again.id, url: again.url, mime_type: again.mime_type, thumbnail_url: again.thumbnail_url, flat_file_id: again.flat_file_id };
+      view = viewOf(await getOutput(db, p.outputId));
     }
   }
   await applyJobEvent(db, p.jobId, { type: 'complete', workflowOutput: view.url ?? out.url, outputs: [view], source: 'worker' });

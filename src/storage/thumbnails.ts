@@ -25,15 +25,17 @@ export async function makeThumbnail(
   outputId: string,
   url: string,
   mimeType: string | null,
+  /** The image's bytes when the caller has them (the worker just stored them): saves a read. */
+  bytes?: Buffer,
 ): Promise<string | null> {
   const key = storage.keyFromUrl(url);
   if (!key) return null;
   if (mimeType && !isImageType(mimeType)) return null;
-  const object = await storage.get(key);
-  if (!object) return null;
-  const sniffed = sniffType(object.bytes);
+  const source = bytes ?? (await storage.get(key))?.bytes;
+  if (!source) return null;
+  const sniffed = sniffType(source);
   if (!sniffed || !isImageType(sniffed)) return null;
-  const thumb = await renderThumbnail(object.bytes);
+  const thumb = await renderThumbnail(source);
   const stored = await storage.put(`thumbnails/${outputId}.webp`, thumb, 'image/webp');
   return stored.url;
 }
