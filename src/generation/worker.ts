@@ -9,13 +9,11 @@
  * key, conditional updates) or, when it had completed, goes straight on to the next step or the
  * job completion, which is applied once.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { createFlatFile } from '../db/flat-files.ts';
 import { findStep, loadStepContext, staleSteps, type JobRow } from '../db/jobs.ts';
-import { completeOutput, failOutput, getOutput, type OutputRow } from '../db/outputs.ts';
+import { failOutput } from '../db/outputs.ts';
 import { jobSteps } from '../db/schema.ts';
-import { AppError } from '../domain/errors.ts';
 import type { QueueJob, WorkerHandle } from '../queue/index.ts';
 import { makeThumbnail } from '../storage/thumbnails.ts';
 import type { Storage } from '../storage/types.ts';
@@ -186,42 +184,51 @@ export function createStepHandler(ctx: WorkerContext) {
  * The last step's image becomes the output (with its thumbnail and flat file) and the job
  * completes once. `outputAtStart` is the output's owner and status read with the job; `bytes` the
  * image when this handler generated it (the thumbnail is made from them instead of a storage read).
+ *
+ * One statement does the rest: the flat file (only while the output is open), the output's
+ * completion (conditional), and the job's `complete` event with its history entry (applied once,
+ * as in job-events.ts). When another finisher (a re-delivered step) completed the output first,
+ * the job records what that one wrote.
  */
 async function finishJob(ctx: WorkerContext, p: StepPayload, out: StepOutput, outputAtStart: { userId: string | null; status: string | null }, bytes?: Buffer) {
   const { db, storage } = ctx;
-  let view: { id: string; url: string | null; mime_type: string | null; thumbnail_url: string | null; flat_file_id: number | null };
-  const viewOf = (o: OutputRow) => ({ id: o.id, url: o.url, mime_type: o.mime_type, thumbnail_url: o.thumbnail_url, flat_file_id: o.flat_file_id });
-  if (outputAtStart.status === 'completed') {
-    view = viewOf(await getOutput(db, p.outputId));
-  } else {
-    let thumbnail: string | null = null;
+  let thumbnail: string | null = null;
+  if (outputAtStart.status !== 'completed') {
     try {
       thumbnail = await makeThumbnail(storage, p.outputId, out.url, out.mime_type, bytes);
     } catch (err) {
       ctx.log?.('thumbnail failed', { outputId: p.outputId, err: String(err) });
     }
-    const flat = await createFlatFile(db, { url: out.key, mime_type: out.mime_type, size: out.size, user_id: outputAtStart.userId, rel_type: 'generation' });
-    try {
-      const done = await completeOutput(
-        db,
-        p.outputId,
-        {
-          url: out.url,
-          mime_type: out.mime_type,
-          flat_file_id: flat.id,
-          ...(thumbnail ? { thumbnail_url: thumbnail } : {}),
-          output_metadata: { job_id: p.jobId, connector: out.connector, size: out.size, workflow: p.workflow_context.workflow_name },
-        },
-        { flatFileKnown: true },
-      );
-      view = viewOf(done);
-    } catch (err) {
-      // A concurrent finisher (re-delivered step) completed it first: use what it wrote.
-      if (!(err instanceof AppError)) throw err;
-      view = viewOf(await getOutput(db, p.outputId));
-    }
   }
-  await applyJobEvent(db, p.jobId, { type: 'complete', workflowOutput: view.url ?? out.url, outputs: [view], source: 'worker' });
+  const meta = { job_id: p.jobId, connector: out.connector, size: out.size, workflow: p.workflow_context.workflow_name };
+  await db.execute(sql`
+    with f as (
+      insert into flat_files (url, mime_type, size, user_id, rel_type)
+      select ${out.key}, ${out.mime_type}, ${out.size}::int, ${outputAtStart.userId}, 'generation'
+      where exists (select 1 from outputs where id = ${p.outputId}::uuid and status in ('pending', 'processing'))
+      returning id),
+    o as (
+      update outputs set status = 'completed', url = ${out.url}, mime_type = ${out.mime_type},
+        thumbnail_url = coalesce(${thumbnail}::text, thumbnail_url), flat_file_id = (select id from f),
+        output_metadata = ${JSON.stringify(meta)}::jsonb, completed_at = now(), updated_at = now(), error_message = null
+      where id = ${p.outputId}::uuid and status in ('pending', 'processing') and exists (select 1 from f)
+      returning id, url, mime_type, thumbnail_url, flat_file_id),
+    v as (
+      select id, url, mime_type, thumbnail_url, flat_file_id from o
+      union all
+      select id, url, mime_type, thumbnail_url, flat_file_id from outputs where id = ${p.outputId}::uuid and not exists (select 1 from o)),
+    j as (
+      update jobs set status = 'completed', progress = 100, workflow_output = coalesce((select url from v), ${out.url}), error_message = null,
+        completed_at = now(), updated_at = now(),
+        data = data || jsonb_build_object('outputs', coalesce((select jsonb_agg(jsonb_build_object('id', id, 'url', url, 'mime_type', mime_type,
+          'thumbnail_url', thumbnail_url, 'flat_file_id', flat_file_id)) from v), '[]'::jsonb))
+      where id = ${p.jobId} and status <> 'completed'
+      returning id, workflow_output),
+    h as (
+      insert into job_history (job_id, status, message, progress, data)
+      select id, 'completed', 'job completed', 100, jsonb_build_object('event', 'complete', 'workflow_output', workflow_output)
+      from j)
+    select count(*)::int as n from j`);
 }
 
 async function failJob(db: Db, p: StepPayload, message: string) {
