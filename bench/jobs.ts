@@ -6,6 +6,10 @@
  * Environment: REDIS_URL (default redis://127.0.0.1:6379), DATABASE_URL (a throwaway database is
  * created on that server; PGlite without it), BENCH_JOBS (pipeline jobs, default 300),
  * BENCH_RAW_JOBS (default 3000), BENCH_CONCURRENCY (worker concurrency for both, default 20).
+ *
+ * The no-op generator returns a fixed 8×8 PNG (no rendering), so the figure is the pipeline's own
+ * cost. Figures and what bounds them: docs/jobs.md "Throughput". Per-job statements:
+ * bench/jobs-profile.ts.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -60,7 +64,7 @@ async function rawBullMq(prefix: string): Promise<number> {
   return RAW_JOBS / seconds;
 }
 
-async function pipeline(prefix: string): Promise<{ perSecond: number; db: string }> {
+async function pipeline(prefix: string): Promise<{ perSecond: number; db: string; submitSeconds: number; cpuMsPerJob: number }> {
   const database = await createTestDatabase();
   const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-bench-'));
   const storage = new LocalStorage({ root: filesDir, baseUrl: 'http://bench.test/files' });
@@ -87,6 +91,7 @@ async function pipeline(prefix: string): Promise<{ perSecond: number; db: string
     connectorFor: () => ({ kind: 'noop', generate: async (_req, onProgress) => (onProgress(100), { bytes: tiny, mimeType: 'image/png' }) }),
   });
   const ctx = { db: database.db, config, queue, storage };
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const submitters = 8;
   let next = 0;
@@ -98,8 +103,7 @@ async function pipeline(prefix: string): Promise<{ perSecond: number; db: string
       }
     }),
   );
-  const submitted = performance.now();
-  console.log(`  submitted ${PIPELINE_JOBS} in ${((submitted - t0) / 1000).toFixed(2)} s`);
+  const submitSeconds = (performance.now() - t0) / 1000;
   for (;;) {
     const rows = await database.db.execute(sql`select count(*)::int as n from jobs where status in ('completed', 'failed')`);
     const n = Number((rows as unknown as { rows: Array<{ n: number }> }).rows[0]!.n);
@@ -107,6 +111,7 @@ async function pipeline(prefix: string): Promise<{ perSecond: number; db: string
     await sleep(20);
   }
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   const failed = await database.db.execute(sql`select count(*)::int as n from jobs where status = 'failed'`);
   const nFailed = Number((failed as unknown as { rows: Array<{ n: number }> }).rows[0]!.n);
   if (nFailed > 0) console.warn(`warning: ${nFailed} pipeline jobs failed`);
@@ -115,16 +120,20 @@ async function pipeline(prefix: string): Promise<{ perSecond: number; db: string
   const kind = database.kind === 'postgres' ? 'PostgreSQL' : 'PGlite';
   await database.close();
   fs.rmSync(filesDir, { recursive: true, force: true });
-  return { perSecond: PIPELINE_JOBS / seconds, db: kind };
+  return { perSecond: PIPELINE_JOBS / seconds, db: kind, submitSeconds, cpuMsPerJob: (cpu.user + cpu.system) / 1000 / PIPELINE_JOBS };
 }
 
 const prefix = `atelier-bench-${randomUUID().slice(0, 8)}`;
 try {
-  console.log(`jobs bench: Redis ${REDIS_URL}, worker concurrency ${CONCURRENCY}`);
+  console.log(`jobs bench: Redis ${REDIS_URL}, worker concurrency ${CONCURRENCY} for both, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)}`);
+  console.log('Both sides use the same Redis, queue options (priority, jobId) and worker concurrency. Raw BullMQ is the');
+  console.log('queue alone (add → no-op handler); the pipeline adds what a real job does besides generating: the');
+  console.log('database rows (deck, output, job, step, history), the stored 8×8 PNG, its WebP thumbnail, the flat file.');
   const raw = await rawBullMq(prefix);
   console.log(`raw BullMQ add→process (no-op):                ${raw.toFixed(0).padStart(6)} jobs/s  (${RAW_JOBS} jobs)`);
   const ours = await pipeline(prefix);
   console.log(`Atelier pipeline, no-op generator (${ours.db.padEnd(10)}): ${ours.perSecond.toFixed(1).padStart(6)} jobs/s  (${PIPELINE_JOBS} jobs: submit → queue → worker → stored PNG + thumbnail → completed)`);
+  console.log(`  all submitted after ${ours.submitSeconds.toFixed(2)} s; this process used ${ours.cpuMsPerJob.toFixed(2)} ms of CPU per job (the database and Redis not counted)`);
   console.log(`ratio pipeline / raw BullMQ: ${((ours.perSecond / raw) * 100).toFixed(1)} %`);
 } finally {
   await deleteRedisPrefix(prefix);
