@@ -15,6 +15,7 @@ import { adminChainRoutes } from './chain.ts';
 import type { ChainServices } from '../../chain/platform-chain.ts';
 import { adminUploadRoutes } from './uploads.ts';
 import { adminOwnershipRoutes } from './ownership.ts';
+import { adminUiRoutes } from './ui.ts';
 
 export interface AdminDeps {
   config: Config;
@@ -45,5 +46,7 @@ export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps
   adminChainRoutes(app, deps);
   adminUploadRoutes(app, deps);
   adminOwnershipRoutes(app, deps);
+  // The admin web UI (web/, docs/admin-ui.md): public static files; the page sends the key itself.
+  adminUiRoutes(app, deps);
   return app;
 }

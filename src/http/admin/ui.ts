@@ -1,0 +1,83 @@
+/**
+ * The admin web UI (docs/admin-ui.md): static files from `web/` at `GET /` and `GET /ui/*`.
+ * Public routes (they serve files only; every API call the page makes carries the service key),
+ * with a strict Content-Security-Policy: scripts, styles and API calls from this origin only.
+ * Images may also come from the platform's own file hosts (token artwork is stored there).
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Config } from '../../config.ts';
+
+export const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../web');
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+};
+
+/** Origins (scheme://host:port) of the hosts that serve our stored files and metadata. */
+function imageOrigins(config: Config): string[] {
+  const urls = [config.BACKEND_API_URL, config.PUBLIC_BASE_URL, config.METADATA_BASE_URL, config.S3_PUBLIC_URL];
+  const origins = new Set<string>();
+  for (const u of urls) {
+    if (!u) continue;
+    try {
+      const { protocol, origin } = new URL(u);
+      if (protocol === 'http:' || protocol === 'https:') origins.add(origin);
+    } catch {
+      /* config already validated these */
+    }
+  }
+  return [...origins];
+}
+
+export function contentSecurityPolicy(config: Config): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "connect-src 'self'",
+    ['img-src', "'self'", 'data:', ...imageOrigins(config)].join(' '),
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export function adminUiRoutes(app: FastifyInstance, deps: { config: Config; webDir?: string }) {
+  const webDir = deps.webDir ?? WEB_DIR;
+  const csp = contentSecurityPolicy(deps.config);
+
+  async function sendFile(reply: FastifyReply, relative: string) {
+    const type = CONTENT_TYPES[path.extname(relative).toLowerCase()];
+    const file = path.resolve(webDir, relative);
+    // Only known file types, only inside web/ (no `..`, no absolute paths, no dotfiles).
+    if (!type || !file.startsWith(webDir + path.sep) || relative.split('/').some((part) => part.startsWith('.'))) {
+      return reply.code(404).send({ success: false, error: `not found: /ui/${relative}` });
+    }
+    let body: Buffer;
+    try {
+      body = await fs.readFile(file);
+    } catch {
+      return reply.code(404).send({ success: false, error: `not found: /ui/${relative}` });
+    }
+    return reply
+      .header('content-type', type)
+      .header('content-security-policy', csp)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .header('x-frame-options', 'DENY')
+      .header('cache-control', 'no-cache')
+      .send(body);
+  }
+
+  const opts = { config: { public: true }, schema: { hide: true } };
+  app.get('/', opts, (_req, reply) => sendFile(reply, 'index.html'));
+  app.get<{ Params: { '*': string } }>('/ui/*', opts, (req, reply) => sendFile(reply, req.params['*']));
+}
