@@ -24,7 +24,8 @@ import { LocalStorage } from '../../src/storage/local.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { JWT_SECRET, SERVICE_KEY, asService, call } from '../helpers/platform.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
+/** Debian's chromium; the variable exists to check the skip path (point it at a missing file). */
+const CHROMIUM = process.env.ATELIER_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const NO_CHROMIUM = 'chromium not installed: apt-get install chromium';
 const METADATA_BASE = 'http://meta.test';
 /** anvil account #1 (a user wallet; #0 is the platform wallet). */
