@@ -3,6 +3,7 @@
  * refusal becomes an API error (the custom error decoded with the ABI).
  */
 import {
+  decodeErrorResult,
   BaseError,
   ContractFunctionRevertedError,
   encodeFunctionData,
@@ -177,9 +178,27 @@ export function revertError(err: unknown, what: string): AppError | undefined {
     }
   }
   if (err instanceof TxFailedError && /revert/i.test(err.message)) {
-    return new AppError('conflict', `${what} refused by the contract: ${err.message}`);
+    const name = revertNameIn(err.message);
+    return new AppError('conflict', `${what} refused by the contract: ${name ? `${name} ` : ''}${err.message}`, {
+      revert: { name, args: [], reason: null },
+    });
   }
   return undefined;
+}
+
+/**
+ * The custom error named by revert data inside an error message (a node often reports only the
+ * raw data, e.g. `execution reverted: 0x914edb0f`), decoded with the collection ABI.
+ */
+export function revertNameIn(message: string): string | null {
+  for (const [hex] of message.matchAll(/0x[0-9a-fA-F]{8,}/g)) {
+    try {
+      return decodeErrorResult({ abi: collectionAbi, data: hex as Hex }).errorName;
+    } catch {
+      // not revert data of ours: try the next hex string
+    }
+  }
+  return null;
 }
 
 /** eth_call the write first; a revert becomes a 409 naming the decoded error. */

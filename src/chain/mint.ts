@@ -5,6 +5,7 @@
 import { encodeFunctionData, getAddress, parseEventLogs, zeroAddress, type Address, type Hex, type PublicClient } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { AppError, conflict } from '../domain/errors.ts';
+import { revertNameIn } from './collection.ts';
 import { IdempotencyConflictError, TxFailedError, TxTimeoutError, type TxSender } from './tx-sender.ts';
 
 /** What minting and payments need from the per-process chain context (ChainServices fits). */
@@ -30,8 +31,9 @@ const REFUSALS: Record<string, string> = {
 };
 
 function refusal(message: string): string | undefined {
-  for (const [name, words] of Object.entries(REFUSALS)) if (message.includes(name)) return `${words} (${name})`;
-  return undefined;
+  const decoded = revertNameIn(message);
+  for (const [name, words] of Object.entries(REFUSALS)) if (decoded === name || message.includes(name)) return `${words} (${name})`;
+  return decoded ? `the contract refused: ${decoded}` : undefined;
 }
 
 export async function mintTokens(

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { count, eq } from 'drizzle-orm';
-import { getAddress, parseEventLogs, type Address } from 'viem';
+import { encodeFunctionData, getAddress, parseEventLogs, type Address } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { startMetadataUpdater, type MetadataUpdater } from '../../src/chain/metadata-updates.ts';
 import { decks, jobs, userIdentities, users } from '../../src/db/schema.ts';
@@ -210,6 +210,20 @@ describe('minting', () => {
     assert.equal(page2.body.data.tokens[0].token_id, 2);
     const badPage = await call(`${mp.backendUrl}/nft/collections/${id}/tokens?limit=500`, { headers: asService() });
     assert.equal(badPage.status, 400);
+  });
+
+  test('a paused collection refuses a mint with 409 naming the pause, and no deck is made', async () => {
+    const { id, address } = await mp.deployedCollection({ title: 'Paused' });
+    await mp.chain.sender(31337).send({
+      purpose: 'test_pause',
+      to: address,
+      data: encodeFunctionData({ abi: collectionAbi, functionName: 'setMintActive', args: [false] }),
+    });
+    const res = await call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, { body: { recipient, variables: {} }, headers: asService() });
+    assert.equal(res.status, 409, JSON.stringify(res.body));
+    assert.match(res.body.error, /paused.*MintNotActive/);
+    const mints = await call(`${mp.backendUrl}/nft/collections/${id}/mints`, { headers: asService() });
+    assert.deepEqual(mints.body.data.mints, []);
   });
 
   test('per-token mint: the next id is minted, any other id is a 409 naming the next one', async () => {
