@@ -9,18 +9,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import sharp from 'sharp';
 import { testConfig } from '../src/config.ts';
-import { createCollection } from '../src/db/collections.ts';
+import { benchCollection, tinyPng } from './fixtures.ts';
 import { seedBuiltinWorkflows } from '../src/db/workflows.ts';
-import { normalizeGenerationData } from '../src/domain/generation-data.ts';
 import { startGeneration, type StepPayload } from '../src/generation/pipeline.ts';
 import { createStepHandler } from '../src/generation/worker.ts';
 import type { WorkQueue } from '../src/queue/index.ts';
 import { LocalStorage } from '../src/storage/local.ts';
 import { renderThumbnail } from '../src/storage/thumbnails.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
-import { sampleData } from '../test/helpers/platform.ts';
 
 if (!process.env.DATABASE_URL) throw new Error('set DATABASE_URL: statements are counted at the node-postgres client');
 const N = Number(process.env.BENCH_PROFILE_JOBS ?? 100);
@@ -75,16 +72,8 @@ const queue = {
   },
 } as unknown as WorkQueue<StepPayload>;
 await seedBuiltinWorkflows(database.db);
-const collection = await createCollection(database.db, {
-  title: 'Bench',
-  description: '',
-  editions: 1,
-  price: 0,
-  blockchain: 'ARBITRUM',
-  data: normalizeGenerationData(sampleData()),
-  userId: 'bench-user',
-});
-const tiny = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#336699' } }).png().toBuffer();
+const collection = await benchCollection(database.db);
+const tiny = await tinyPng();
 const ctx = { db: database.db, config, queue, storage };
 
 counting = true;

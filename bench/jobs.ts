@@ -17,18 +17,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Queue, Worker } from 'bullmq';
 import { sql } from 'drizzle-orm';
-import sharp from 'sharp';
 import { testConfig } from '../src/config.ts';
-import { createCollection } from '../src/db/collections.ts';
+import { benchCollection, tinyPng } from './fixtures.ts';
 import { seedBuiltinWorkflows } from '../src/db/workflows.ts';
-import { normalizeGenerationData } from '../src/domain/generation-data.ts';
 import { startGeneration, type StepPayload } from '../src/generation/pipeline.ts';
 import { startGenerationWorker } from '../src/generation/runtime.ts';
 import { BullMqQueue } from '../src/queue/index.ts';
 import { LocalStorage } from '../src/storage/local.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { deleteRedisPrefix } from '../test/helpers/jobs.ts';
-import { sampleData } from '../test/helpers/platform.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PIPELINE_JOBS = Number(process.env.BENCH_JOBS ?? 300);
@@ -71,16 +68,8 @@ async function pipeline(prefix: string): Promise<{ perSecond: number; db: string
   const config = testConfig({ REDIS_URL, CREDITS_PER_GENERATION: '0' });
   const queue = new BullMqQueue<StepPayload>('generation', { redisUrl: REDIS_URL, prefix, drainDelaySeconds: 1 });
   await seedBuiltinWorkflows(database.db);
-  const collection = await createCollection(database.db, {
-    title: 'Bench',
-    description: '',
-    editions: 1,
-    price: 0,
-    blockchain: 'ARBITRUM',
-    data: normalizeGenerationData(sampleData()),
-    userId: 'bench-user',
-  });
-  const tiny = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#336699' } }).png().toBuffer();
+  const collection = await benchCollection(database.db);
+  const tiny = await tinyPng();
   const worker = await startGenerationWorker({
     config,
     database,
