@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { startMetadataUpdater } from './chain/metadata-updates.ts';
 import { createChainServices } from './chain/platform-chain.ts';
 import {
   ensureServiceKey,
@@ -97,7 +98,12 @@ async function main(argv: string[]): Promise<void> {
       // Chain services on the configured RPCs (no embedded anvil: that is `atelier start`'s).
       const chain = createChainServices({ config, db: database.db, deploymentsDir: path.join(config.dataDir, 'deployments') });
       const app = await startBackend(config, database, { chain });
+      // ERC-4906 for completed artwork; safe in every replica (one send per output: idempotency key).
+      const metadataUpdater = startMetadataUpdater(database.db, chain, {
+        onError: (err) => app.log.warn({ err }, 'MetadataUpdate failed'),
+      });
       onShutdown(async () => {
+        await metadataUpdater.stop();
         await app.close();
         await chain.close();
         await database.close();

@@ -12,7 +12,6 @@ import { buildAdminApp, type AdminDeps } from './http/admin/app.ts';
 import { startPlatformChain, stderrChainLogger } from './chain/dev-chain.ts';
 import type { ChainServices } from './chain/platform-chain.ts';
 import { startMetadataUpdater } from './chain/metadata-updates.ts';
-import type { MintingChainAccess } from './chain/mint.ts';
 import { buildBackendApp } from './http/backend/app.ts';
 import { createStorage } from './storage/index.ts';
 import { startIndexer } from './indexer/service.ts';
@@ -142,7 +141,7 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
   const admin = await startAdmin(adminConfig, { chain: chain.services });
   const adminUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.ADMIN_PORT}`;
   // ERC-4906: MetadataUpdate for each token whose artwork completed (docs/minting.md).
-  const metadataUpdater = startMetadataUpdater(database.db, chain.services as unknown as MintingChainAccess, {
+  const metadataUpdater = startMetadataUpdater(database.db, chain.services, {
     onError: (err) => backend.log.warn({ err }, 'MetadataUpdate failed'),
   });
   return {
