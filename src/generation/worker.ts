@@ -20,6 +20,7 @@ import type { Storage } from '../storage/types.ts';
 import { withSpan } from '../telemetry.ts';
 import { createConnector, GeneratorError, type ConnectorConfig, type GeneratorConnector, type ReferenceImageInput } from './connectors/index.ts';
 import { applyJobEvent, type ApplyOptions } from './job-events.ts';
+import { loadReferenceImages } from './reference-images.ts';
 import { submitStep, type GenerationContext, type JobData, type StepPayload } from './pipeline.ts';
 
 export interface WorkerContext extends GenerationContext {
@@ -144,7 +145,7 @@ export function createStepHandler(ctx: WorkerContext) {
       }).catch(() => undefined);
     };
 
-    const referenceImages: ReferenceImageInput[] = p.payload.referenceImages.map((r) => ({ name: r.name, url: r.url }));
+    const referenceImages: ReferenceImageInput[] = await loadReferenceImages(storage, p.payload.referenceImages);
     if (p.stepOrder > 0) {
       // The previous step's image is this step's input.
       const prev = await findStep(db, p.jobId, p.stepOrder - 1, p.retryAttempt);
@@ -169,7 +170,15 @@ export function createStepHandler(ctx: WorkerContext) {
     // Deterministic key: a re-run of the step overwrites its own file, never leaves a second one.
     const key = `generations/${p.jobId}/step-${p.stepOrder}-r${p.retryAttempt}.${ext}`;
     const stored = await storage.put(key, result.bytes, result.mimeType);
-    const output: StepOutput = { key, url: stored.url, mime_type: result.mimeType, size: result.bytes.length, connector: connector.kind };
+    const output: StepOutput = {
+      key,
+      url: stored.url,
+      mime_type: result.mimeType,
+      size: result.bytes.length,
+      connector: connector.kind,
+      // Which references the picture holds (and where), when the connector says so.
+      ...(result.meta?.referenceImages ? { reference_images: result.meta.referenceImages } : {}),
+    };
     await applyJobEvent(
       db,
       p.jobId,
@@ -200,7 +209,13 @@ async function finishJob(ctx: WorkerContext, p: StepPayload, out: StepOutput, ou
       ctx.log?.('thumbnail failed', { outputId: p.outputId, err: String(err) });
     }
   }
-  const meta = { job_id: p.jobId, connector: out.connector, size: out.size, workflow: p.workflow_context.workflow_name };
+  const meta = {
+    job_id: p.jobId,
+    connector: out.connector,
+    size: out.size,
+    workflow: p.workflow_context.workflow_name,
+    ...(out.reference_images ? { reference_images: out.reference_images } : {}),
+  };
   await db.execute(sql`
     with f as (
       insert into flat_files (url, mime_type, size, user_id, rel_type)
