@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { jobs, outputs } from '../src/db/schema.ts';
-import { startJobsPlatform, waitFor, type JobsPlatform } from './helpers/jobs.ts';
+import { outputs } from '../src/db/schema.ts';
+import { startJobsPlatform, waitForJobEnd, type JobsPlatform } from './helpers/jobs.ts';
 import { asService, call } from './helpers/platform.ts';
 
 let p: JobsPlatform;
@@ -56,10 +56,7 @@ test('creates a custodial collection with its social link, variables and dynamic
   });
   assert.ok([200, 202].includes(gen.status), JSON.stringify(gen.body));
   const jobId = gen.body.data.jobId;
-  const job = await waitFor('job completed', async () => {
-    const [row] = await p.database.db.select().from(jobs).where(eq(jobs.id, jobId));
-    return row && ['completed', 'failed'].includes(row.status) ? row : undefined;
-  });
+  const job = await waitForJobEnd(p, jobId);
   assert.equal(job.status, 'completed', job.error_message ?? '');
   const [out] = await p.database.db.select().from(outputs).where(eq(outputs.job_id, jobId));
   assert.equal(out!.status, 'completed');

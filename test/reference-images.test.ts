@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
-import { jobs, outputs } from '../src/db/schema.ts';
+import { outputs } from '../src/db/schema.ts';
 import { isInternalHost } from '../src/generation/reference-images.ts';
-import { startJobsPlatform, waitFor, type JobsPlatform } from './helpers/jobs.ts';
+import { startJobsPlatform, waitForJobEnd, type JobsPlatform } from './helpers/jobs.ts';
 import { asService, call, sampleData } from './helpers/platform.ts';
 
 test('internal hosts are recognised', () => {
@@ -42,10 +42,7 @@ test('an uploaded reference image is drawn into the picture; an internal URL is 
   });
   assert.ok([200, 202].includes(gen.status), JSON.stringify(gen.body));
   const jobId = gen.body.data.jobId;
-  const job = await waitFor('job done', async () => {
-    const [row] = await p.database.db.select().from(jobs).where(eq(jobs.id, jobId));
-    return row && ['completed', 'failed'].includes(row.status) ? row : undefined;
-  });
+  const job = await waitForJobEnd(p, jobId);
   assert.equal(job.status, 'completed', job.error_message ?? '');
   const [out] = await p.database.db.select().from(outputs).where(eq(outputs.job_id, jobId));
   const refs = (out!.output_metadata as { reference_images: Array<{ name: string; drawn: boolean; left: number; top: number; size: number }> })

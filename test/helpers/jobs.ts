@@ -1,6 +1,8 @@
 /** A test platform with a job queue (in-process or BullMQ on a unique Redis prefix) and a worker. */
 import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
+import { jobs } from '../../src/db/schema.ts';
 import type { GeneratorConnector } from '../../src/generation/connectors/index.ts';
 import type { StepPayload } from '../../src/generation/pipeline.ts';
 import { startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
@@ -68,3 +70,16 @@ export async function startJobsPlatform(
 }
 
 export { sleep, waitFor } from './wait.ts';
+import { waitFor } from './wait.ts';
+
+/** The job's row once it has ended (completed or failed). */
+export function waitForJobEnd(p: TestPlatform, jobId: string, timeoutMs = 60_000) {
+  return waitFor(
+    `job ${jobId} to end`,
+    async () => {
+      const [row] = await p.database.db.select().from(jobs).where(eq(jobs.id, jobId));
+      return row && ['completed', 'failed'].includes(row.status) ? row : undefined;
+    },
+    timeoutMs,
+  );
+}
