@@ -8,6 +8,7 @@ import type { StepPayload } from '../../src/generation/pipeline.ts';
 import { startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
 import { BullMqQueue, InProcessQueue, type WorkQueue } from '../../src/queue/index.ts';
 import { startTestPlatform, type TestPlatform } from './platform.ts';
+import { waitFor } from './wait.ts';
 
 export const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 export type QueueKind = 'in-process' | 'bullmq';
@@ -70,7 +71,6 @@ export async function startJobsPlatform(
 }
 
 export { sleep, waitFor } from './wait.ts';
-import { waitFor } from './wait.ts';
 
 /** The job's row once it has ended (completed or failed). */
 export function waitForJobEnd(p: TestPlatform, jobId: string, timeoutMs = 60_000) {
