@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { startMetadataUpdater } from './chain/metadata-updates.ts';
+import { startRepairer } from './chain/repair.ts';
 import { createChainServices } from './chain/platform-chain.ts';
 import {
   ensureServiceKey,
@@ -102,8 +103,15 @@ async function main(argv: string[]): Promise<void> {
       const metadataUpdater = startMetadataUpdater(database.db, chain, {
         onError: (err) => app.log.warn({ err }, 'MetadataUpdate failed'),
       });
+      // Crash repair (src/chain/repair.ts): at start and every 30 s; safe in every replica.
+      const repairer = startRepairer(database.db, {
+        metadataBaseUrl: config.METADATA_BASE_URL ?? publicBaseUrl(config),
+        onError: (err) => app.log.warn({ err }, 'crash repair failed'),
+        onRepaired: (what) => app.log.info(what, 'crash repair'),
+      });
       onShutdown(async () => {
         await metadataUpdater.stop();
+        await repairer.stop();
         await app.close();
         await chain.close();
         await database.close();

@@ -12,6 +12,7 @@ import { buildAdminApp, type AdminDeps } from './http/admin/app.ts';
 import { startPlatformChain, stderrChainLogger } from './chain/dev-chain.ts';
 import type { ChainServices } from './chain/platform-chain.ts';
 import { startMetadataUpdater } from './chain/metadata-updates.ts';
+import { startRepairer } from './chain/repair.ts';
 import { buildBackendApp } from './http/backend/app.ts';
 import { createStorage } from './storage/index.ts';
 import { startIndexer } from './indexer/service.ts';
@@ -144,6 +145,12 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
   const metadataUpdater = startMetadataUpdater(database.db, chain.services, {
     onError: (err) => backend.log.warn({ err }, 'MetadataUpdate failed'),
   });
+  // Crash repair: decks of mined mints, collections left `deploying` (src/chain/repair.ts).
+  const repairer = startRepairer(database.db, {
+    metadataBaseUrl: config.METADATA_BASE_URL ?? publicBaseUrl(config),
+    onError: (err) => backend.log.warn({ err }, 'crash repair failed'),
+    onRepaired: (what) => backend.log.info(what, 'crash repair'),
+  });
   return {
     backend,
     admin,
@@ -155,6 +162,7 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
     async stop() {
       await indexer?.stop();
       await metadataUpdater.stop();
+      await repairer.stop();
       await admin.close();
       await backend.close();
       await chain.stop(); // stops anvil, which writes its state

@@ -1,0 +1,61 @@
+/**
+ * Crash repair (src/chain/repair.ts, docs/minting.md): a mint whose request died after the chain
+ * write and before the deck existed gets its decks from the stored receipt, once.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { mintTokens } from '../../src/chain/mint.ts';
+import { repairMints } from '../../src/chain/repair.ts';
+import { collections, decks } from '../../src/db/schema.ts';
+import { asService, call } from '../helpers/platform.ts';
+import { startMintingPlatform, type MintingPlatform } from './helpers.ts';
+
+describe('crash repair', () => {
+  let mp: MintingPlatform;
+  before(async () => {
+    mp = await startMintingPlatform({ worker: false });
+  });
+  after(async () => {
+    await mp.close();
+  });
+
+  test('a mined mint without decks gets one deck per token; a second run creates nothing', async () => {
+    const { id, address } = await mp.deployedCollection({ title: 'Crashed Mint' });
+    const recipient = mp.wallet(3).account.address;
+    // What the route does first, without an Idempotency-Key; the request then "crashes".
+    const minted = await mintTokens(mp.chain, { chainId: 31337, collection: address, recipient, quantity: 2, idempotencyKey: `mint:${randomUUID()}` });
+    assert.deepEqual(minted.tokenIds, [1, 2]);
+    const doc = (t: number) => fetch(`${mp.backendUrl}/collections/${id}/tokens/${t}`);
+    assert.equal((await doc(1)).status, 404, 'token without a deck');
+    // Within the grace period the request may still be writing: nothing is touched.
+    assert.equal(await repairMints(mp.database.db, mp.backendUrl), 0);
+
+    assert.equal(await repairMints(mp.database.db, mp.backendUrl, { graceMs: 0 }), 2);
+    const rows = await mp.database.db.select().from(decks).where(eq(decks.collection_id, id));
+    assert.deepEqual(rows.map((d) => d.token_id).sort(), [1, 2]);
+    for (const d of rows) {
+      assert.equal(d.mint_status, 'minted');
+      assert.equal(d.mint_tx_hash, minted.txHash);
+      assert.equal(d.mint_recipient, recipient);
+      assert.equal(d.metadata_uri, `${mp.backendUrl}/collections/${id}/tokens/${d.token_id}`);
+      assert.equal(d.cover_output_id, null);
+    }
+    assert.equal((await doc(1)).status, 200);
+    assert.equal((await doc(2)).status, 200);
+    const [c] = await mp.database.db.select().from(collections).where(eq(collections.id, id));
+    assert.equal(c!.tokens_minted, 2);
+
+    assert.equal(await repairMints(mp.database.db, mp.backendUrl, { graceMs: 0 }), 0);
+    assert.equal((await mp.database.db.select().from(decks).where(eq(decks.collection_id, id))).length, 2);
+  });
+
+  test('a mint whose decks the route made is left alone', async () => {
+    const { id } = await mp.deployedCollection({ title: 'Healthy Mint' });
+    const r = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient: mp.wallet(3).account.address, quantity: 2 }, headers: asService() });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(await repairMints(mp.database.db, mp.backendUrl, { graceMs: 0 }), 0);
+    assert.equal((await mp.database.db.select().from(decks).where(eq(decks.collection_id, id))).length, 2);
+  });
+});
