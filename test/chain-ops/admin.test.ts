@@ -7,11 +7,15 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { eq, sql } from 'drizzle-orm';
 import { encodeFunctionData, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
+import { deployCollection } from '../../src/chain/factory.ts';
+import { designDeployKeyPrefix, repairDeploys } from '../../src/chain/repair.ts';
 import { DEV_ADDRESS } from '../../src/chain/wallet.ts';
+import { chainTransactions, collections } from '../../src/db/schema.ts';
 import { sampleData } from '../helpers/platform.ts';
 import { adminCall, backendCall, collectionParams, deployFactory, startChainPlatform, type ChainPlatform } from './helpers.ts';
 
@@ -299,5 +303,74 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
     assert.equal(royalty[1], 500n);
     const again = await backendCall(p, `/nft/collections/${id}/deploy`, { max_supply: 10, royalty_bps: 500, royalty_receiver: OTHER });
     assert.equal(again.status, 409);
+  });
+
+  test('design-stage deploy after a crash: a later call finishes the claim from its transaction, or releases it', async () => {
+    const db = p.database.db;
+    const create = async (title: string) =>
+      (await adminCall(p, '/api/nft/collections/create', { title, description: '', editions: 10, data: sampleData() })).body.collection.id as string;
+    const claim = (id: string, at = sql`now()`) =>
+      db.update(collections).set({ mint_status: 'deploying', updated_at: at }).where(eq(collections.id, id)).returning();
+    const body = { max_supply: 10, royalty_bps: 500, royalty_receiver: OTHER };
+
+    // Crash after the createCollection was mined, before the record was written.
+    const a = await create('Crash After Send');
+    const [claimed] = await claim(a);
+    const factory = (await p.chain.deploymentStatus(31337)).factoryAddress;
+    const sent = await deployCollection({
+      client: p.chain.client(31337),
+      sender: p.chain.sender(31337),
+      factory,
+      params: {
+        name: 'Crash After Send',
+        symbol: 'CAS',
+        baseURI: `http://meta.test/collections/${a}/tokens/`,
+        contractURI: `http://meta.test/collections/${a}/metadata.json`,
+        maxSupply: 7n,
+        royaltyReceiver: THIRD,
+        royaltyBps: 250,
+        owner: DEV_ADDRESS,
+        minter: DEV_ADDRESS,
+      },
+      idempotencyKey: `${designDeployKeyPrefix(a)}${claimed!.updated_at.toISOString()}`,
+    });
+    const r = await backendCall(p, `/nft/collections/${a}/deploy`, body);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.data.contract_address, sent.address, 'the contract deployed before the crash, not a second one');
+    assert.equal(r.body.data.tx_hash, sent.txHash.toLowerCase());
+    assert.equal(r.body.data.collection.mint_status, 'deployed');
+    assert.equal(r.body.data.collection.max_supply, 7, 'parameters from the transaction');
+    assert.equal(r.body.data.collection.royalty_receiver, THIRD);
+    assert.equal((await backendCall(p, `/nft/collections/${a}/deploy`, body)).status, 409);
+
+    // Crash before anything was sent: a young claim is respected, an old one is released.
+    const b = await create('Crash Before Send');
+    await claim(b);
+    const busy = await backendCall(p, `/nft/collections/${b}/deploy`, body);
+    assert.equal(busy.status, 409, JSON.stringify(busy.body));
+    assert.match(busy.body.error, /being deployed/);
+    await claim(b, sql`now() - interval '10 minutes'`);
+    const rb = await backendCall(p, `/nft/collections/${b}/deploy`, body);
+    assert.equal(rb.status, 200, JSON.stringify(rb.body));
+    assert.equal(rb.body.data.collection.mint_status, 'deployed');
+    assert.equal(rb.body.data.collection.max_supply, 10);
+
+    // Its transaction failed: released at once (the background pass does the same).
+    const c = await create('Crash After Failure');
+    const [cc] = await claim(c);
+    await db.insert(chainTransactions).values({
+      purpose: 'create-collection',
+      chain_id: 31337,
+      from_address: DEV_ADDRESS,
+      idempotency_key: `${designDeployKeyPrefix(c)}${cc!.updated_at.toISOString()}`,
+      status: 'failed',
+      error: 'test: nothing reached the chain',
+    });
+    assert.deepEqual(await repairDeploys(db), { finished: 0, released: 1 });
+    const [after_] = await db.select().from(collections).where(eq(collections.id, c));
+    assert.equal(after_!.mint_status, 'draft');
+    assert.equal(after_!.contract_address, null);
+    const rc = await backendCall(p, `/nft/collections/${c}/deploy`, body);
+    assert.equal(rc.status, 200, JSON.stringify(rc.body));
   });
 });

@@ -13,6 +13,8 @@ import { collections } from '../../db/schema.ts';
 import { deriveName, deriveSymbol, metadataUrls } from '../../domain/contract-params.ts';
 import { AppError, conflict, forbidden, invalid } from '../../domain/errors.ts';
 import { deployCollection, receiptCreatedCollection } from '../../chain/factory.ts';
+import { designDeployKeyPrefix, repairDeploy } from '../../chain/repair.ts';
+import { TxTimeoutError } from '../../chain/tx-sender.ts';
 import { assertSupportedChain, shortError, type ChainServices } from '../../chain/platform-chain.ts';
 import { address, collectionIdParams, idParams, ok, txHash } from '../schemas.ts';
 import type { BackendDeps } from './app.ts';
@@ -113,8 +115,22 @@ export function deployRoutes(app: FastifyInstance, deps: BackendDeps) {
 
   r.post('/nft/collections/:id/deploy', { schema: { params: idParams, body: designDeployBody, tags } }, async (req) => {
     const chain = needChain(deps);
-    const current = await getCollection(db, req.params.id);
+    let current = await getCollection(db, req.params.id);
     assertCanModify(current, { userId: req.auth.userId, isService: isTrusted(req.auth.method) });
+    const answer = (row: CollectionRow) => ({
+      contract_address: row.contract_address,
+      tx_hash: row.deploy_tx_hash,
+      base_token_uri: row.base_token_uri,
+      chain_id: row.chain_id,
+      collection: presentCollection(row),
+    });
+    if (current.mint_status === 'deploying' && !current.contract_address) {
+      // A claim left by a request that died: finish it from its transaction, or release it
+      // (src/chain/repair.ts). A deploy that did happen is answered as this call's result.
+      const settled = await repairDeploy(db, current.id);
+      current = await getCollection(db, current.id);
+      if (settled === 'finished') return ok(answer(current));
+    }
     if (current.contract_address) {
       throw conflict(`collection ${current.id} is already deployed at ${current.contract_address}; reset it first`);
     }
@@ -155,7 +171,7 @@ export function deployRoutes(app: FastifyInstance, deps: BackendDeps) {
           owner: sender.address,
           minter: sender.address,
         },
-        idempotencyKey: `design-deploy:${current.id}:${claimed.updated_at.toISOString()}`,
+        idempotencyKey: `${designDeployKeyPrefix(current.id)}${claimed.updated_at.toISOString()}`,
       });
       [row] = await db
         .update(collections)
@@ -174,18 +190,16 @@ export function deployRoutes(app: FastifyInstance, deps: BackendDeps) {
         .where(eq(collections.id, current.id))
         .returning();
     } catch (err) {
+      if (err instanceof TxTimeoutError) {
+        // Sent but not mined yet: keep the claim; the crash repair (or the next call) finishes it.
+        throw new AppError('unavailable', `the deployment transaction ${err.hash ?? ''} is not mined yet; the collection is recorded when it is (call again later)`);
+      }
       await db
         .update(collections)
         .set({ mint_status: previous, updated_at: sql`now()` })
         .where(and(eq(collections.id, current.id), eq(collections.mint_status, 'deploying')));
       throw err;
     }
-    return ok({
-      contract_address: row!.contract_address,
-      tx_hash: row!.deploy_tx_hash,
-      base_token_uri: row!.base_token_uri,
-      chain_id: chainId,
-      collection: presentCollection(row!),
-    });
+    return ok(answer(row!));
   });
 }
