@@ -100,7 +100,10 @@ export interface PaymentRecord {
   amount: bigint;
 }
 
-export async function claimPayment(db: Db, p: PaymentRecord, collectionId: string): Promise<string> {
+/** How long a request holds a payment while it creates the samples; a retry after it may resume. */
+export const PAYMENT_LEASE_SECONDS = 120;
+
+export async function claimPayment(db: Db, p: PaymentRecord, collectionId: string, sampleCount: number): Promise<string> {
   try {
     const [row] = await db
       .insert(payments)
@@ -113,6 +116,8 @@ export async function claimPayment(db: Db, p: PaymentRecord, collectionId: strin
         amount: p.amount.toString(),
         purpose: 'samples',
         collection_id: collectionId,
+        sample_count: sampleCount,
+        lease_until: sql`now() + make_interval(secs => ${PAYMENT_LEASE_SECONDS})`,
       })
       .returning({ id: payments.id });
     return row!.id;
@@ -124,13 +129,49 @@ export async function claimPayment(db: Db, p: PaymentRecord, collectionId: strin
 
 const usedError = (hash: string) => paymentError('PAYMENT_ALREADY_USED', `body.tx_hash: transaction ${hash} was already used to pay for samples`);
 
-/** Fast pre-check before reading the chain; the unique index stays the guarantee. */
-export async function assertPaymentUnused(db: Db, chainId: number, txHash: string) {
+/**
+ * Before reading the chain: undefined when the hash was never claimed (the unique index stays the
+ * guarantee); a resumable claim when the same payer asks again for the same collection and count
+ * and fewer samples exist than were paid for (a request died between claiming and creating them);
+ * else 409 PAYMENT_ALREADY_USED. Resuming takes the payment's lease in one conditional UPDATE, so
+ * one request at a time creates the missing samples.
+ */
+export async function resumablePayment(
+  db: Db,
+  q: { chainId: number; txHash: string; payer: string; collectionId: string; count: number },
+): Promise<{ id: string; existing: Array<{ outputId: string; jobId: string | null }>; deckId: string | null } | undefined> {
   const [row] = await db
-    .select({ id: payments.id })
+    .select()
     .from(payments)
-    .where(and(eq(payments.chain_id, chainId), eq(payments.tx_hash, txHash.toLowerCase())));
-  if (row) throw usedError(txHash);
+    .where(and(eq(payments.chain_id, q.chainId), eq(payments.tx_hash, q.txHash.toLowerCase())));
+  if (!row) return undefined;
+  if (row.payer.toLowerCase() !== q.payer.toLowerCase() || row.collection_id !== q.collectionId || row.sample_count !== q.count) {
+    throw usedError(q.txHash);
+  }
+  const made = await db
+    .select({ output_id: samples.output_id, job_id: samples.job_id, deck_id: outputs.deck_id })
+    .from(samples)
+    .leftJoin(outputs, eq(outputs.id, samples.output_id))
+    .where(eq(samples.payment_id, row.id));
+  if (made.length >= q.count) throw usedError(q.txHash);
+  const leased = await db
+    .update(payments)
+    .set({ lease_until: sql`now() + make_interval(secs => ${PAYMENT_LEASE_SECONDS})` })
+    .where(and(eq(payments.id, row.id), sql`(${payments.lease_until} is null or ${payments.lease_until} < now())`))
+    .returning({ id: payments.id });
+  if (leased.length === 0) {
+    throw paymentError('PAYMENT_ALREADY_USED', `body.tx_hash: transaction ${q.txHash} is being used by a request in progress; if it failed, retry after ${PAYMENT_LEASE_SECONDS} s`);
+  }
+  return {
+    id: row.id,
+    existing: made.map((m) => ({ outputId: m.output_id, jobId: m.job_id })),
+    deckId: made.find((m) => m.deck_id)?.deck_id ?? null,
+  };
+}
+
+/** The request holding the payment's lease is done with it. */
+export async function endPaymentLease(db: Db, paymentId: string) {
+  await db.update(payments).set({ lease_until: null }).where(eq(payments.id, paymentId));
 }
 
 /** Releases a claimed payment whose samples could not be started, so the hash can be used again. */

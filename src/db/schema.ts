@@ -388,6 +388,10 @@ export const payments = pgTable(
     amount: numeric('amount', { precision: 78, scale: 0 }).notNull(),
     purpose: varchar('purpose', { length: 30 }).notNull(),
     collection_id: uuid('collection_id'),
+    /** Samples this payment buys (a retry resumes up to it); null on rows from before resumable claims. */
+    sample_count: integer('sample_count'),
+    /** While set and in the future, a request is creating this payment's samples (retries wait). */
+    lease_until: ts('lease_until'),
     created_at: createdAt(),
   },
   (t) => [uniqueIndex('payments_chain_tx').on(t.chain_id, t.tx_hash)],

@@ -9,6 +9,7 @@ import { count, eq, sql } from 'drizzle-orm';
 import { getAddress, type Address, type Hex } from 'viem';
 import { atelierTestUSDAbi } from '../../contracts/abi/index.ts';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
+import { claimPayment } from '../../src/db/samples.ts';
 import { collections, jobs, payments, sampleAllowances, samples, users } from '../../src/db/schema.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { payStablecoin, startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';
@@ -162,6 +163,53 @@ describe('samples', () => {
       assert.equal(rs.filter((r) => r.status === 201).length, 1, JSON.stringify(rs.map((r) => r.status)));
       assert.ok(rs.filter((r) => r.status !== 201).every((r) => r.status === 409));
       assert.equal(await sampleCount(collectionId), n + 1);
+    });
+
+    test('a claim whose request died before its samples: the same payer, collection and count resumes it; anyone else is refused', async () => {
+      const hash = await payStablecoin(mp, 1, mp.platformAddress, 2n * COST);
+      const n = await before_();
+      // What the route does after verifying; then the request "crashes" before any sample exists.
+      const paymentId = await claimPayment(
+        mp.database.db,
+        { chainId: 31337, txHash: hash, token: mp.stablecoin, payer: wallet1, recipient: mp.platformAddress, amount: 2n * COST },
+        collectionId,
+        2,
+      );
+      // While the claim's lease runs, a retry may be the first request still at work: refused.
+      const early = await post(collectionId, { count: 2, wallet_address: wallet1, tx_hash: hash });
+      assert.equal(early.status, 409, JSON.stringify(early.body));
+      assert.match(early.body.error, /in progress/);
+      await mp.database.db.update(payments).set({ lease_until: sql`now() - interval '1 second'` }).where(eq(payments.id, paymentId));
+
+      const other = await call(`${mp.backendUrl}/nft/collections`, {
+        body: { title: 'Other', description: 'd', editions: 10, data: (await import('../helpers/platform.ts')).sampleData() },
+        headers: asService(),
+      });
+      for (const [cid, body] of [
+        [collectionId, { count: 2, wallet_address: wallet2, tx_hash: hash }],
+        [collectionId, { count: 1, wallet_address: wallet1, tx_hash: hash }],
+        [other.body.data.collection.id, { count: 2, wallet_address: wallet1, tx_hash: hash }],
+      ] as const) {
+        const r = await post(cid, body);
+        assert.equal(r.status, 409, JSON.stringify(r.body));
+        assert.equal(r.body.code, 'PAYMENT_ALREADY_USED');
+      }
+      assert.equal(await sampleCount(collectionId), n);
+
+      const resumed = await post(collectionId, { count: 2, wallet_address: wallet1, tx_hash: hash });
+      assert.equal(resumed.status, 201, JSON.stringify(resumed.body));
+      assert.equal(resumed.body.resumed, true);
+      assert.equal(resumed.body.samples.length, 2);
+      assert.equal(await sampleCount(collectionId), n + 2);
+      const paid = await mp.database.db.select().from(samples).where(eq(samples.payment_id, paymentId));
+      assert.equal(paid.length, 2);
+      assert.ok(paid.every((x) => x.is_free === false));
+
+      // Complete now: a further replay is refused and creates nothing.
+      const again = await post(collectionId, { count: 2, wallet_address: wallet1, tx_hash: hash });
+      assert.equal(again.status, 409);
+      assert.equal(again.body.code, 'PAYMENT_ALREADY_USED');
+      assert.equal(await sampleCount(collectionId), n + 2);
     });
 
     async function refused(body: Record<string, unknown>, code: string, status = 402) {

@@ -27,12 +27,13 @@ import {
 import { getOutput } from '../../db/outputs.ts';
 import {
   allowanceUsage,
-  assertPaymentUnused,
   claimPayment,
+  endPaymentLease,
   insertSamples,
   listSamples,
   paidSampleCount,
   releasePayment,
+  resumablePayment,
   returnFreeSamples,
   takeFreeSamples,
 } from '../../db/samples.ts';
@@ -410,6 +411,7 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
       const subject = subjectOf(req, b.wallet_address)!;
       const cost = BigInt(c.compute_cost_per_sample);
       let paymentId: string | null = null;
+      let resumed: Awaited<ReturnType<typeof resumablePayment>>;
       const isFree = !b.tx_hash;
       if (isFree) {
         const taken = await takeFreeSamples(db, c.id, subject, b.count, { perCollection: c.free_samples_per_collection, perUser: c.free_samples_per_user });
@@ -424,57 +426,66 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
       } else {
         const chainId = b.chain_id ?? c.chain_id ?? deps.config.NFT_CHAIN_ID;
         const s = paymentSettings(chainId);
-        await assertPaymentUnused(db, chainId, b.tx_hash!);
-        const verified = await verifyPayment(s.access.client(chainId), {
-          chainId,
-          txHash: b.tx_hash as Hex,
-          token: s.token,
-          payer: getAddress(b.wallet_address),
-          recipient: s.recipient,
-          minAmount: BigInt(b.count) * cost,
-          confirmations: s.confirmations,
-        });
-        paymentId = await claimPayment(db, verified, c.id);
+        // A claim whose request died before all its samples existed is resumed by the same payer
+        // for the same collection and count; any other reuse is 409 (docs/minting.md).
+        resumed = await resumablePayment(db, { chainId, txHash: b.tx_hash!, payer: getAddress(b.wallet_address), collectionId: c.id, count: b.count });
+        if (resumed) {
+          paymentId = resumed.id;
+        } else {
+          const verified = await verifyPayment(s.access.client(chainId), {
+            chainId,
+            txHash: b.tx_hash as Hex,
+            token: s.token,
+            payer: getAddress(b.wallet_address),
+            recipient: s.recipient,
+            minAmount: BigInt(b.count) * cost,
+            confirmations: s.confirmations,
+          });
+          paymentId = await claimPayment(db, verified, c.id, b.count);
+        }
       }
 
       const pfp = await avatarOfUser(db, c.user_id); // the creator's picture at sample time
+      const need = b.count - (resumed?.existing.length ?? 0);
       const started: StartGenerationResult[] = [];
       try {
-        const deck = await createDeck(db, { collection_id: c.id, name: `Samples of ${c.title}`.slice(0, 200), userId: req.auth.userId as string });
-        for (let i = 0; i < b.count; i++) {
-          started.push(
-            await startGeneration(ctx, {
-              collectionId: c.id,
-              variables,
-              userId: req.auth.userId,
-              isService: true, // samples are paid by the allowance or the payment, not credits
-              deckId: deck.id,
-              source: 'direct_api',
-              jobType: 'sample',
-              socialPfp: pfp,
-            }),
-          );
+        const deckId = resumed?.deckId ?? (await createDeck(db, { collection_id: c.id, name: `Samples of ${c.title}`.slice(0, 200), userId: req.auth.userId as string })).id;
+        for (let i = 0; i < need; i++) {
+          const g = await startGeneration(ctx, {
+            collectionId: c.id,
+            variables,
+            userId: req.auth.userId,
+            isService: true, // samples are paid by the allowance or the payment, not credits
+            deckId,
+            source: 'direct_api',
+            jobType: 'sample',
+            socialPfp: pfp,
+          });
+          // Each sample row right after its generation: a crash loses at most the one in between.
+          await insertSamples(db, [
+            {
+              collection_id: c.id,
+              output_id: g.outputId,
+              job_id: g.jobId,
+              user_id: req.auth.userId,
+              wallet_address: getAddress(b.wallet_address),
+              is_free: isFree,
+              payment_id: paymentId,
+              traits: [],
+            },
+          ]);
+          started.push(g);
         }
       } catch (err) {
-        if (isFree && started.length < b.count) await returnFreeSamples(db, c.id, subject, b.count - started.length).catch(() => undefined);
-        if (paymentId && started.length === 0) await releasePayment(db, paymentId).catch(() => undefined);
+        if (isFree && started.length < need) await returnFreeSamples(db, c.id, subject, need - started.length).catch(() => undefined);
+        if (paymentId && !resumed && started.length === 0) await releasePayment(db, paymentId).catch(() => undefined);
+        else if (paymentId) await endPaymentLease(db, paymentId).catch(() => undefined);
         if (started.length === 0) throw err;
         req.log.error({ err }, 'some samples could not start');
       }
-      await insertSamples(
-        db,
-        started.map((g) => ({
-          collection_id: c.id,
-          output_id: g.outputId,
-          job_id: g.jobId,
-          user_id: req.auth.userId,
-          wallet_address: getAddress(b.wallet_address),
-          is_free: isFree,
-          payment_id: paymentId,
-          traits: [],
-        })),
-      );
-      return reply.code(201).send(spec({ samples: started.map((g) => ({ outputId: g.outputId, jobId: g.jobId, status: 'pending', is_free: isFree })) }));
+      if (paymentId) await endPaymentLease(db, paymentId).catch(() => undefined);
+      const all = [...(resumed?.existing ?? []), ...started.map((g) => ({ outputId: g.outputId, jobId: g.jobId }))];
+      return reply.code(201).send(spec({ samples: all.map((g) => ({ outputId: g.outputId, jobId: g.jobId, status: 'pending', is_free: isFree })), ...(resumed ? { resumed: true } : {}) }));
     },
   );
 

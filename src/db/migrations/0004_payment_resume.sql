@@ -1,0 +1,2 @@
+ALTER TABLE "payments" ADD COLUMN "sample_count" integer;--> statement-breakpoint
+ALTER TABLE "payments" ADD COLUMN "lease_until" timestamp with time zone;
