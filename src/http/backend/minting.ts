@@ -107,9 +107,13 @@ function checkVariables(c: CollectionRow, variables: Record<string, unknown>) {
   }
 }
 
-function deployed(c: CollectionRow): { chainId: number; address: Address } {
+/** The collection's deployment; a `chainId` the caller names must be the one it is deployed on. */
+function deployed(c: CollectionRow, chainId?: number): { chainId: number; address: Address } {
   if (!c.contract_address || c.chain_id === null) {
     throw conflict(`collection ${c.id} is not deployed: deploy it before minting`, { code: 'NOT_DEPLOYED' });
+  }
+  if (chainId !== undefined && chainId !== c.chain_id) {
+    throw invalid(`body.chainId: collection ${c.id} is deployed on chain ${c.chain_id}, not ${chainId}`);
   }
   return { chainId: c.chain_id, address: getAddress(c.contract_address) };
 }
@@ -176,10 +180,7 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
   async function mintAndGenerate(req: FastifyRequest, collectionId: string, body: z.infer<typeof mintAndGenerateBody>, senderKey: string) {
     const who = caller(req);
     const c = await getCollection(db, collectionId);
-    const target = deployed(c);
-    if (body.chainId !== undefined && body.chainId !== target.chainId) {
-      throw invalid(`body.chainId: collection ${c.id} is deployed on chain ${target.chainId}, not ${body.chainId}`);
-    }
+    const target = deployed(c, body.chainId);
     const access = chain();
     const ctx = genCtx();
     checkVariables(c, body.variables);
@@ -231,10 +232,7 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
   async function mint(req: FastifyRequest, collectionId: string, body: z.infer<typeof mintBody>, senderKey: string) {
     const who = caller(req);
     const c = await getCollection(db, collectionId);
-    const target = deployed(c);
-    if (body.chainId !== undefined && body.chainId !== target.chainId) {
-      throw invalid(`body.chainId: collection ${c.id} is deployed on chain ${target.chainId}, not ${body.chainId}`);
-    }
+    const target = deployed(c, body.chainId);
     const recipient = (body.recipient ?? body.recipient_address)!;
     if (c.tokens_minted + body.quantity > maxSupplyOf(c)) {
       throw conflict(`max supply exceeded: ${c.tokens_minted} of ${maxSupplyOf(c)} minted, ${body.quantity} more requested`, { code: 'MAX_SUPPLY' });
