@@ -71,6 +71,14 @@ function credentialOf(request: FastifyRequest): string | undefined {
 
 const looksLikeJwt = (token: string) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
 
+/** The identity a verified token names: its provider (claim or JWT_PROVIDER), subject and email. */
+export function claimsOf(payload: JWTPayload, config: Config): { provider: string; sub: string; email: string | null } {
+  if (!payload.sub) throw new AuthFailure('invalid token: no sub claim');
+  const provider = typeof payload.provider === 'string' ? payload.provider.slice(0, 30) : config.JWT_PROVIDER;
+  const email = typeof payload.email === 'string' ? payload.email : null;
+  return { provider, sub: payload.sub, email };
+}
+
 export function createAuthenticator(opts: AuthOptions) {
   const { config } = opts;
   const hsKey = config.JWT_SECRET ? new TextEncoder().encode(config.JWT_SECRET) : undefined;
@@ -119,20 +127,17 @@ export function createAuthenticator(opts: AuthOptions) {
       return { method: 'api_key', userId, providerUserId: userId, authProvider: 'api_key' };
     }
     if (looksLikeJwt(credential) && (hsKey || jwks)) {
-      const payload = await verifyJwt(credential);
-      if (!payload.sub) throw new AuthFailure('invalid token: no sub claim');
-      const provider = typeof payload.provider === 'string' ? payload.provider.slice(0, 30) : config.JWT_PROVIDER;
-      const email = typeof payload.email === 'string' ? payload.email : null;
-      let userId: string = payload.sub;
+      const { provider, sub, email } = claimsOf(await verifyJwt(credential), config);
+      let userId: string = sub;
       if (opts.db) {
         try {
-          userId = await resolveUser(opts.db, { provider, providerUserId: payload.sub, email });
+          userId = await resolveUser(opts.db, { provider, providerUserId: sub, email });
         } catch (err) {
           // Identity rule 5: a lookup failure never fails the request; fall back to the provider id.
           request.log.warn({ err }, 'identity resolution failed; using the provider id');
         }
       }
-      return { method: 'jwt', userId, providerUserId: payload.sub, authProvider: provider };
+      return { method: 'jwt', userId, providerUserId: sub, authProvider: provider };
     }
     throw new AuthFailure('invalid credentials');
   }

@@ -6,10 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { deckFeedOutputs, featuredCollection, trendingCollections, type StreamSettings } from '../../db/feed.ts';
-import { queryInt, uuid } from '../schemas.ts';
+import { queryInt, UUID_RE, uuid } from '../schemas.ts';
 import type { BackendDeps } from './app.ts';
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const excludeList = z
   .string()

@@ -9,11 +9,9 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../db/api-keys.ts';
 import { resolveUser } from '../../db/identity.ts';
 import { getUserWithIdentities, mergeUsers } from '../../db/users.ts';
 import { forbidden, notFound, unauthorized } from '../../domain/errors.ts';
-import { AuthFailure, createAuthenticator, requireUser } from '../auth.ts';
-import { idParams, ok, uuid } from '../schemas.ts';
+import { AuthFailure, claimsOf, createAuthenticator, requireUser } from '../auth.ts';
+import { idParams, ok, UUID_RE, uuid } from '../schemas.ts';
 import type { BackendDeps } from './app.ts';
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function identityRoutes(app: FastifyInstance, deps: BackendDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -31,18 +29,16 @@ export function identityRoutes(app: FastifyInstance, deps: BackendDeps) {
     },
     async (req) => {
       if (!canVerifyJwt) throw unauthorized('no identity provider is configured (JWT_SECRET or JWT_JWKS_URL)');
-      let payload;
+      let claims;
       try {
-        payload = await verifyJwt(req.body.access_token);
+        claims = claimsOf(await verifyJwt(req.body.access_token), deps.config);
       } catch (err) {
         if (err instanceof AuthFailure) throw unauthorized(err.message);
         throw err;
       }
-      if (!payload.sub) throw unauthorized('invalid token: no sub claim');
-      const provider = typeof payload.provider === 'string' ? payload.provider.slice(0, 30) : deps.config.JWT_PROVIDER;
-      const email = typeof payload.email === 'string' ? payload.email : null;
-      const userId = await resolveUser(db, { provider, providerUserId: payload.sub, email });
-      return ok({ user_id: userId, provider, provider_user_id: payload.sub });
+      const { provider, sub, email } = claims;
+      const userId = await resolveUser(db, { provider, providerUserId: sub, email });
+      return ok({ user_id: userId, provider, provider_user_id: sub });
     },
   );
 
