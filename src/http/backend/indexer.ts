@@ -270,17 +270,22 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
     return x !== undefined;
   };
 
-  r.get('/api/app-tokens', { schema: { querystring: appQuery, tags } }, async (req) => {
-    const app = req.query.appAddress ? getAddress(req.query.appAddress) : undefined;
-    return ok(await appTokens(req.query.chainId ?? defaultChain, app, req.query.limit ?? 100, req.query.offset ?? 0));
-  });
+  type AppList = (chainId: number, app: string | undefined, limit: number, offset: number) => Promise<unknown[]>;
+  /** `path` lists rows of every app (or `?appAddress=`); `path/:appId` those of one known app, else 404. */
+  const appListRoutes = (path: string, list: AppList) => {
+    r.get(path, { schema: { querystring: appQuery, tags } }, async (req) => {
+      const app = req.query.appAddress ? getAddress(req.query.appAddress) : undefined;
+      return ok(await list(req.query.chainId ?? defaultChain, app, req.query.limit ?? 100, req.query.offset ?? 0));
+    });
+    r.get(`${path}/:appId`, { schema: { params: appParams, querystring: pageQuery, tags } }, async (req) => {
+      const chainId = req.query.chainId ?? defaultChain;
+      const app = getAddress(req.params.appId);
+      if (!(await appExists(chainId, app))) throw notFound(`app ${app}`);
+      return ok(await list(chainId, app, req.query.limit ?? 100, req.query.offset ?? 0));
+    });
+  };
 
-  r.get('/api/app-tokens/:appId', { schema: { params: appParams, querystring: pageQuery, tags } }, async (req) => {
-    const chainId = req.query.chainId ?? defaultChain;
-    const app = getAddress(req.params.appId);
-    if (!(await appExists(chainId, app))) throw notFound(`app ${app}`);
-    return ok(await appTokens(chainId, app, req.query.limit ?? 100, req.query.offset ?? 0));
-  });
+  appListRoutes('/api/app-tokens', appTokens);
 
   const mints = async (chainId: number, app: string | undefined, limit: number, offset: number) => {
     const list = await rows<Record<string, unknown>>(db, sql`
@@ -299,17 +304,7 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
     }));
   };
 
-  r.get('/api/app-token-mints', { schema: { querystring: appQuery, tags } }, async (req) => {
-    const app = req.query.appAddress ? getAddress(req.query.appAddress) : undefined;
-    return ok(await mints(req.query.chainId ?? defaultChain, app, req.query.limit ?? 100, req.query.offset ?? 0));
-  });
-
-  r.get('/api/app-token-mints/:appId', { schema: { params: appParams, querystring: pageQuery, tags } }, async (req) => {
-    const chainId = req.query.chainId ?? defaultChain;
-    const app = getAddress(req.params.appId);
-    if (!(await appExists(chainId, app))) throw notFound(`app ${app}`);
-    return ok(await mints(chainId, app, req.query.limit ?? 100, req.query.offset ?? 0));
-  });
+  appListRoutes('/api/app-token-mints', mints);
 
   const knownContracts = (chainId: number): Record<string, string> => {
     if (deps.indexer?.contracts && chainId === deps.indexer.chainId) return deps.indexer.contracts;
