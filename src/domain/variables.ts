@@ -132,9 +132,6 @@ export interface ResolveOptions {
   socialPfp?: string | null;
 }
 
-/** Override keys that are not variables but configure the generation itself. */
-export const COMPONENT_FIELDS = ['seed'] as const;
-
 const IMAGE_VARIABLES: ReadonlySet<string> = new Set([SOCIAL_PFP, ...REF_IMAGE_NAMES]);
 
 /**
