@@ -13,9 +13,10 @@ import pg from 'pg';
 import { createPublicClient, encodeFunctionData, http, parseEventLogs, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { collectionAbi, diamondFactoryAbi } from '../contracts/abi/index.ts';
-import { ANVIL_PRIVATE_KEYS, startAnvil } from '../src/chain/anvil.ts';
+import { ANVIL_PRIVATE_KEYS } from '../src/chain/anvil.ts';
 import { deployPlatform } from '../src/chain/deploy-platform.ts';
 import { Indexer } from '../src/indexer/indexer.ts';
+import { startLocalAnvil } from '../test/helpers/anvil-local.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 
 const MINTS = Number(process.env.MINTS ?? 1000);
@@ -23,18 +24,8 @@ const TRANSFERS = Number(process.env.TRANSFERS ?? 2000);
 const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 async function main() {
-  const anvil = await startAnvil({ args: ['--gas-limit', '300000000'] });
+  const anvil = await startLocalAnvil(['--gas-limit', '300000000']);
   try {
-    const rpc = async (method: string, params: unknown[] = []) => {
-      const res = await fetch(anvil.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      });
-      const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-      if (body.error) throw new Error(`${method}: ${body.error.message}`);
-      return body.result;
-    };
     const client = createPublicClient({ transport: http(anvil.rpcUrl), cacheTime: 0 });
     const deployment = await deployPlatform({ rpcUrl: anvil.rpcUrl, privateKey: ANVIL_PRIVATE_KEYS[0], pollingInterval: 20 });
     const owner = privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]);
@@ -69,9 +60,9 @@ async function main() {
     };
     const mineAll = async () => {
       for (let i = 0; i < 10_000; i++) {
-        const status = (await rpc('txpool_status')) as { pending: string; queued: string };
+        const status = (await anvil.rpc('txpool_status')) as { pending: string; queued: string };
         if (Number(status.pending) === 0 && Number(status.queued) === 0) return;
-        await rpc('evm_mine');
+        await anvil.rpc('evm_mine');
       }
     };
 
@@ -110,7 +101,7 @@ async function main() {
 
     // Mints and transfers, many per block.
     const t0 = performance.now();
-    await rpc('evm_setAutomine', [false]);
+    await anvil.rpc('evm_setAutomine', [false]);
     let nonce = await client.getTransactionCount({ address: owner.address });
     const mintRaws: Hex[] = [];
     for (let i = 0; i < MINTS; i++) {
@@ -127,8 +118,8 @@ async function main() {
     }
     await sendAll(transferRaws);
     await mineAll();
-    await rpc('evm_setAutomine', [true]);
-    const head = Number(await rpc('eth_blockNumber').then((h) => BigInt(h as string)));
+    await anvil.rpc('evm_setAutomine', [true]);
+    const head = Number(await anvil.rpc('eth_blockNumber').then((h) => BigInt(h as string)));
     const supply = (await client.readContract({ address: collection, abi: collectionAbi, functionName: 'totalSupply' })) as bigint;
     const expected = MINTS * 10 + TRANSFERS;
     if (supply !== BigInt(MINTS * 10)) throw new Error(`totalSupply ${supply}, expected ${MINTS * 10}`);

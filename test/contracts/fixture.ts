@@ -21,15 +21,17 @@ import {
   type Account,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { startAnvil, ANVIL_PRIVATE_KEYS, type AnvilInstance } from '../../src/chain/anvil.ts';
+import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
 import { deployPlatform, type DeploymentRecord } from '../../src/chain/deploy-platform.ts';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
 import { collectionAbi, diamondFactoryAbi } from '../../contracts/abi/index.ts';
+import { startLocalAnvil, type LocalAnvil } from '../helpers/anvil-local.ts';
 
 export type Wallet = WalletClient<Transport, Chain, Account>;
 
 export interface ChainContext {
-  anvil: AnvilInstance;
+  /** with `rpc` for anvil's raw test methods (evm_mine, evm_snapshot, ...) */
+  anvil: LocalAnvil;
   chain: Chain;
   publicClient: PublicClient<Transport, Chain>;
   /** wallets[i] signs with anvil account i; wallets[0] deployed the platform */
@@ -39,7 +41,7 @@ export interface ChainContext {
 }
 
 export async function setupChain(): Promise<ChainContext> {
-  const anvil = await startAnvil();
+  const anvil = await startLocalAnvil();
   try {
     const chain = defineChain({
       id: anvil.chainId,

@@ -22,16 +22,7 @@ describe('indexer', () => {
   let c1: Address;
   const indexers: Indexer[] = [];
 
-  const rpc = async (method: string, params: unknown[] = []) => {
-    const res = await fetch(ctx.anvil.rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
+  const rpc = (method: string, params: unknown[] = []) => ctx.anvil.rpc(method, params);
 
   const makeIndexer = (extra: Partial<IndexerOptions> = {}) => {
     const ix = new Indexer({
