@@ -140,24 +140,11 @@ export async function deployPlatform(opts: DeployPlatformOptions): Promise<Deplo
     functionName: 'router',
   })) as Address;
 
-  const contracts: DeploymentContracts = {
-    DiamondCutFacet: addresses.DiamondCutFacet as Address,
-    DiamondLoupeFacet: addresses.DiamondLoupeFacet as Address,
-    OwnershipFacet: addresses.OwnershipFacet as Address,
-    ERC721Facet: addresses.ERC721Facet as Address,
-    MintFacet: addresses.MintFacet as Address,
-    ContractURIFacet: addresses.ContractURIFacet as Address,
-    CollectionInit: addresses.CollectionInit as Address,
-    DiamondFactory: factory,
-    MetadataUpdateFacet: addresses.MetadataUpdateFacet as Address,
-    RoyaltyFacet: addresses.RoyaltyFacet as Address,
-    DiamondRouter: getAddress(router),
-  };
   return {
     chainId: rpcChainId,
     deployer: account.address,
     timestamp: new Date().toISOString(),
-    contracts,
+    contracts: recordContracts(addresses, factory, router),
     blockNumber: Number(factoryReceipt.blockNumber),
   };
 }
@@ -167,8 +154,8 @@ async function deployPlatformThrough(opts: DeployPlatformOptions & { send: Deplo
   const dir = opts.artifactsDir;
   // Load everything first: missing artifacts fail before any transaction is sent.
   const names = [...FACET_NAMES, 'CollectionInit', 'DiamondFactory'];
-  for (const n of names) (dir ? loadArtifact(n, dir) : loadArtifact(n));
-  const art = (n: string) => (dir ? loadArtifact(n, dir) : loadArtifact(n));
+  const art = (n: string) => loadArtifact(n, dir);
+  for (const n of names) art(n);
   const publicClient = createPublicClient({ transport: http(opts.rpcUrl), cacheTime: 0 });
   const rpcChainId = await publicClient.getChainId();
   if (opts.chainId !== undefined && opts.chainId !== rpcChainId) {
@@ -199,20 +186,25 @@ async function deployPlatformThrough(opts: DeployPlatformOptions & { send: Deplo
     chainId: rpcChainId,
     deployer: getAddress(opts.deployer ?? receipt.from),
     timestamp: new Date().toISOString(),
-    contracts: {
-      DiamondCutFacet: addresses.DiamondCutFacet as Address,
-      DiamondLoupeFacet: addresses.DiamondLoupeFacet as Address,
-      OwnershipFacet: addresses.OwnershipFacet as Address,
-      ERC721Facet: addresses.ERC721Facet as Address,
-      MintFacet: addresses.MintFacet as Address,
-      ContractURIFacet: addresses.ContractURIFacet as Address,
-      CollectionInit: addresses.CollectionInit as Address,
-      DiamondFactory: factory.address,
-      MetadataUpdateFacet: addresses.MetadataUpdateFacet as Address,
-      RoyaltyFacet: addresses.RoyaltyFacet as Address,
-      DiamondRouter: getAddress(router),
-    },
+    contracts: recordContracts(addresses, factory.address, router),
     blockNumber: Number(receipt.blockNumber),
+  };
+}
+
+/** The record's contracts in §2.7 order (the keys of DeploymentContracts), from both deploy paths. */
+function recordContracts(addresses: Record<string, Address>, factory: Address, router: Address): DeploymentContracts {
+  return {
+    DiamondCutFacet: addresses.DiamondCutFacet as Address,
+    DiamondLoupeFacet: addresses.DiamondLoupeFacet as Address,
+    OwnershipFacet: addresses.OwnershipFacet as Address,
+    ERC721Facet: addresses.ERC721Facet as Address,
+    MintFacet: addresses.MintFacet as Address,
+    ContractURIFacet: addresses.ContractURIFacet as Address,
+    CollectionInit: addresses.CollectionInit as Address,
+    DiamondFactory: factory,
+    MetadataUpdateFacet: addresses.MetadataUpdateFacet as Address,
+    RoyaltyFacet: addresses.RoyaltyFacet as Address,
+    DiamondRouter: getAddress(router),
   };
 }
 
