@@ -22,15 +22,6 @@ export interface IndexerEventPayloads {
 
 export type IndexerEventName = keyof IndexerEventPayloads;
 
-export const INDEXER_EVENT_NAMES: readonly IndexerEventName[] = [
-  'emprops:ownerToken:minted',
-  'emprops:ownerToken:transferred',
-  'emprops:app:created',
-  'emprops:appToken:minted',
-  'emprops:appToken:transferred',
-  'emprops:contract:upgraded',
-];
-
 export interface IndexerEvent<N extends IndexerEventName = IndexerEventName> {
   name: N;
   /** `app:<address lowercase>`, or null for an event sent to every connected client. */

@@ -656,78 +656,68 @@ export class Indexer {
     };
     const at = (r: { block_number: number; log_index: number }): [number, number] => [r.block_number, r.log_index];
 
-    const appKeys = keys(inserted.newApps);
-    for (const a of apps) {
-      if (!fresh(appKeys, a, 'app')) continue;
-      out.push({
-        order: at(a),
-        ev: {
-          name: 'emprops:app:created',
-          room: null,
-          payload: { appAddress: a.address, ownerTokenId: a.address, type: 'collection', name: a.name, symbol: a.symbol, owner: a.creator },
-        },
-      });
-    }
-    const ownerKeys = keys(inserted.newOwners);
-    for (const o of owners) {
-      if (!fresh(ownerKeys, o, 'owner')) continue;
-      out.push({
-        order: at(o),
-        ev:
-          o.from_address === ZERO_ADDRESS
-            ? { name: 'emprops:ownerToken:minted', room: appRoom(o.app_address), payload: { tokenId: o.app_address, owner: o.to_address, contractAddress: o.app_address } }
-            : {
-                name: 'emprops:ownerToken:transferred',
-                room: appRoom(o.app_address),
-                payload: { tokenId: o.app_address, from: o.from_address, to: o.to_address, contractAddress: o.app_address },
-              },
-      });
-    }
-    const mintKeys = keys(inserted.newMints);
-    for (const m of mints) {
-      if (!fresh(mintKeys, m, 'mint')) continue;
-      out.push({
-        order: at(m),
-        ev: {
-          name: 'emprops:appToken:minted',
-          room: appRoom(m.app_address),
-          payload: { appAddress: m.app_address, to: m.to_address, startTokenId: m.start_token_id, quantity: m.quantity, txHash: m.tx_hash },
-        },
-      });
-    }
-    const transferKeys = keys(inserted.newTransfers);
-    for (const t of transfers) {
-      if (t.from_address === ZERO_ADDRESS) continue; // announced as appToken:minted
-      if (!fresh(transferKeys, t, 'transfer')) continue;
-      out.push({
-        order: at(t),
-        ev: {
+    /** The events of each row inserted by this range and not announced before, in list order. */
+    const collect = <R extends { tx_hash: string; log_index: number; block_number: number }>(
+      list: R[],
+      newRows: { tx_hash: string; log_index: number }[],
+      kind: string,
+      toEvents: (r: R) => IndexerEvent[],
+    ) => {
+      const set = keys(newRows);
+      for (const r of list) {
+        if (!fresh(set, r, kind)) continue;
+        for (const ev of toEvents(r)) out.push({ order: at(r), ev });
+      }
+    };
+
+    collect(apps, inserted.newApps, 'app', (a) => [
+      {
+        name: 'emprops:app:created',
+        room: null,
+        payload: { appAddress: a.address, ownerTokenId: a.address, type: 'collection', name: a.name, symbol: a.symbol, owner: a.creator },
+      },
+    ]);
+    collect(owners, inserted.newOwners, 'owner', (o) => [
+      o.from_address === ZERO_ADDRESS
+        ? { name: 'emprops:ownerToken:minted', room: appRoom(o.app_address), payload: { tokenId: o.app_address, owner: o.to_address, contractAddress: o.app_address } }
+        : {
+            name: 'emprops:ownerToken:transferred',
+            room: appRoom(o.app_address),
+            payload: { tokenId: o.app_address, from: o.from_address, to: o.to_address, contractAddress: o.app_address },
+          },
+    ]);
+    collect(mints, inserted.newMints, 'mint', (m) => [
+      {
+        name: 'emprops:appToken:minted',
+        room: appRoom(m.app_address),
+        payload: { appAddress: m.app_address, to: m.to_address, startTokenId: m.start_token_id, quantity: m.quantity, txHash: m.tx_hash },
+      },
+    ]);
+    collect(
+      transfers.filter((t) => t.from_address !== ZERO_ADDRESS), // announced as appToken:minted
+      inserted.newTransfers,
+      'transfer',
+      (t) => [
+        {
           name: 'emprops:appToken:transferred',
           room: appRoom(t.collection_address),
           payload: { tokenId: t.token_id, appAddress: t.collection_address, from: t.from_address, to: t.to_address, txHash: t.tx_hash },
         },
-      });
-    }
-    const upgradeKeys = keys(inserted.newUpgrades);
-    for (const u of upgrades) {
-      if (!fresh(upgradeKeys, u, 'upgrade')) continue;
-      for (const cut of u.cuts) {
-        out.push({
-          order: at(u),
-          ev: {
-            name: 'emprops:contract:upgraded',
-            room: appRoom(u.contract_address),
-            payload: {
-              contractType: 'collection',
-              implementation: cut.facetAddress,
-              contractAddress: u.contract_address,
-              action: cut.action,
-              selectors: cut.functionSelectors,
-            },
-          },
-        });
-      }
-    }
+      ],
+    );
+    collect(upgrades, inserted.newUpgrades, 'upgrade', (u) =>
+      u.cuts.map((cut) => ({
+        name: 'emprops:contract:upgraded',
+        room: appRoom(u.contract_address),
+        payload: {
+          contractType: 'collection',
+          implementation: cut.facetAddress,
+          contractAddress: u.contract_address,
+          action: cut.action,
+          selectors: cut.functionSelectors,
+        },
+      })),
+    );
     out.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1]);
     for (const { ev } of out) {
       try {
