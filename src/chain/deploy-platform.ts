@@ -115,7 +115,7 @@ export async function deployPlatform(opts: DeployPlatformOptions): Promise<Deplo
   let nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
   const independent = [...FACET_NAMES, 'CollectionInit'] as const;
   const hashes = await Promise.all(
-    independent.map((name, i) => deploy(walletClient, account, name, [], nonce + i)),
+    independent.map((name, i) => deploy(walletClient, account, name, [], nonce + i, opts.artifactsDir)),
   );
   nonce += independent.length;
   const receipts = await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })));
@@ -127,7 +127,7 @@ export async function deployPlatform(opts: DeployPlatformOptions): Promise<Deplo
   });
 
   const factoryArgs = [...FACET_NAMES.map((n) => addresses[n] as Address), addresses.CollectionInit as Address];
-  const factoryHash = await deploy(walletClient, account, 'DiamondFactory', factoryArgs, nonce);
+  const factoryHash = await deploy(walletClient, account, 'DiamondFactory', factoryArgs, nonce, opts.artifactsDir);
   const factoryReceipt = await publicClient.waitForTransactionReceipt({ hash: factoryHash });
   if (factoryReceipt.status !== 'success' || !factoryReceipt.contractAddress) {
     throw new Error(`deployment of DiamondFactory failed (tx ${factoryHash})`);
@@ -136,7 +136,7 @@ export async function deployPlatform(opts: DeployPlatformOptions): Promise<Deplo
   opts.onDeployed?.('DiamondFactory', factory, factoryHash);
   const router = (await publicClient.readContract({
     address: factory,
-    abi: loadArtifact('DiamondFactory').abi,
+    abi: loadArtifact('DiamondFactory', opts.artifactsDir).abi,
     functionName: 'router',
   })) as Address;
 
@@ -214,8 +214,9 @@ async function deploy(
   name: string,
   args: readonly unknown[],
   nonce: number,
+  artifactsDir?: string,
 ): Promise<Hex> {
-  const artifact = loadArtifact(name);
+  const artifact = loadArtifact(name, artifactsDir);
   return walletClient.deployContract({
     abi: artifact.abi,
     bytecode: artifact.bytecode,
