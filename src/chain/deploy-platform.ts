@@ -13,7 +13,6 @@ import {
   getAddress,
   type Address,
   type Hex,
-  type PublicClient,
   type WalletClient,
   type Chain,
   type Account,
@@ -239,10 +238,4 @@ export function readDeploymentRecord(chainId: number, dir = 'deployments'): Depl
   const path = join(dir, `${chainId}.json`);
   if (!existsSync(path)) return undefined;
   return JSON.parse(readFileSync(path, 'utf8')) as DeploymentRecord;
-}
-
-/** True when the record's factory has code on the chain of `client` (false after an anvil restart without state). */
-export async function isDeploymentLive(client: PublicClient, record: DeploymentRecord): Promise<boolean> {
-  const code = await client.getCode({ address: record.contracts.DiamondFactory });
-  return code !== undefined && code !== '0x';
 }
