@@ -6,7 +6,7 @@
  * worker that completes step k submits step k+1 (docs/jobs.md).
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { ZodError } from 'zod';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
@@ -213,7 +213,12 @@ export async function submitStep(ctx: GenerationContext, job: JobForStep, stepOr
     queueJobId: id,
     input: payload as unknown as Record<string, unknown>,
   });
-  await ctx.queue.add(id, payload, { priority: job.priority, attempts: payload.attempts, backoffMs: 1000 });
+  await enqueueStep(ctx, id, payload);
+}
+
+/** Queues a step's payload under its queue id (priority and tries from the payload). */
+function enqueueStep(ctx: GenerationContext, id: string, payload: StepPayload): Promise<void> {
+  return ctx.queue.add(id, payload, { priority: payload.workflow_context.workflow_priority, attempts: payload.attempts, backoffMs: 1000 });
 }
 
 /** A unique-index violation on a deck's (collection, token id): that token already has a deck. */
@@ -341,6 +346,7 @@ export async function startGeneration(ctx: GenerationContext, input: StartGenera
       const priority = input.priority ?? DEFAULT_PRIORITY;
       const jobForStep: JobForStep = { id: jobId, output_id: outputId, data: jobData, priority };
       const step0 = buildStepPayload(jobForStep, 0, 0);
+      const queueId = queueJobId(jobId, 0, 0);
       let deckId: string | null;
       try {
         deckId = await insertGenerationRows(db, {
@@ -373,7 +379,7 @@ export async function startGeneration(ctx: GenerationContext, input: StartGenera
             collectionId: collection.id,
           },
           step0,
-          queueId: queueJobId(jobId, 0, 0),
+          queueId,
         });
       } catch (err) {
         if (input.mintState && isTokenConflict(err)) {
@@ -383,7 +389,7 @@ export async function startGeneration(ctx: GenerationContext, input: StartGenera
       }
       if (!deckId) throw conflict(`deck ${input.deckId} is locked: no new outputs can be added`);
       try {
-        await ctx.queue.add(queueJobId(jobId, 0, 0), step0, { priority, attempts: step0.attempts, backoffMs: 1000 });
+        await enqueueStep(ctx, queueId, step0);
       } catch (err) {
         const message = `could not submit the job to the queue: ${err instanceof Error ? err.message : String(err)}`;
         await applyJobEvent(db, jobId, { type: 'error', message, source: 'worker' });
