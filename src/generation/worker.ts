@@ -15,13 +15,14 @@ import { findStep, loadStepContext, staleSteps, type JobRow } from '../db/jobs.t
 import { failOutput } from '../db/outputs.ts';
 import { jobSteps } from '../db/schema.ts';
 import type { QueueJob, WorkerHandle } from '../queue/index.ts';
+import { EXTENSION } from '../storage/mime.ts';
 import { makeThumbnail } from '../storage/thumbnails.ts';
 import type { Storage } from '../storage/types.ts';
 import { withSpan } from '../telemetry.ts';
 import { createConnector, GeneratorError, type ConnectorConfig, type GeneratorConnector, type ReferenceImageInput } from './connectors/index.ts';
 import { applyJobEvent, type ApplyOptions } from './job-events.ts';
 import { loadReferenceImages } from './reference-images.ts';
-import { submitStep, type GenerationContext, type JobData, type StepPayload } from './pipeline.ts';
+import { queueJobId, submitStep, type GenerationContext, type StepPayload } from './pipeline.ts';
 
 export interface WorkerContext extends GenerationContext {
   storage: Storage;
@@ -34,8 +35,6 @@ export interface WorkerContext extends GenerationContext {
 
 /** Least time between two progress writes of a step (unless progress jumped 10 points). */
 export const PROGRESS_INTERVAL_MS = 1000;
-
-const EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
 
 export function connectorConfigOf(config: GenerationContext['config']): ConnectorConfig {
   return {
@@ -166,7 +165,7 @@ export function createStepHandler(ctx: WorkerContext) {
       onProgress,
     );
     await chain;
-    const ext = EXT[result.mimeType] ?? 'bin';
+    const ext = (EXTENSION as Record<string, string>)[result.mimeType] ?? 'bin';
     // Deterministic key: a re-run of the step overwrites its own file, never leaves a second one.
     const key = `generations/${p.jobId}/step-${p.stepOrder}-r${p.retryAttempt}.${ext}`;
     const stored = await storage.put(key, result.bytes, result.mimeType);
@@ -251,10 +250,6 @@ async function failJob(db: Db, p: StepPayload, message: string) {
   if (r.applied) await failOutput(db, p.outputId, message).catch(() => undefined);
 }
 
-export interface RunningWorker {
-  close(): Promise<void>;
-}
-
 /** Starts `concurrency` parallel step handlers on the queue. */
 export function startWorker(ctx: WorkerContext, opts: { concurrency: number }): WorkerHandle {
   const handler = createStepHandler(ctx);
@@ -308,7 +303,7 @@ export async function reconcileStaleSteps(ctx: GenerationContext, opts: { staleM
       report.failed++;
       continue;
     }
-    const newId = state === 'unknown' && queueId ? queueId : `${step.job_id}-s${step.step_order}-r${step.retry_attempt}-rc${Date.now()}`;
+    const newId = state === 'unknown' && queueId ? queueId : `${queueJobId(step.job_id, step.step_order, step.retry_attempt)}-rc${Date.now()}`;
     await queue.add(newId, payload, { priority: payload.workflow_context.workflow_priority, attempts: payload.attempts });
     await db.update(jobSteps).set({ queue_job_id: newId, updated_at: new Date() }).where(eq(jobSteps.id, step.id));
     report.requeued++;
