@@ -7,6 +7,7 @@ import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import { notFound } from '../domain/errors.ts';
 import type { Db } from './client.ts';
 import { jobHistory, jobRetryBackups, jobSteps, jobs, outputs, workflows } from './schema.ts';
+import { UUID_RE } from './workflows.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
 export type JobStepRow = typeof jobSteps.$inferSelect;
@@ -87,43 +88,6 @@ export async function getJob(db: Db, id: string): Promise<JobRow> {
   return row;
 }
 
-export interface NewJob {
-  id: string;
-  name: string;
-  description?: string;
-  jobType: string;
-  priority: number;
-  workflowId: string;
-  data: Record<string, unknown>;
-  userId: string | null;
-  collectionId: string;
-  outputId: string;
-}
-
-export async function insertJob(db: Db, j: NewJob): Promise<JobRow> {
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(jobs)
-      .values({
-        id: j.id,
-        name: j.name.slice(0, 200),
-        description: j.description ?? '',
-        status: 'pending',
-        progress: 0,
-        job_type: j.jobType,
-        priority: j.priority,
-        workflow_id: j.workflowId,
-        data: j.data,
-        user_id: j.userId,
-        collection_id: j.collectionId,
-        output_id: j.outputId,
-      })
-      .returning();
-    await tx.insert(jobHistory).values({ job_id: j.id, status: 'pending', message: 'job created', progress: 0 });
-    return row!;
-  });
-}
-
 export interface NewStep {
   jobId: string;
   stepName: string;
@@ -167,7 +131,6 @@ export async function loadStepContext(db: Db, jobId: string, stepOrder: number, 
     .where(eq(jobs.id, jobId));
   return row ?? null;
 }
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function findStep(db: Db, jobId: string, stepOrder: number, retryAttempt: number): Promise<JobStepRow | null> {
   const [row] = await db

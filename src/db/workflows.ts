@@ -4,7 +4,7 @@
  * anything unconfigured render procedurally, `comfy_workflow` runs on ComfyUI, `fetch_api` calls
  * an OpenAI-compatible images API.
  */
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { conflict, notFound } from '../domain/errors.ts';
 import type { Db } from './client.ts';
 import { workflows } from './schema.ts';
@@ -123,7 +123,8 @@ export async function createWorkflow(db: Db, w: NewWorkflow): Promise<WorkflowRo
   return row;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A workflow id (workflows.id is a uuid); anything else is looked up as a name. */
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** By id (a UUID) or by name. */
 export async function findWorkflow(db: Db, idOrName: string): Promise<WorkflowRow | null> {
@@ -166,5 +167,3 @@ export async function requirementIndex(db: Db, field: 'models' | 'custom_nodes')
   }
   return [...byName.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, wfs]) => ({ name, workflows: wfs }));
 }
-
-export const countWorkflows = async (db: Db) => Number((await db.select({ n: sql<number>`count(*)::int` }).from(workflows))[0]?.n ?? 0);
