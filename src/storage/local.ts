@@ -39,9 +39,15 @@ export class LocalStorage implements Storage {
 
   async put(key: string, bytes: Buffer, _contentType: string) {
     const file = this.fileOf(key);
-    await fs.mkdir(path.dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    await fs.writeFile(tmp, bytes, { mode: 0o644 });
+    try {
+      await fs.writeFile(tmp, bytes, { mode: 0o644 });
+    } catch (err) {
+      // The directory is made only when missing, not before every write.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(tmp, bytes, { mode: 0o644 });
+    }
     await fs.rename(tmp, file);
     return { key, url: this.publicUrl(key) };
   }
