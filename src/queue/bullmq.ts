@@ -7,6 +7,7 @@ import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
   MAX_PRIORITY,
+  assertConcurrency,
   clampProgress,
   normalizeAddOptions,
   type AddOptions,
@@ -99,7 +100,7 @@ export class BullMqQueue<T> implements WorkQueue<T> {
   }
 
   process(handler: JobHandler<T>, opts: ProcessOptions): WorkerHandle {
-    if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new Error('concurrency must be a positive integer');
+    assertConcurrency(opts);
     const worker = new Worker(
       this.name,
       async (job: Job) =>

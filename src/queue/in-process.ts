@@ -4,6 +4,7 @@
  * exponential backoff, idempotent add by jobId. Nothing survives a restart.
  */
 import {
+  assertConcurrency,
   clampProgress,
   errorMessage,
   normalizeAddOptions,
@@ -120,7 +121,7 @@ export class InProcessQueue<T> implements WorkQueue<T> {
 
   process(handler: JobHandler<T>, opts: ProcessOptions): WorkerHandle {
     if (this.closed) throw new Error(`queue ${this.name} is closed`);
-    if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new Error('concurrency must be a positive integer');
+    assertConcurrency(opts);
     const w: WorkerSlot<T> = { handler, concurrency: opts.concurrency, active: new Set(), closed: false };
     this.workers.push(w);
     queueMicrotask(() => this.dispatch());

@@ -111,6 +111,11 @@ export function normalizeAddOptions(jobId: string, opts: AddOptions | undefined)
   return { priority, attempts, backoffMs };
 }
 
+/** Validates process() input the same way for both implementations. */
+export function assertConcurrency(opts: ProcessOptions): void {
+  if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) throw new Error('concurrency must be a positive integer');
+}
+
 export function clampProgress(pct: number): number {
   if (!Number.isFinite(pct)) return 0;
   return Math.max(0, Math.min(100, pct));
