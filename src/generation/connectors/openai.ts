@@ -108,7 +108,7 @@ export class OpenAiImagesConnector implements GeneratorConnector {
         meta: { generator: 'openai', model: this.opts.model, size: body.size, ...(item.revised_prompt ? { revised_prompt: item.revised_prompt } : {}) },
       };
     } catch (e) {
-      if (signal?.aborted) throw new GeneratorError('generation aborted', { retryable: true, cause: signal.reason });
+      throwIfAborted(signal);
       if (timeout.aborted) throw new GeneratorError(`image API did not answer within ${this.opts.timeoutMs} ms`, { retryable: true, cause: e });
       if (e instanceof GeneratorError) throw e;
       throw new GeneratorError(`image API request failed: ${e instanceof Error ? e.message : String(e)}`, { retryable: true, cause: e });
