@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { jobs } from '../../src/db/schema.ts';
 import type { GeneratorConnector } from '../../src/generation/connectors/index.ts';
 import type { StepPayload } from '../../src/generation/pipeline.ts';
-import { startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
+import { JOB_QUEUE_NAME, startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
 import { BullMqQueue, InProcessQueue, type WorkQueue } from '../../src/queue/index.ts';
 import { startTestPlatform, type TestPlatform } from './platform.ts';
 import { waitFor } from './wait.ts';
@@ -22,8 +22,8 @@ export interface JobsPlatform extends TestPlatform {
 
 export function makeQueue(kind: QueueKind, prefix: string): WorkQueue<StepPayload> {
   return kind === 'bullmq'
-    ? new BullMqQueue<StepPayload>('generation', { redisUrl: REDIS_URL, prefix, lockDurationMs: 1000, stalledIntervalMs: 300, drainDelaySeconds: 1 })
-    : new InProcessQueue<StepPayload>('generation');
+    ? new BullMqQueue<StepPayload>(JOB_QUEUE_NAME, { redisUrl: REDIS_URL, prefix, lockDurationMs: 1000, stalledIntervalMs: 300, drainDelaySeconds: 1 })
+    : new InProcessQueue<StepPayload>(JOB_QUEUE_NAME);
 }
 
 export async function deleteRedisPrefix(prefix: string) {
