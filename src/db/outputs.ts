@@ -216,16 +216,6 @@ export async function failOutput(db: Db, id: string, errorMessage: string | unde
   return row ?? explainStateRefusal(db, id, 'fail');
 }
 
-/** pending → processing (for the job runner). */
-export async function markOutputProcessing(db: Db, id: string): Promise<OutputRow> {
-  const [row] = await db
-    .update(outputs)
-    .set({ status: 'processing', updated_at: sql`now()` })
-    .where(and(eq(outputs.id, id), eq(outputs.status, 'pending')))
-    .returning();
-  return row ?? explainStateRefusal(db, id, 'start processing');
-}
-
 /** Sets the thumbnail unless one was set meanwhile. */
 export async function setThumbnail(db: Db, id: string, thumbnailUrl: string) {
   await db

@@ -6,6 +6,7 @@
  */
 import { asc, eq } from 'drizzle-orm';
 import { conflict, notFound } from '../domain/errors.ts';
+import { UUID_RE } from '../domain/ids.ts';
 import type { Db } from './client.ts';
 import { workflows } from './schema.ts';
 
@@ -123,8 +124,6 @@ export async function createWorkflow(db: Db, w: NewWorkflow): Promise<WorkflowRo
   return row;
 }
 
-/** A workflow id (workflows.id is a uuid); anything else is looked up as a name. */
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** By id (a UUID) or by name. */
 export async function findWorkflow(db: Db, idOrName: string): Promise<WorkflowRow | null> {

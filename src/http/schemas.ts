@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 export const uuid = z.uuid({ message: 'expected a UUID' });
 /** Any 8-4-4-4-12 hex id (looser than `uuid`, which also checks the version and variant). */
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { UUID_RE } from '../domain/ids.ts';
 export const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
 export const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex transaction hash');
 export const BLOCKCHAINS = ['ETHEREUM', 'BASE', 'TEZOS', 'ARBITRUM'] as const;
