@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config.ts';
+import { sendError } from '../errors.ts';
 
 export const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../web');
 
@@ -58,14 +59,13 @@ export function adminUiRoutes(app: FastifyInstance, deps: { config: Config; webD
     const type = CONTENT_TYPES[path.extname(relative).toLowerCase()];
     const file = path.resolve(webDir, relative);
     // Only known file types, only inside web/ (no `..`, no absolute paths, no dotfiles).
-    if (!type || !file.startsWith(webDir + path.sep) || relative.split('/').some((part) => part.startsWith('.'))) {
-      return reply.code(404).send({ success: false, error: `not found: /ui/${relative}` });
-    }
+    const missing = () => sendError(reply, 'success', 404, `not found: /ui/${relative}`);
+    if (!type || !file.startsWith(webDir + path.sep) || relative.split('/').some((part) => part.startsWith('.'))) return missing();
     let body: Buffer;
     try {
       body = await fs.readFile(file);
     } catch {
-      return reply.code(404).send({ success: false, error: `not found: /ui/${relative}` });
+      return missing();
     }
     return reply
       .header('content-type', type)

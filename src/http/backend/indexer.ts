@@ -19,6 +19,7 @@ import { AppError, invalid, notFound } from '../../domain/errors.ts';
 import type { IndexerHost } from '../../indexer/host.ts';
 import { readState, rows } from '../../indexer/indexer.ts';
 import { localIndexer } from '../../indexer/service.ts';
+import { sendError } from '../errors.ts';
 import { address, collectionIdParams, ok, queryInt, uuid } from '../schemas.ts';
 import type { BackendDeps } from './app.ts';
 
@@ -354,7 +355,7 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
       } catch (err) {
         if (err instanceof AppError) throw err;
         const e = err as { shortMessage?: string; message?: string };
-        return reply.code(500).send({ data: null, error: `read failed: ${e.shortMessage ?? e.message ?? String(err)}` });
+        return sendError(reply, 'envelope', 500, `read failed: ${e.shortMessage ?? e.message ?? String(err)}`);
       }
     },
   );
