@@ -1,0 +1,141 @@
+/**
+ * Who may do what (DESIGN.md "Who may do what"; docs/permissions.md is the user-facing version).
+ *
+ * One table, actor × action → allowed, applied by the services before every write. Pure: the
+ * services load the record and its collection's owner, then ask `authorize`.
+ *
+ * Actors, from the caller's point of view on one record:
+ * - operator: the service key (or authentication switched off); may do everything;
+ * - owner: the signed-in user the record belongs to;
+ * - collection_owner: the signed-in owner of the collection a deck, output or job lives in;
+ * - user: any other signed-in user;
+ * - public: no credentials.
+ * A record whose owner is null belongs to the platform: only the operator may change it.
+ */
+import { forbidden, unauthorized } from './errors.ts';
+
+/** Who is calling, as the HTTP layer decided once per request. */
+export type Caller =
+  /** The service key (or ENABLE_AUTH=false); `userId` is the user it acts for, when named. */
+  { kind: 'service'; userId: string | null } | { kind: 'user'; userId: string } | { kind: 'anonymous' };
+
+export type Actor = 'operator' | 'owner' | 'collection_owner' | 'user' | 'public';
+
+/** The owners that decide a caller's actor for one record (null: the platform). */
+export interface Ownership {
+  ownerId: string | null;
+  /** Owner of the collection the record lives in, when it lives in one. */
+  collectionOwnerId?: string | null;
+}
+
+const OPERATOR: readonly Actor[] = ['operator'];
+const OWNERS: readonly Actor[] = ['operator', 'owner'];
+const OWNERS_AND_CREATOR: readonly Actor[] = ['operator', 'owner', 'collection_owner'];
+const SIGNED_IN: readonly Actor[] = ['operator', 'owner', 'collection_owner', 'user'];
+const EVERYONE: readonly Actor[] = ['operator', 'owner', 'collection_owner', 'user', 'public'];
+
+/**
+ * The table. Reads listed here are those that depend on the record; every other read is open to
+ * the callers the route admits (signed-in, or public for metadata and the feed).
+ */
+export const POLICY = {
+  // Collections (nft-service.md §2.1). Creating one makes the caller its owner.
+  'collection.create': SIGNED_IN,
+  'collection.update': OWNERS,
+  'collection.reset': OWNERS,
+  'collection.deploy': OWNERS,
+  /** Marking a collection global (develop source) is the platform's decision. */
+  'collection.set_global': OPERATOR,
+  /** Owner-only mints; a public mint is decided by the collection's mint policy (services/minting). */
+  'collection.mint': OWNERS,
+  /** New artwork for a minted token (design-stage generate). */
+  'token.regenerate': OWNERS,
+  /** Mint state (token id, tx hash) on a deck comes only from the mint path. */
+  'token.set_mint_state': OPERATOR,
+  /** Anyone signed in generates from a collection (charged credits); the output is theirs. */
+  'collection.generate': SIGNED_IN,
+  'collection.request_samples': SIGNED_IN,
+  /** Requester wallets of samples: the collection owner and the operator. */
+  'collection.read_sample_wallets': OWNERS,
+  /** Chain admin actions on a platform-owned contract. */
+  'collection.admin_action': OWNERS,
+
+  // Decks (content-service.md §2.2). A deck in someone's collection is the deck owner's, and the
+  // collection's creator may curate it too.
+  'deck.create': SIGNED_IN,
+  'deck.update': OWNERS_AND_CREATOR,
+  'deck.delete': OWNERS_AND_CREATOR,
+  'deck.publish': OWNERS_AND_CREATOR,
+  'deck.lock': OWNERS_AND_CREATOR,
+  'deck.add_output': OWNERS_AND_CREATOR,
+
+  // Outputs (content-service.md §2.1).
+  'output.create': SIGNED_IN,
+  'output.complete': OWNERS_AND_CREATOR,
+  'output.fail': OWNERS_AND_CREATOR,
+  'output.hide': OWNERS_AND_CREATOR,
+  'output.move': OWNERS_AND_CREATOR,
+  'output.read_hidden': OWNERS_AND_CREATOR,
+  'output.develop': OWNERS_AND_CREATOR,
+
+  // Jobs (content-service.md §2.4): their owner sees and retries them; the failsafes are the
+  // delivery path's (the operator).
+  'job.read': OWNERS,
+  'job.retry': OWNERS,
+  'job.force_complete': OPERATOR,
+  'job.force_fail': OPERATOR,
+
+  // Workflows: the platform's catalogue.
+  'workflow.create': OPERATOR,
+  'workflow.test': SIGNED_IN,
+
+  // Uploads: for oneself; for a miniapp user or fid only that user or the operator.
+  'upload.create': SIGNED_IN,
+  'upload.for_other': OPERATOR,
+
+  // Custodial collections are made by the platform for a social identity.
+  'custodial.create': SIGNED_IN,
+
+  // Public documents.
+  'metadata.read': EVERYONE,
+} as const satisfies Record<string, readonly Actor[]>;
+
+export type Action = keyof typeof POLICY;
+export const ACTIONS = Object.keys(POLICY) as Action[];
+
+/** The caller's actor for one record (or for no record: operator, user or public). */
+export function actorOf(caller: Caller, record?: Ownership): Actor {
+  if (caller.kind === 'service') return 'operator';
+  if (caller.kind === 'anonymous') return 'public';
+  if (!record) return 'user';
+  if (record.ownerId !== null && record.ownerId === caller.userId) return 'owner';
+  if (record.collectionOwnerId && record.collectionOwnerId === caller.userId) return 'collection_owner';
+  return 'user';
+}
+
+export function can(caller: Caller, action: Action, record?: Ownership): boolean {
+  return (POLICY[action] as readonly Actor[]).includes(actorOf(caller, record));
+}
+
+/** Why a refused caller was refused, in words a user can act on. */
+export function refusal(caller: Caller, action: Action, record?: Ownership): string {
+  const allowed = POLICY[action] as readonly Actor[];
+  if (caller.kind === 'anonymous') return `${action} needs authentication`;
+  if (allowed.length === 1) return `${action} is for the platform operator (service key) only`;
+  if (record && record.ownerId === null) return `this record belongs to the platform: only the operator may ${verb(action)}`;
+  return `only the owner may ${verb(action)}`;
+}
+
+const verb = (action: Action) => action.replace('.', ' ').replace(/_/g, ' ');
+
+/** The decision the services apply: nothing when allowed, else 401 (anonymous) or 403 naming why. */
+export function authorize(caller: Caller, action: Action, record?: Ownership): void {
+  if (can(caller, action, record)) return;
+  const message = refusal(caller, action, record);
+  throw caller.kind === 'anonymous' ? unauthorized(message) : forbidden(message);
+}
+
+/** The owner a new record gets: the signed-in user, the user a service call names, or the platform. */
+export function ownerFor(caller: Caller): string | null {
+  return caller.kind === 'anonymous' ? null : caller.userId;
+}
