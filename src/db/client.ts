@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { ExtractTablesWithRelations, SQLWrapper } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -15,7 +16,31 @@ import pg from 'pg';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
+/** The database for both drivers: node-postgres and PGlite both are a PgDatabase over this schema. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+/** A transaction handle (what `db.transaction` passes to its callback). */
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Anything a query module can run on: the database or a transaction. */
+export type Executor = Db | Tx;
+
+/**
+ * The rows of a raw SQL statement. Both drivers answer `execute` with an object holding `rows`
+ * (pg's QueryResult, PGlite's Results), which drizzle types as `unknown` for the common base.
+ */
+export async function rows<T>(db: Executor, query: SQLWrapper): Promise<T[]> {
+  const result = (await db.execute(query)) as { rows: T[] };
+  return result.rows;
+}
+
+/** The first row of a raw SQL statement, or undefined. */
+export async function firstRow<T>(db: Executor, query: SQLWrapper): Promise<T | undefined> {
+  return (await rows<T>(db, query))[0];
+}
+
+/** Runs `fn` in a transaction (all of it or none of it). */
+export function tx<T>(db: Db, fn: (t: Tx) => Promise<T>): Promise<T> {
+  return db.transaction(fn);
+}
 
 export interface Database {
   db: Db;
@@ -41,7 +66,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? 20 });
     // An idle client that errors (server restart) must not crash the process.
     pool.on('error', () => {});
-    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const db: Db = drizzlePg(pool, { schema });
     return {
       db,
       kind: 'postgres',
@@ -55,7 +80,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.dataDir) fs.mkdirSync(opts.dataDir, { recursive: true });
   const client = new PGlite(opts.dataDir);
   await client.waitReady;
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db: Db = drizzlePglite(client, { schema });
   return {
     db,
     kind: 'pglite',
