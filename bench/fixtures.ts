@@ -18,4 +18,7 @@ export function benchCollection(db: Db) {
 }
 
 /** A fixed 8×8 PNG: the no-op generator returns it, so no rendering is measured. */
-export const tinyPng = () => sharp({ create: { width: 8, height: 8, channels: 3, background: '#336699' } }).png().toBuffer();
+export const tinyPng = () =>
+  sharp({ create: { width: 8, height: 8, channels: 3, background: '#336699' } })
+    .png()
+    .toBuffer();

@@ -52,7 +52,9 @@ function report(title: string, ms: number) {
   const rows = [...tally.entries()].sort((a, b) => b[1].n - a[1].n);
   const total = rows.reduce((s, [, v]) => s + v.n, 0);
   const tx = tally.get('BEGIN')?.n ?? tally.get('begin')?.n ?? 0;
-  console.log(`\n${title}: ${(ms / N).toFixed(2)} ms per job, ${(total / N).toFixed(1)} statements per job (${(tx / N).toFixed(1)} transactions)`);
+  console.log(
+    `\n${title}: ${(ms / N).toFixed(2)} ms per job, ${(total / N).toFixed(1)} statements per job (${(tx / N).toFixed(1)} transactions)`,
+  );
   for (const [k, v] of rows) console.log(`  ${(v.n / N).toFixed(2).padStart(5)} × ${(v.ms / v.n).toFixed(2).padStart(6)} ms  ${k}`);
   tally.clear();
 }
@@ -79,11 +81,21 @@ const ctx = { db: database.db, config, queue, storage };
 counting = true;
 let t0 = performance.now();
 for (let i = 0; i < N; i++) {
-  await startGeneration(ctx, { collectionId: collection.id, variables: {}, userId: `bench-user-${i % 5}`, isService: false, source: 'load_test', jobType: 'bench' });
+  await startGeneration(ctx, {
+    collectionId: collection.id,
+    variables: {},
+    userId: `bench-user-${i % 5}`,
+    isService: false,
+    source: 'load_test',
+    jobType: 'bench',
+  });
 }
 report('startGeneration (charged user)', performance.now() - t0);
 
-const handler = createStepHandler({ ...ctx, connectorFor: () => ({ kind: 'noop', generate: async (_r, onProgress) => (onProgress(100), { bytes: tiny, mimeType: 'image/png' }) }) });
+const handler = createStepHandler({
+  ...ctx,
+  connectorFor: () => ({ kind: 'noop', generate: async (_r, onProgress) => (onProgress(100), { bytes: tiny, mimeType: 'image/png' }) }),
+});
 t0 = performance.now();
 for (const { id, payload } of added.splice(0)) {
   await handler({ id, payload, attempt: 1, reportProgress: async () => undefined });
@@ -97,7 +109,9 @@ const putMs = (performance.now() - t0) / N;
 t0 = performance.now();
 for (let i = 0; i < N; i++) await renderThumbnail(tiny);
 const thumbMs = (performance.now() - t0) / N;
-console.log(`\nstorage.put of the 8×8 PNG: ${putMs.toFixed(2)} ms; WebP thumbnail of it: ${thumbMs.toFixed(2)} ms; queue add stub: ${(queueMs / N).toFixed(3)} ms`);
+console.log(
+  `\nstorage.put of the 8×8 PNG: ${putMs.toFixed(2)} ms; WebP thumbnail of it: ${thumbMs.toFixed(2)} ms; queue add stub: ${(queueMs / N).toFixed(3)} ms`,
+);
 
 await database.close();
 fs.rmSync(filesDir, { recursive: true, force: true });

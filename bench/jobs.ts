@@ -51,7 +51,11 @@ async function rawBullMq(prefix: string): Promise<number> {
   const t0 = performance.now();
   for (let i = 0; i < RAW_JOBS; i += 100) {
     await queue.addBulk(
-      Array.from({ length: Math.min(100, RAW_JOBS - i) }, (_, k) => ({ name: 'step', data: { n: i + k }, opts: { jobId: `raw-${i + k}`, priority: 51 } })),
+      Array.from({ length: Math.min(100, RAW_JOBS - i) }, (_, k) => ({
+        name: 'step',
+        data: { n: i + k },
+        opts: { jobId: `raw-${i + k}`, priority: 51 },
+      })),
     );
   }
   await all;
@@ -88,7 +92,14 @@ async function pipeline(prefix: string): Promise<{ perSecond: number; db: string
     Array.from({ length: submitters }, async () => {
       while (next < PIPELINE_JOBS) {
         next++;
-        await startGeneration(ctx, { collectionId: collection.id, variables: {}, userId: 'bench-user', isService: true, source: 'load_test', jobType: 'bench' });
+        await startGeneration(ctx, {
+          collectionId: collection.id,
+          variables: {},
+          userId: 'bench-user',
+          isService: true,
+          source: 'load_test',
+          jobType: 'bench',
+        });
       }
     }),
   );
@@ -114,15 +125,21 @@ async function pipeline(prefix: string): Promise<{ perSecond: number; db: string
 
 const prefix = `atelier-bench-${randomUUID().slice(0, 8)}`;
 try {
-  console.log(`jobs bench: Redis ${REDIS_URL}, worker concurrency ${CONCURRENCY} for both, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)}`);
+  console.log(
+    `jobs bench: Redis ${REDIS_URL}, worker concurrency ${CONCURRENCY} for both, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)}`,
+  );
   console.log('Both sides use the same Redis, queue options (priority, jobId) and worker concurrency. Raw BullMQ is the');
   console.log('queue alone (add → no-op handler); the pipeline adds what a real job does besides generating: the');
   console.log('database rows (deck, output, job, step, history), the stored 8×8 PNG, its WebP thumbnail, the flat file.');
   const raw = await rawBullMq(prefix);
   console.log(`raw BullMQ add→process (no-op):                ${raw.toFixed(0).padStart(6)} jobs/s  (${RAW_JOBS} jobs)`);
   const ours = await pipeline(prefix);
-  console.log(`Atelier pipeline, no-op generator (${ours.db.padEnd(10)}): ${ours.perSecond.toFixed(1).padStart(6)} jobs/s  (${PIPELINE_JOBS} jobs: submit → queue → worker → stored PNG + thumbnail → completed)`);
-  console.log(`  all submitted after ${ours.submitSeconds.toFixed(2)} s; this process used ${ours.cpuMsPerJob.toFixed(2)} ms of CPU per job (the database and Redis not counted)`);
+  console.log(
+    `Atelier pipeline, no-op generator (${ours.db.padEnd(10)}): ${ours.perSecond.toFixed(1).padStart(6)} jobs/s  (${PIPELINE_JOBS} jobs: submit → queue → worker → stored PNG + thumbnail → completed)`,
+  );
+  console.log(
+    `  all submitted after ${ours.submitSeconds.toFixed(2)} s; this process used ${ours.cpuMsPerJob.toFixed(2)} ms of CPU per job (the database and Redis not counted)`,
+  );
   console.log(`ratio pipeline / raw BullMQ: ${((ours.perSecond / raw) * 100).toFixed(1)} %`);
 } finally {
   await deleteRedisPrefix(prefix);

@@ -68,7 +68,12 @@ async function main() {
         deck_id: d!.id,
         status: 'completed',
         url: `http://files.bench/${i}.png`,
-        token_metadata: { attributes: [{ trait_type: 'Color', value: 'Blue' }, { trait_type: 'Shape', value: 'Circle' }] },
+        token_metadata: {
+          attributes: [
+            { trait_type: 'Color', value: 'Blue' },
+            { trait_type: 'Shape', value: 'Circle' },
+          ],
+        },
       })
       .returning();
     await db.update(decks).set({ cover_output_id: o!.id }).where(eq(decks.id, d!.id));
@@ -104,7 +109,9 @@ async function main() {
   const ratio = metaRes.requests.average / bareRes.requests.average;
   const row = (name: string, r: Result) =>
     `| ${name} | ${Math.round(r.requests.average).toLocaleString('en-US')} | ${r.latency.p99} | ${r.latency.average.toFixed(2)} | ${r.non2xx + r.errors} |`;
-  console.log(`metadata bench: ${rounds} alternating rounds of ${seconds} s per route, ${connections} connections, ${database.kind}, in-process cache ${useCache ? 'on' : 'off'}`);
+  console.log(
+    `metadata bench: ${rounds} alternating rounds of ${seconds} s per route, ${connections} connections, ${database.kind}, in-process cache ${useCache ? 'on' : 'off'}`,
+  );
   console.log('| route | req/s | p99 ms | avg ms | errors |');
   console.log('|---|---:|---:|---:|---:|');
   console.log(row('bare Fastify JSON', bareRes));

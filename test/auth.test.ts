@@ -73,10 +73,7 @@ describe('backend', () => {
       body: { title: 'Mine', data: { version: 'v2' } },
     });
     assert.equal(res.status, 201);
-    const [identity] = await p.database.db
-      .select()
-      .from(userIdentities)
-      .where(eq(userIdentities.provider_user_id, 'ext-user-1'));
+    const [identity] = await p.database.db.select().from(userIdentities).where(eq(userIdentities.provider_user_id, 'ext-user-1'));
     assert.ok(identity);
     assert.equal(res.body.data.collection.user_id, identity.user_id);
     const [user] = await p.database.db.select().from(users).where(eq(users.id, identity.user_id));

@@ -87,8 +87,22 @@ describe('OpenAI-compatible chat API (fake server)', () => {
         description: 'Moths that glow.',
         prompt: 'a $wing_color moth over $landscape',
         variables: [
-          { name: 'wing_color', feature_name: 'Wing color', options: [{ value: 'silver', weight: 3 }, { value: 'gold', weight: 1 }] },
-          { name: 'landscape', feature_name: 'Landscape', options: [{ value: 'marsh', weight: 1 }, { value: 'peaks', weight: 1 }] },
+          {
+            name: 'wing_color',
+            feature_name: 'Wing color',
+            options: [
+              { value: 'silver', weight: 3 },
+              { value: 'gold', weight: 1 },
+            ],
+          },
+          {
+            name: 'landscape',
+            feature_name: 'Landscape',
+            options: [
+              { value: 'marsh', weight: 1 },
+              { value: 'peaks', weight: 1 },
+            ],
+          },
         ],
       }),
     });

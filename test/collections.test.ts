@@ -88,16 +88,8 @@ describe('create', () => {
       { title: 'x', data: { version: 'v2', variables: [{ name: '1 bad', value: [] }] } },
       /body\.data\.variables\.0\.name/,
     ],
-    [
-      'negative weight',
-      { title: 'x', data: { version: 'v2', variables: [{ name: 'c', value: [{ value: 'a', weight: -1 }] }] } },
-      /weight/,
-    ],
-    [
-      'duplicate variable',
-      { title: 'x', data: { version: 'v2', variables: [{ name: 'c' }, { name: 'c' }] } },
-      /defined twice/,
-    ],
+    ['negative weight', { title: 'x', data: { version: 'v2', variables: [{ name: 'c', value: [{ value: 'a', weight: -1 }] }] } }, /weight/],
+    ['duplicate variable', { title: 'x', data: { version: 'v2', variables: [{ name: 'c' }, { name: 'c' }] } }, /defined twice/],
     ['social_org without identifier', { title: 'x', social_org: 'social_a', data: { version: 'v2' } }, /social/],
     ['unknown social_org', { title: 'x', social_org: 'myspace', social_identifier: '1', data: { version: 'v2' } }, /social_org/],
   ];

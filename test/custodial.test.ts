@@ -13,7 +13,14 @@ before(async () => {
 after(() => p.close());
 
 const body = (over: Record<string, unknown> = {}) => ({
-  collection_details: { title: 'Frens', description: 'for a fren', social_org: 'social_a', social_identifier: '4242', price: '0.5', editions: '10' },
+  collection_details: {
+    title: 'Frens',
+    description: 'for a fren',
+    social_org: 'social_a',
+    social_identifier: '4242',
+    price: '0.5',
+    editions: '10',
+  },
   variables: [
     { name: 'hat', template_mapping: 'hat_style', options: ['beanie', 'crown'], is_selectable: true, is_customizable: false },
     { name: 'mood', options: ['happy'], is_selectable: false, is_customizable: true },
@@ -32,19 +39,19 @@ test('creates a custodial collection with its social link, variables and dynamic
   assert.equal(d.editions, 10);
   assert.equal(d.is_custodial, true);
   assert.equal(d.custodied_for, d.social_link.id);
-  assert.deepEqual(
-    { org: d.social_link.social_org, id: d.social_link.social_identifier },
-    { org: 'social_a', id: '4242' },
-  );
+  assert.deepEqual({ org: d.social_link.social_org, id: d.social_link.social_identifier }, { org: 'social_a', id: '4242' });
   assert.deepEqual(d.component, {
     type: 'dynamic_json',
     job_type: 'miniapp_pfp',
     template: { prompt: 'a portrait wearing a {{hat_style}}, feeling {{mood}}', size: '1024x1024' },
   });
-  assert.deepEqual(d.variables.map((v: any) => [v.name, v.is_selectable, v.is_user_customizable]), [
-    ['hat', true, false],
-    ['mood', false, true],
-  ]);
+  assert.deepEqual(
+    d.variables.map((v: any) => [v.name, v.is_selectable, v.is_user_customizable]),
+    [
+      ['hat', true, false],
+      ['mood', false, true],
+    ],
+  );
   // Same identity again: the social link is reused.
   const again = await call(`${p.backendUrl}/api/workflows/create-simple-collection`, { headers: asService(), body: body() });
   assert.equal(again.body.data.social_link.id, d.social_link.id);

@@ -23,8 +23,7 @@ const newDeck = async (user = 'dana', body: Record<string, unknown> = {}) => {
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body.data as { id: string; name: string; status: string; output_count: number };
 };
-const addOutput = (deckId: string, user = 'dana') =>
-  api('/outputs', svc(user), { body: { collection_id: collectionId, deck_id: deckId } });
+const addOutput = (deckId: string, user = 'dana') => api('/outputs', svc(user), { body: { collection_id: collectionId, deck_id: deckId } });
 
 describe('POST /decks', () => {
   test('201 active with output_count 0', async () => {
@@ -74,7 +73,10 @@ describe('GET /decks/:id', () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await addOutput(d.id)).body.data.id);
     await api(`/outputs/${ids[1]}`, svc('dana'), { method: 'DELETE' });
-    await api(`/outputs/${ids[2]}/complete`, svc('dana'), { method: 'PATCH', body: { url: 'https://x.example/2.png', mime_type: 'image/png' } });
+    await api(`/outputs/${ids[2]}/complete`, svc('dana'), {
+      method: 'PATCH',
+      body: { url: 'https://x.example/2.png', mime_type: 'image/png' },
+    });
     const res = await api(`/decks/${d.id}`, svc('someone-else'));
     assert.equal(res.status, 200);
     const v = res.body.data;
@@ -267,7 +269,10 @@ describe('stats and lists', () => {
     );
     for (const k of ['id', 'name', 'status', 'output_count', 'created_at']) assert.ok(k in res.body.data[0], k);
     const social = await api(`/collections/${c}/decks?social_org=social_b&social_identifier=77`, svc('lou'));
-    assert.deepEqual(social.body.data.map((d: { id: string }) => d.id), [second.id]);
+    assert.deepEqual(
+      social.body.data.map((d: { id: string }) => d.id),
+      [second.id],
+    );
     const none = await api(`/collections/${c}/decks?social_org=social_b&social_identifier=78`, svc('lou'));
     assert.deepEqual(none.body.data, []);
     assert.equal((await api(`/collections/${c}/decks?social_org=social_b`, svc('lou'))).status, 400);
@@ -279,7 +284,11 @@ describe('stats and lists', () => {
     const c = await makeCollection(p, undefined, 'Mine');
     const token = await userToken('mia-decks');
     const a = (await api('/decks', bearer(token), { body: { collection_id: c, name: 'mine A' } })).body.data;
-    const b = (await api('/decks', bearer(token), { body: { collection_id: collectionId, name: 'mine B', social_org: 'social_a', social_identifier: 'mia' } })).body.data;
+    const b = (
+      await api('/decks', bearer(token), {
+        body: { collection_id: collectionId, name: 'mine B', social_org: 'social_a', social_identifier: 'mia' },
+      })
+    ).body.data;
     await api('/decks', bearer(await userToken('not-mia')), { body: { collection_id: c, name: 'not mine' } });
     const res = await api('/decks', bearer(token));
     assert.equal(res.status, 200);
@@ -291,7 +300,10 @@ describe('stats and lists', () => {
     assert.deepEqual(item.collection, { id: c, title: 'Mine' });
     for (const k of ['id', 'name', 'status', 'output_count']) assert.ok(k in item, k);
     const social = await api('/decks?social_org=social_a&social_identifier=mia', bearer(token));
-    assert.deepEqual(social.body.data.map((d: { id: string }) => d.id), [b.id]);
+    assert.deepEqual(
+      social.body.data.map((d: { id: string }) => d.id),
+      [b.id],
+    );
     assert.equal((await api('/decks', svc())).status, 401);
     assert.equal((await api('/decks?social_org=nope&social_identifier=1', bearer(token))).status, 400);
   });

@@ -25,11 +25,17 @@ test('develop a completed output with a global collection; list develop collecti
   const src = (await api('/nft/collections', svc('dev'), { body: { title: 'Source', data: sampleData() } })).body.data.collection.id;
   const glob = (await api('/nft/collections', svc('dev'), { body: { title: 'Restyle', data: sampleData() } })).body.data.collection.id;
   const local = (await api('/nft/collections', svc('dev'), { body: { title: 'Local', data: sampleData() } })).body.data.collection.id;
-  await p.database.db.update(collections).set({ is_global: true, input_type: 'image', output_type: 'image' }).where(eq(collections.id, glob));
+  await p.database.db
+    .update(collections)
+    .set({ is_global: true, input_type: 'image', output_type: 'image' })
+    .where(eq(collections.id, glob));
 
   const list = await api('/outputs/develop/collections?input_type=image', svc('dev'));
   assert.equal(list.status, 200);
-  assert.deepEqual(list.body.data.map((c: any) => c.id), [glob]);
+  assert.deepEqual(
+    list.body.data.map((c: any) => c.id),
+    [glob],
+  );
   assert.deepEqual(Object.keys(list.body.data[0]).sort(), ['cover_image_url', 'description', 'id', 'input_type', 'output_type', 'title']);
   assert.deepEqual((await api('/outputs/develop/collections?input_type=video', svc('dev'))).body.data, []);
   assert.equal((await api('/outputs/develop/collections?input_type=audio', svc('dev'))).status, 400);

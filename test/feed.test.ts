@@ -8,7 +8,10 @@ let p: TestPlatform;
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3600_000);
 
 async function collection(title: string, extra: Partial<typeof collections.$inferInsert> = {}) {
-  const [row] = await p.database.db.insert(collections).values({ title, data: { version: 'v2' }, ...extra }).returning();
+  const [row] = await p.database.db
+    .insert(collections)
+    .values({ title, data: { version: 'v2' }, ...extra })
+    .returning();
   return row!;
 }
 async function deck(collectionId: string, name: string, outputCount: number, status = 'active') {
@@ -18,7 +21,13 @@ async function deck(collectionId: string, name: string, outputCount: number, sta
     .returning();
   return row!;
 }
-async function completed(collectionId: string, deckId: string, n: number, ageHours: number, extra: Partial<typeof outputs.$inferInsert> = {}) {
+async function completed(
+  collectionId: string,
+  deckId: string,
+  n: number,
+  ageHours: number,
+  extra: Partial<typeof outputs.$inferInsert> = {},
+) {
   const values = Array.from({ length: n }, (_, i) => ({
     collection_id: collectionId,
     deck_id: deckId,
@@ -97,10 +106,16 @@ test('cursor pages through without overlap; exclude and window apply', async () 
   assert.equal(first.body.data.length, 2);
   assert.equal(first.body.cursor.has_more, true);
   const second = await call(`${p.backendUrl}/miniapp/collections/trending?limit=2&after=${first.body.cursor.next}`);
-  assert.deepEqual(second.body.data.map((c: any) => c.title), ['Cold']);
+  assert.deepEqual(
+    second.body.data.map((c: any) => c.title),
+    ['Cold'],
+  );
   assert.equal(second.body.cursor.has_more, false);
   const excluded = await call(`${p.backendUrl}/miniapp/collections/trending?exclude=${hot},${warm}`);
-  assert.deepEqual(excluded.body.data.map((c: any) => c.title), ['Cold']);
+  assert.deepEqual(
+    excluded.body.data.map((c: any) => c.title),
+    ['Cold'],
+  );
   const wide = await call(`${p.backendUrl}/miniapp/collections/trending?trending_hours=${24 * 30}`);
   assert.equal(wide.body.data.find((c: any) => c.title === 'Cold').recent_outputs, 5);
 });
@@ -133,7 +148,12 @@ test('deck outputs: cursor pagination newest first, video playback by stream id'
     .values({ url: 'v.mp4', mime_type: 'video/mp4', stream_playback_id: 'play123', stream_asset_id: 'asset9' })
     .returning();
   const vd = await deck(warm, 'videos', 1);
-  await completed(warm, vd.id, 1, 0, { mime_type: 'video/mp4', url: 'https://cdn.test/v.mp4', flat_file_id: file!.id, thumbnail_url: 'https://cdn.test/v.jpg' });
+  await completed(warm, vd.id, 1, 0, {
+    mime_type: 'video/mp4',
+    url: 'https://cdn.test/v.mp4',
+    flat_file_id: file!.id,
+    thumbnail_url: 'https://cdn.test/v.jpg',
+  });
   const v = await call(`${p.backendUrl}/miniapp/decks/${vd.id}/outputs`);
   const o = v.body.data.outputs[0];
   assert.equal(o.stream_playback_id, 'play123');

@@ -40,7 +40,9 @@ test('SIGKILLed worker mid-step: the step is taken up again and the job complete
   });
   const guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
 
-  const res = await api(`/api/collections/${c.body.data.collection.id}/generate`, svc('creator'), { body: { variables: { animal: 'phoenix' } } });
+  const res = await api(`/api/collections/${c.body.data.collection.id}/generate`, svc('creator'), {
+    body: { variables: { animal: 'phoenix' } },
+  });
   assert.equal(res.status, 202);
   const jobId = res.body.data.jobId as string;
   await started;

@@ -27,7 +27,8 @@ before(async () => {
   initTelemetry({ serviceName: 'test', exporter });
   p = await startJobsPlatform('in-process', { worker: false });
   api = client(p);
-  collectionId = (await api('/nft/collections', svc('creator'), { body: { title: 'Internals', data: sampleData() } })).body.data.collection.id;
+  collectionId = (await api('/nft/collections', svc('creator'), { body: { title: 'Internals', data: sampleData() } })).body.data.collection
+    .id;
 });
 after(async () => {
   await p.close();

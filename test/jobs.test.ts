@@ -43,7 +43,10 @@ function readStream(p: JobsPlatform, jobId: string, headers: Record<string, stri
     const events: SseEvent[] = [];
     const es = new EventSource(`${p.backendUrl}/api/jobs/${jobId}/stream`, {
       fetch: (input, init) =>
-        fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } }),
+        fetch(input, {
+          ...init,
+          headers: { ...(init?.headers as Record<string, string>), ...headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+        }),
     });
     const timer = setTimeout(() => {
       es.close();
@@ -124,23 +127,50 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       assert.ok(Array.isArray(events[0]!.data));
       const history = [...events[0]!.data, ...events.filter((e) => e.type === 'job_history').map((e) => e.data)];
       const ids = history.map((h: any) => h.id);
-      assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'history in id order');
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a, b) => a - b),
+        'history in id order',
+      );
       assert.equal(new Set(ids).size, ids.length, 'no duplicates');
       const statuses = history.map((h: any) => h.status);
       assert.equal(statuses[0], 'pending');
       assert.ok(statuses.includes('processing'));
-      assert.ok(history.some((h: any) => h.data?.event === 'node_progress'), 'progress entries');
+      assert.ok(
+        history.some((h: any) => h.data?.event === 'node_progress'),
+        'progress entries',
+      );
       assert.equal(statuses.at(-1), 'completed');
       assert.equal(statuses.filter((s: string) => s === 'completed').length, 1);
       const progress = history.map((h: any) => h.progress).filter((x: unknown) => typeof x === 'number');
-      assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress never goes back');
+      assert.deepEqual(
+        progress,
+        [...progress].sort((a, b) => a - b),
+        'progress never goes back',
+      );
       const last = events.at(-1)!;
       assert.equal(last.type, 'job_update');
       assert.equal(last.data.status, 'completed');
       for (const e of events.filter((x) => x.type === 'job_history')) assert.equal(e.id, String(e.data.id));
 
       const j = await job(jobId);
-      for (const k of ['id', 'name', 'description', 'status', 'progress', 'error_message', 'created_at', 'updated_at', 'started_at', 'completed_at', 'job_type', 'priority', 'workflow_output', 'retry_count', 'data']) {
+      for (const k of [
+        'id',
+        'name',
+        'description',
+        'status',
+        'progress',
+        'error_message',
+        'created_at',
+        'updated_at',
+        'started_at',
+        'completed_at',
+        'job_type',
+        'priority',
+        'workflow_output',
+        'retry_count',
+        'data',
+      ]) {
         assert.ok(k in j, k);
       }
       assert.equal(j.status, 'completed');
@@ -194,7 +224,10 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       assert.match(again.type ?? '', /text\/event-stream/);
       const evs = parseSse(again.text);
       assert.equal(evs[0]!.type, 'history_init');
-      assert.deepEqual(evs[0]!.data.map((h: any) => h.id), ids.filter((i: number) => i > mid));
+      assert.deepEqual(
+        evs[0]!.data.map((h: any) => h.id),
+        ids.filter((i: number) => i > mid),
+      );
       assert.equal(evs[0]!.id, String(ids.at(-1)));
       assert.equal(evs[1]!.type, 'job_update');
     });
@@ -208,7 +241,10 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       assert.equal(evs[0]!.type, 'history_init');
       const seen = [...evs[0]!.data.map((h: any) => h.id), ...evs.filter((e) => e.type === 'job_history').map((e) => e.data.id)];
       const all = (await p.database.db.select({ id: jobHistory.id }).from(jobHistory).where(eq(jobHistory.job_id, jobId))).map((r) => r.id);
-      assert.deepEqual(seen, all.sort((a, b) => a - b));
+      assert.deepEqual(
+        seen,
+        all.sort((a, b) => a - b),
+      );
       assert.equal(evs.at(-1)!.data.status, 'completed');
       // Heartbeats appear as comment lines while the job runs (100 ms in tests); not asserted by count.
       const other = await rawStream(p, jobId, bearer(await userToken('stranger')));
@@ -322,14 +358,18 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       const res = await generate({ variables: {} });
       const jobId = res.body.data.jobId;
       await waitJob(jobId, 'completed');
-      const f = await api(`/api/jobs/${jobId}/failed`, svc('creator'), { body: { error_message: 'delivery lost', error_details: { where: 'cdn' } } });
+      const f = await api(`/api/jobs/${jobId}/failed`, svc('creator'), {
+        body: { error_message: 'delivery lost', error_details: { where: 'cdn' } },
+      });
       assert.equal(f.status, 200);
       assert.equal(f.body.data.status, 'failed');
       assert.equal(f.body.data.error_message, 'delivery lost');
       const bad = await api(`/api/jobs/${jobId}/complete`, svc('creator'), { body: { outputs: [] } });
       assert.equal(bad.status, 400);
       assert.match(bad.body.error, /^body\.workflow_output/);
-      const c = await api(`/api/jobs/${jobId}/complete`, svc('creator'), { body: { workflow_output: 'https://cdn.example/x.png', outputs: [{ a: 1 }], metadata: { m: true } } });
+      const c = await api(`/api/jobs/${jobId}/complete`, svc('creator'), {
+        body: { workflow_output: 'https://cdn.example/x.png', outputs: [{ a: 1 }], metadata: { m: true } },
+      });
       assert.equal(c.status, 200);
       assert.equal(c.body.data.status, 'completed');
       assert.equal(c.body.data.workflow_output, 'https://cdn.example/x.png');
@@ -345,7 +385,11 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       const recipient = '0x' + 'ab'.repeat(20);
       const tx = '0x' + 'cd'.repeat(32);
       const res = await api(`/collections/${collectionId}/generations`, svc('creator'), {
-        body: { variables: { color: 'blue' }, job_type: 'mint', mint_state: { token_id: 7, tx_hash: tx, recipient, metadata_uri: 'http://meta.test/7' } },
+        body: {
+          variables: { color: 'blue' },
+          job_type: 'mint',
+          mint_state: { token_id: 7, tx_hash: tx, recipient, metadata_uri: 'http://meta.test/7' },
+        },
       });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       assert.equal(res.body.error, null);
@@ -367,19 +411,28 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       const reuse = await api(`/collections/${collectionId}/generations`, svc('creator'), { body: { deck_id: deckId } });
       assert.equal(reuse.status, 202);
       assert.equal(reuse.body.data.deckId, deckId);
-      const badRecipient = await api(`/collections/${collectionId}/generations`, svc('creator'), { body: { mint_state: { token_id: 8, recipient: 'x' } } });
+      const badRecipient = await api(`/collections/${collectionId}/generations`, svc('creator'), {
+        body: { mint_state: { token_id: 8, recipient: 'x' } },
+      });
       assert.equal(badRecipient.status, 400);
       assert.match(badRecipient.body.error, /^body\.mint_state\.recipient/);
     });
 
     test('a collection with two steps runs them in order; the second gets the first image', async () => {
       const data = sampleData();
-      data.steps.push({ id: 2, nodeName: 'refine', nodePayload: { intent: 'refined $animal', user_image: null, optional_ref_image: null, seed: null } });
+      data.steps.push({
+        id: 2,
+        nodeName: 'refine',
+        nodePayload: { intent: 'refined $animal', user_image: null, optional_ref_image: null, seed: null },
+      });
       const cres = await api('/nft/collections', svc('creator'), { body: { title: 'Two steps', data } });
       const res = await generate({ variables: { animal: 'lynx' } }, svc('creator'), cres.body.data.collection.id);
       const j = await waitJob(res.body.data.jobId, 'completed');
       const steps = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, j.id));
-      assert.deepEqual(steps.map((s) => [s.step_order, s.status, s.step_name]).sort(), [[0, 'completed', 'image'], [1, 'completed', 'refine']]);
+      assert.deepEqual(steps.map((s) => [s.step_order, s.status, s.step_name]).sort(), [
+        [0, 'completed', 'image'],
+        [1, 'completed', 'refine'],
+      ]);
       assert.match(j.workflow_output, /step-1-r0\.png$/);
     });
   });

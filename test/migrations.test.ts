@@ -39,7 +39,10 @@ test('migrations: PGlite and PostgreSQL end with the same schema; a second run i
   fs.rmSync(dir, { recursive: true, force: true });
   assert.ok(liteColumns.length > 100);
   for (const table of ['collections', 'decks', 'outputs', 'jobs', 'job_steps', 'job_history', 'transfers', 'payments']) {
-    assert.ok(liteColumns.some((c) => c.startsWith(`${table}.`)), `table ${table}`);
+    assert.ok(
+      liteColumns.some((c) => c.startsWith(`${table}.`)),
+      `table ${table}`,
+    );
   }
 
   if (!(await serverReachable())) {

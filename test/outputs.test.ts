@@ -34,7 +34,10 @@ const visibleIn = async (deckId: string) =>
 
 describe('POST /outputs', () => {
   test('201 with the spec fields; a deck is auto-created, then reused', async () => {
-    const a = await create({ collection_id: collectionId, job_id: 'job-1', source: 'direct_api', input_metadata: { prompt: 'x' } }, 'creator-1');
+    const a = await create(
+      { collection_id: collectionId, job_id: 'job-1', source: 'direct_api', input_metadata: { prompt: 'x' } },
+      'creator-1',
+    );
     assert.equal(a.status, 201, JSON.stringify(a.body));
     assert.equal(a.body.error, null);
     const o = a.body.data;
@@ -322,9 +325,7 @@ describe('list and stats per collection', () => {
     listCollection = await makeCollection(p, undefined, 'Listed');
     deckA = (await api('/decks', svc('lister'), { body: { collection_id: listCollection, name: 'A' } })).body.data.id;
     // 55 outputs: 50 in deck A, 5 custodial; then 3 completed, 2 failed, 1 hidden.
-    const made = await Promise.all(
-      Array.from({ length: 50 }, () => create({ collection_id: listCollection, deck_id: deckA }, 'lister')),
-    );
+    const made = await Promise.all(Array.from({ length: 50 }, () => create({ collection_id: listCollection, deck_id: deckA }, 'lister')));
     await Promise.all(
       Array.from({ length: 5 }, () =>
         create({ collection_id: listCollection, social_org: 'social_a', social_identifier: 'did:plc:list' }, 'lister'),
@@ -407,7 +408,10 @@ describe('counters under concurrency', () => {
     for (const id of ids.slice(10, 30)) ops.push(api(`/outputs/${id}/deck`, svc('racer'), { method: 'PATCH', body: { deck_id: b } }));
     for (const id of ids.slice(20, 25)) ops.push(api(`/outputs/${id}/deck`, svc('racer'), { method: 'PATCH', body: { deck_id: a } }));
     const results = (await Promise.all(ops)) as Array<{ status: number }>;
-    assert.ok(results.every((r) => r.status === 200 || r.status === 201), JSON.stringify(results.filter((r) => r.status >= 300)));
+    assert.ok(
+      results.every((r) => r.status === 200 || r.status === 201),
+      JSON.stringify(results.filter((r) => r.status >= 300)),
+    );
     assert.equal((await deckOf(a)).output_count, await visibleIn(a));
     assert.equal((await deckOf(b)).output_count, await visibleIn(b));
     assert.equal((await deckOf(a)).output_count + (await deckOf(b)).output_count, 60 - 15);
@@ -490,5 +494,3 @@ describe('thumbnails', () => {
     assert.equal(full.body.data.flat_file_id, up.body.data.flatFileId);
   });
 });
-
-

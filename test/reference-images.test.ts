@@ -12,7 +12,18 @@ import { startJobsPlatform, waitForJobEnd, type JobsPlatform } from './helpers/j
 import { asService, call, sampleData } from './helpers/platform.ts';
 
 test('internal hosts are recognised', () => {
-  for (const h of ['localhost', '127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '[::1]', 'fd00::1', 'api.internal', '0.0.0.0']) {
+  for (const h of [
+    'localhost',
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '[::1]',
+    'fd00::1',
+    'api.internal',
+    '0.0.0.0',
+  ]) {
     assert.equal(isInternalHost(h), true, h);
   }
   for (const h of ['example.com', '8.8.8.8', '172.32.0.1', '2001:4860::8888']) assert.equal(isInternalHost(h), false, h);
@@ -25,7 +36,9 @@ before(async () => {
 after(() => p.close());
 
 test('an uploaded reference image is drawn into the picture; an internal URL is not fetched', async () => {
-  const red = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ff0000' } }).png().toBuffer();
+  const red = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#ff0000' } })
+    .png()
+    .toBuffer();
   const up = await call(`${p.backendUrl}/upload-base64`, {
     headers: asService({ user_id: 'ref-user' }),
     body: { base64Data: red.toString('base64'), mimeType: 'image/png', create_flat_file: true, rel_type: 'nft_ref_image' },
@@ -45,8 +58,9 @@ test('an uploaded reference image is drawn into the picture; an internal URL is 
   const job = await waitForJobEnd(p, jobId);
   assert.equal(job.status, 'completed', job.error_message ?? '');
   const [out] = await p.database.db.select().from(outputs).where(eq(outputs.job_id, jobId));
-  const refs = (out!.output_metadata as { reference_images: Array<{ name: string; drawn: boolean; left: number; top: number; size: number }> })
-    .reference_images;
+  const refs = (
+    out!.output_metadata as { reference_images: Array<{ name: string; drawn: boolean; left: number; top: number; size: number }> }
+  ).reference_images;
   const r1 = refs.find((r) => r.name === 'ref_image_1')!;
   const r2 = refs.find((r) => r.name === 'ref_image_2')!;
   assert.equal(r1.drawn, true);

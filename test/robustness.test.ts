@@ -35,7 +35,9 @@ async function operations(baseUrl: string): Promise<Operation[]> {
 const fill = (path: string, value: string) => path.replace(/\{[^}]+\}/g, value).replace(/\*$/, value);
 
 function inputs(op: Operation): Array<{ url: string; raw?: string; body?: unknown }> {
-  const paths = /\{|\*$/.test(op.path) ? [fill(op.path, 'not-a-uuid'), fill(op.path, UNKNOWN_UUID), fill(op.path, '..%2F..%2Fetc%2Fpasswd')] : [op.path];
+  const paths = /\{|\*$/.test(op.path)
+    ? [fill(op.path, 'not-a-uuid'), fill(op.path, UNKNOWN_UUID), fill(op.path, '..%2F..%2Fetc%2Fpasswd')]
+    : [op.path];
   const junkQuery = op.query.map((q) => `${q}=%00%ff-1e309`).join('&');
   const out: Array<{ url: string; raw?: string; body?: unknown }> = [];
   for (const path of paths) {
@@ -57,7 +59,7 @@ for (const app of ['backend', 'admin'] as const) {
   test(`${app}: no route answers 500 to bad input`, async () => {
     const base = app === 'backend' ? p.backendUrl : p.adminUrl;
     const ops = await operations(base);
-    assert.ok(ops.length > (app === "backend" ? 60 : 15), `only ${ops.length} operations documented`);
+    assert.ok(ops.length > (app === 'backend' ? 60 : 15), `only ${ops.length} operations documented`);
     const failures: string[] = [];
     for (const op of ops) {
       for (const input of inputs(op)) {

@@ -13,7 +13,6 @@ import { freePort } from '../src/chain/anvil.ts';
 import { CLI, startCli, stopAllClis, stopCli } from './helpers/cli.ts';
 import { call, sampleData } from './helpers/platform.ts';
 
-
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-start-'));
 after(async () => {
   await stopAllClis();

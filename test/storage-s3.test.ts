@@ -123,7 +123,9 @@ describe('backend on S3', () => {
   test('upload-base64 stores into the bucket; GET /files serves it; a completed image gets its thumbnail in S3', async () => {
     const api = client(p);
     const bytes = await png(800, 800, '#123456');
-    const up = await api('/upload-base64', bearer(await userToken('s3-user')), { body: { base64Data: bytes.toString('base64'), create_flat_file: true } });
+    const up = await api('/upload-base64', bearer(await userToken('s3-user')), {
+      body: { base64Data: bytes.toString('base64'), create_flat_file: true },
+    });
     assert.equal(up.status, 200, JSON.stringify(up.body));
     const key = up.body.data.path as string;
     const obj = await storage.client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));

@@ -196,7 +196,12 @@ describe('paths and identity', () => {
   });
 
   test('GET /files refuses traversal and answers 404 for missing files', async () => {
-    for (const p2 of ['/files/..%2f..%2fetc%2fpasswd', '/files/user-uploads/%2e%2e/%2e%2e/etc/passwd', '/files/%2fetc%2fpasswd', '/files/a//b.png']) {
+    for (const p2 of [
+      '/files/..%2f..%2fetc%2fpasswd',
+      '/files/user-uploads/%2e%2e/%2e%2e/etc/passwd',
+      '/files/%2fetc%2fpasswd',
+      '/files/a//b.png',
+    ]) {
       const res = await fetch(`${p.backendUrl}${p2}`);
       // 401: the URL normalized the dots away and left the public files route altogether.
       assert.ok([400, 401, 404].includes(res.status), `${p2}: ${res.status}`);
@@ -305,7 +310,9 @@ describe('admin POST /api/nft/upload-image', () => {
     const noUser = await adminApi('/api/nft/upload-image', asService(), { body: { base64Data: b64(bytes) } });
     assert.equal(noUser.status, 401);
     assert.equal(noUser.body.success, false);
-    const big = await adminApi('/api/nft/upload-image', asService(), { body: { base64Data: b64(pngOfSize(MAX_UPLOAD_BYTES + 1)), userId } });
+    const big = await adminApi('/api/nft/upload-image', asService(), {
+      body: { base64Data: b64(pngOfSize(MAX_UPLOAD_BYTES + 1)), userId },
+    });
     assert.equal(big.status, 413);
     const noKey = await adminApi('/api/nft/upload-image', {}, { body: { base64Data: b64(bytes), userId } });
     assert.equal(noKey.status, 401);

@@ -33,7 +33,10 @@ test('built-in workflows exist after the first start, once', async () => {
   const withData = await api('/api/workflows?include=eq.true', svc());
   assert.ok('data' in withData.body.data[0]);
   const keyed = await api('/api/workflows?require_api_keys=true', svc());
-  assert.deepEqual(keyed.body.data.map((x: any) => x.name), ['openai_image']);
+  assert.deepEqual(
+    keyed.body.data.map((x: any) => x.name),
+    ['openai_image'],
+  );
   const page = await api('/api/workflows?limit=1&offset=1', svc());
   assert.equal(page.body.data.length, 1);
   assert.equal((await api('/api/workflows?limit=0', svc())).status, 400);
@@ -41,7 +44,11 @@ test('built-in workflows exist after the first start, once', async () => {
 
   const one = await api('/api/workflows/comfyui_default', svc());
   assert.equal(one.status, 200);
-  assert.deepEqual(Object.keys(one.body.data).filter((k) => ['id', 'name', 'label', 'type', 'description', 'data', 'models', 'custom_nodes'].includes(k)).length, 8);
+  assert.deepEqual(
+    Object.keys(one.body.data).filter((k) => ['id', 'name', 'label', 'type', 'description', 'data', 'models', 'custom_nodes'].includes(k))
+      .length,
+    8,
+  );
   assert.equal(one.body.data.type, 'comfy_workflow');
   assert.equal((await api('/api/workflows/nope', svc())).status, 404);
 });
@@ -84,7 +91,9 @@ test('POST /api/workflows: service key only, validated, unique names; models and
 
 test('POST /workflows/:id/test runs the workflow and records a workflow.execute root span', async () => {
   exporter.reset();
-  const res = await api('/workflows/procedural/test', svc('tester'), { body: { inputs: { prompt: 'a test', seed: 4, width: 64, height: 64, color: 'teal' } } });
+  const res = await api('/workflows/procedural/test', svc('tester'), {
+    body: { inputs: { prompt: 'a test', seed: 4, width: 64, height: 64, color: 'teal' } },
+  });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal(res.body.data.connector, 'procedural');
   assert.equal(res.body.data.mime_type, 'image/png');

@@ -6,10 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { attachRealtime } from '../indexer/realtime.ts';
-import { installAuth } from './auth.ts';
+import { installAuth } from './plugins/auth.ts';
 import { indexerRoutes, type IndexerHost } from './backend/indexer.ts';
-import { createAppShell } from './common.ts';
-import { installErrorHandling } from './errors.ts';
+import { createAppShell } from './plugins/shell.ts';
+import { installErrorHandling } from './plugins/errors.ts';
 
 export async function buildIndexerApp(deps: { config: Config; database: Database; indexer: IndexerHost }): Promise<FastifyInstance> {
   const app = await createAppShell({

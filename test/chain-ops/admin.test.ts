@@ -86,12 +86,24 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
   });
 
   test('GET /api/nft/collections: valid addresses read (§2.6), the rest in invalidAddresses', async () => {
-    const r = await adminCall(p, `/api/nft/collections?addresses=${collection},0x123,${DEV_ADDRESS},${p.chain.deployment(31337)!.contracts.MintFacet}`);
+    const r = await adminCall(
+      p,
+      `/api/nft/collections?addresses=${collection},0x123,${DEV_ADDRESS},${p.chain.deployment(31337)!.contracts.MintFacet}`,
+    );
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.collections.length, 1);
     const c = r.body.collections[0];
     assert.deepEqual(Object.keys(c).sort(), [
-      'address', 'collectionId', 'contractURI', 'maxSupply', 'mintActive', 'minter', 'name', 'owner', 'symbol', 'totalSupply',
+      'address',
+      'collectionId',
+      'contractURI',
+      'maxSupply',
+      'mintActive',
+      'minter',
+      'name',
+      'owner',
+      'symbol',
+      'totalSupply',
     ]);
     assert.equal(c.address, collection);
     assert.equal(c.name, 'Test Collection 1');
@@ -112,7 +124,8 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
   });
 
   test('every admin action lands and changes the collection', async () => {
-    const act = (action: string, value: unknown) => adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: collection, action, value });
+    const act = (action: string, value: unknown) =>
+      adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: collection, action, value });
     let r = await act('setMintActive', false);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.success, true);
@@ -167,10 +180,20 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
       assert.match(r.body.error, /value/);
       assert.match(r.body.error, expected);
     }
-    const unknown = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: collection, action: 'selfDestruct', value: 1 });
+    const unknown = await adminCall(p, '/api/nft/admin', {
+      chainId: 31337,
+      collectionAddress: collection,
+      action: 'selfDestruct',
+      value: 1,
+    });
     assert.equal(unknown.status, 400);
     assert.match(unknown.body.error, /action/);
-    const noContract = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: THIRD, action: 'setMintActive', value: true });
+    const noContract = await adminCall(p, '/api/nft/admin', {
+      chainId: 31337,
+      collectionAddress: THIRD,
+      action: 'setMintActive',
+      value: true,
+    });
     assert.equal(noContract.status, 404);
   });
 
@@ -245,7 +268,12 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
     assert.match(badType.body.error, /type/);
 
     // A URI that does not resolve: the document is null with the reason, the chain data still answers.
-    const set = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: collection, action: 'setContractURI', value: `${metaUrl}/big` });
+    const set = await adminCall(p, '/api/nft/admin', {
+      chainId: 31337,
+      collectionAddress: collection,
+      action: 'setContractURI',
+      value: `${metaUrl}/big`,
+    });
     assert.equal(set.status, 200);
     const big = await adminCall(p, `/api/nft/metadata?address=${collection}&type=contract`);
     assert.equal(big.status, 200);
@@ -273,7 +301,12 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
   });
 
   test('design-stage deploy: the whole deployment in one call', async () => {
-    const created = await adminCall(p, '/api/nft/collections/create', { title: 'Design Stage', description: '', editions: 10, data: sampleData() });
+    const created = await adminCall(p, '/api/nft/collections/create', {
+      title: 'Design Stage',
+      description: '',
+      editions: 10,
+      data: sampleData(),
+    });
     const id = created.body.collection.id;
     const bad = await backendCall(p, `/nft/collections/${id}/deploy`, { max_supply: 10, royalty_bps: 20_000, royalty_receiver: OTHER });
     assert.equal(bad.status, 400);
@@ -308,7 +341,8 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
   test('design-stage deploy after a crash: a later call finishes the claim from its transaction, or releases it', async () => {
     const db = p.database.db;
     const create = async (title: string) =>
-      (await adminCall(p, '/api/nft/collections/create', { title, description: '', editions: 10, data: sampleData() })).body.collection.id as string;
+      (await adminCall(p, '/api/nft/collections/create', { title, description: '', editions: 10, data: sampleData() })).body.collection
+        .id as string;
     const claim = (id: string, at = sql`now()`) =>
       db.update(collections).set({ mint_status: 'deploying', updated_at: at }).where(eq(collections.id, id)).returning();
     const body = { max_supply: 10, royalty_bps: 500, royalty_receiver: OTHER };

@@ -52,8 +52,14 @@ describe('100 concurrent chain writes through the admin proxy', { timeout: 120_0
 
     const rows = (await p.database.db.select().from(chainTransactions)).filter((r) => !before.has(r.id));
     assert.equal(rows.length, 100, 'each request recorded once');
-    assert.ok(rows.every((r) => r.status === 'mined'), JSON.stringify(rows.filter((r) => r.status !== 'mined').map((r) => r.error)));
-    assert.ok(rows.every((r) => r.attempts === 1), 'no re-signing');
+    assert.ok(
+      rows.every((r) => r.status === 'mined'),
+      JSON.stringify(rows.filter((r) => r.status !== 'mined').map((r) => r.error)),
+    );
+    assert.ok(
+      rows.every((r) => r.attempts === 1),
+      'no re-signing',
+    );
     assert.ok(rows.every((r) => !/nonce/i.test(r.error ?? '')));
     const nonces = rows.map((r) => r.nonce!).sort((a, b) => a - b);
     assert.equal(new Set(nonces).size, 100);
@@ -70,6 +76,8 @@ describe('100 concurrent chain writes through the admin proxy', { timeout: 120_0
     const factory = await adminCall(p, '/api/nft/factory');
     assert.equal(factory.body.factory.collectionCount, String(5 + 40));
     assert.equal(new Set(replies.slice(0, 40).map((r) => r.body.salt)).size, 40);
-    process.stdout.write(`# 100 concurrent deploy/admin requests: ${Math.round(elapsed)} ms (${p.database.url ? 'PostgreSQL' : 'PGlite'})\n`);
+    process.stdout.write(
+      `# 100 concurrent deploy/admin requests: ${Math.round(elapsed)} ms (${p.database.url ? 'PostgreSQL' : 'PGlite'})\n`,
+    );
   });
 });

@@ -74,7 +74,10 @@ describe('platform deployment, stale detection, reset', { timeout: 90_000 }, () 
     const rows = (await p.database.db.select().from(chainTransactions)).filter((x) => x.purpose.startsWith('deploy-platform:'));
     assert.equal(rows.length, 10);
     assert.ok(rows.every((x) => x.status === 'mined'));
-    assert.deepEqual(rows.map((x) => x.nonce).sort((a, b) => a! - b!), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.deepEqual(
+      rows.map((x) => x.nonce).sort((a, b) => a! - b!),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
 
     const again = await adminCall(p, '/api/nft/deploy', { chainId: 31337 });
     assert.equal(again.status, 200);
@@ -110,7 +113,12 @@ describe('platform deployment, stale detection, reset', { timeout: 90_000 }, () 
   });
 
   test('collection deploy with platformCollectionId writes the address back', async () => {
-    const created = await adminCall(p, '/api/nft/collections/create', { title: 'Reset Me', description: 'x', editions: 50, data: sampleData() });
+    const created = await adminCall(p, '/api/nft/collections/create', {
+      title: 'Reset Me',
+      description: 'x',
+      editions: 50,
+      data: sampleData(),
+    });
     assert.equal(created.status, 200, JSON.stringify(created.body));
     collectionId = created.body.collection.id;
     const params = created.body.contractParams;
@@ -208,7 +216,12 @@ describe('platform deployment, stale detection, reset', { timeout: 90_000 }, () 
     });
     const app = await buildAdminApp({ ...p.config, BACKEND_API_URL: p.backendUrl }, { chain });
     try {
-      const r = await app.inject({ method: 'POST', url: '/api/nft/deploy', headers: asService(), payload: { chainId: 31337, force: true } });
+      const r = await app.inject({
+        method: 'POST',
+        url: '/api/nft/deploy',
+        headers: asService(),
+        payload: { chainId: 31337, force: true },
+      });
       assert.equal(r.statusCode, 503);
       const body = r.json();
       assert.equal(body.success, false);
@@ -221,7 +234,12 @@ describe('platform deployment, stale detection, reset', { timeout: 90_000 }, () 
   });
 
   test('deploy-status: service key only, validated, checked on chain', async () => {
-    const created = await adminCall(p, '/api/nft/collections/create', { title: 'Status', description: '', editions: 5, data: sampleData() });
+    const created = await adminCall(p, '/api/nft/collections/create', {
+      title: 'Status',
+      description: '',
+      editions: 5,
+      data: sampleData(),
+    });
     const id = created.body.collection.id;
     const dep = await adminCall(p, '/api/nft/collections', collectionParams(3));
     assert.equal(dep.status, 200, JSON.stringify(dep.body));

@@ -6,7 +6,12 @@ import { CHAINS, publicClientFor, rpcUrlFor, UnsupportedChainError } from '../..
 import { DEV_ADDRESS, MissingPrivateKeyError, platformAccount } from '../../src/chain/wallet.ts';
 
 test('chains: the five supported ids carry matching viem chains', () => {
-  assert.deepEqual(Object.keys(CHAINS).map(Number).sort((a, b) => a - b), [1, 8453, 31337, 42161, 421614]);
+  assert.deepEqual(
+    Object.keys(CHAINS)
+      .map(Number)
+      .sort((a, b) => a - b),
+    [1, 8453, 31337, 42161, 421614],
+  );
   for (const [id, info] of Object.entries(CHAINS)) assert.equal(info.chain.id, Number(id));
   assert.throws(() => rpcUrlFor(5, testConfig()), UnsupportedChainError);
 });
@@ -47,8 +52,10 @@ test('platformAccount: the configured key; the dev key on 31337 only, with a war
   assert.ok(!logged[0]!.includes('ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'), 'never logs a key');
 
   for (const id of [421614, 42161, 8453, 1]) {
-    assert.throws(() => platformAccount(id, testConfig()), (e: unknown) =>
-      e instanceof MissingPrivateKeyError && e.message === `NFT_DEPLOYER_PRIVATE_KEY is not set; it is required for chain ${id}`,
+    assert.throws(
+      () => platformAccount(id, testConfig()),
+      (e: unknown) =>
+        e instanceof MissingPrivateKeyError && e.message === `NFT_DEPLOYER_PRIVATE_KEY is not set; it is required for chain ${id}`,
     );
   }
 });

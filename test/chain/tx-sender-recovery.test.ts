@@ -107,7 +107,12 @@ describe('tx sender recovery', () => {
         const to = randomAddress();
         const pending = sender.send({ purpose: 'test-stuck', to, value: 5n });
         const rowOf = async () =>
-          (await db.select().from(chainTransactions).where(eq(chainTransactions.to_address, getAddress(to))))[0];
+          (
+            await db
+              .select()
+              .from(chainTransactions)
+              .where(eq(chainTransactions.to_address, getAddress(to)))
+          )[0];
         let row = await rowOf();
         for (let i = 0; row?.status !== 'sent'; i++) {
           assert.ok(i < 250, `row never sent: ${row?.status}`);

@@ -53,9 +53,18 @@ describe('tx sender with REDIS_URL', async () => {
     r.disconnect();
   });
 
-  test('two senders on one wallet: 60 concurrent sends, distinct contiguous nonces, one row each', { skip: !available && `no Redis at ${REDIS_URL}` }, async () => {
+  test('two senders on one wallet: 60 concurrent sends, distinct contiguous nonces, one row each', {
+    skip: !available && `no Redis at ${REDIS_URL}`,
+  }, async () => {
     const make = () =>
-      createTxSender({ db: database.db, chainId: 31337, rpcUrl: anvil.rpcUrl, account, redisUrl: REDIS_URL, options: { queuePrefix: prefix } });
+      createTxSender({
+        db: database.db,
+        chainId: 31337,
+        rpcUrl: anvil.rpcUrl,
+        account,
+        redisUrl: REDIS_URL,
+        options: { queuePrefix: prefix },
+      });
     const a = make();
     const b = make();
     try {
@@ -85,30 +94,43 @@ describe('tx sender with REDIS_URL', async () => {
     }
   });
 
-  test(
-    'a sender in another process shares the wallet safely',
-    { skip: (!available && `no Redis at ${REDIS_URL}`) || (!process.env.DATABASE_URL && 'needs DATABASE_URL (PGlite is single-process)') },
-    async () => {
-      const here = createTxSender({ db: database.db, chainId: 31337, rpcUrl: anvil.rpcUrl, account, redisUrl: REDIS_URL, options: { queuePrefix: prefix } });
-      try {
-        const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/chain/fixtures/redis-sender.ts')], {
-          env: { ...process.env, RPC_URL: anvil.rpcUrl, PRIVATE_KEY: KEY, DB_URL: database.url!, REDIS_URL, QUEUE_PREFIX: prefix, COUNT: '30' },
-          stdio: ['ignore', 'pipe', 'inherit'],
-        });
-        let out = '';
-        child.stdout.on('data', (d) => (out += String(d)));
-        const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-        const mine = await Promise.all(
-          Array.from({ length: 30 }, () => here.send({ purpose: 'test-redis-parent', to: randomAddress(), value: 1n })),
-        );
-        assert.equal(await exited, 0);
-        const theirs = JSON.parse(out.split('DONE ')[1]!) as number[];
-        const all = [...mine.map((r) => r.nonce), ...theirs].sort((x, y) => x - y);
-        assert.equal(new Set(all).size, 60);
-        assert.equal(all.at(-1)! - all[0]!, 59);
-      } finally {
-        await here.close();
-      }
-    },
-  );
+  test('a sender in another process shares the wallet safely', {
+    skip: (!available && `no Redis at ${REDIS_URL}`) || (!process.env.DATABASE_URL && 'needs DATABASE_URL (PGlite is single-process)'),
+  }, async () => {
+    const here = createTxSender({
+      db: database.db,
+      chainId: 31337,
+      rpcUrl: anvil.rpcUrl,
+      account,
+      redisUrl: REDIS_URL,
+      options: { queuePrefix: prefix },
+    });
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/chain/fixtures/redis-sender.ts')], {
+        env: {
+          ...process.env,
+          RPC_URL: anvil.rpcUrl,
+          PRIVATE_KEY: KEY,
+          DB_URL: database.url!,
+          REDIS_URL,
+          QUEUE_PREFIX: prefix,
+          COUNT: '30',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout.on('data', (d) => (out += String(d)));
+      const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+      const mine = await Promise.all(
+        Array.from({ length: 30 }, () => here.send({ purpose: 'test-redis-parent', to: randomAddress(), value: 1n })),
+      );
+      assert.equal(await exited, 0);
+      const theirs = JSON.parse(out.split('DONE ')[1]!) as number[];
+      const all = [...mine.map((r) => r.nonce), ...theirs].sort((x, y) => x - y);
+      assert.equal(new Set(all).size, 60);
+      assert.equal(all.at(-1)! - all[0]!, 59);
+    } finally {
+      await here.close();
+    }
+  });
 });

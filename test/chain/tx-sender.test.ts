@@ -8,7 +8,6 @@ import { after, before, describe, test } from 'node:test';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createPublicClient, http as viemHttp, type Address } from 'viem';
 import { createTxSender, TxFailedError, IdempotencyConflictError, type TxSender } from '../../src/chain/tx-sender.ts';
-import { DEV_PRIVATE_KEY } from '../../src/chain/wallet.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { startLocalAnvil, type LocalAnvil } from '../helpers/anvil-local.ts';
 import { COUNTER_INIT, COUNTER_RUNTIME, randomAddress, rowById, rowsOf } from './helpers.ts';
@@ -54,7 +53,10 @@ describe('tx sender', () => {
     console.log(`# 100 concurrent sends: ${elapsed} ms`);
     assert.ok(results.every((r) => r.status === 'mined' && r.receipt.status === 'success'));
     const nonces = results.map((r) => r.nonce).sort((a, b) => a - b);
-    assert.deepEqual(nonces, Array.from({ length: 100 }, (_, i) => startNonce + i));
+    assert.deepEqual(
+      nonces,
+      Array.from({ length: 100 }, (_, i) => startNonce + i),
+    );
     assert.equal(new Set(results.map((r) => r.hash)).size, 100);
     assert.equal(await pub().getTransactionCount({ address: account.address }), startNonce + 100);
     // Storage slot 0 counts the calls: every call ran exactly once.
@@ -62,7 +64,10 @@ describe('tx sender', () => {
     const rows = (await rowsOf(database.db)).filter((r) => !before.some((b) => b.id === r.id));
     assert.equal(rows.length, 100);
     assert.ok(rows.every((r) => r.status === 'mined' && r.raw_tx && r.receipt && r.attempts === 1));
-    assert.deepEqual(rows.map((r) => r.nonce).sort((a, b) => a! - b!), nonces);
+    assert.deepEqual(
+      rows.map((r) => r.nonce).sort((a, b) => a! - b!),
+      nonces,
+    );
     const deploys = results.filter((_, i) => i % 5 === 0);
     for (const d of deploys) assert.ok(d.receipt.contractAddress);
   });
@@ -127,7 +132,11 @@ describe('tx sender', () => {
         res.writeHead(503).end('busy');
         return;
       }
-      const upstream = await fetch(anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+      const upstream = await fetch(anvil.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.concat(chunks),
+      });
       res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));

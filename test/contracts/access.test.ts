@@ -6,16 +6,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseEventLogs, zeroAddress, maxUint256, type Address } from 'viem';
 import { collectionAbi, diamondFactoryAbi } from '../../contracts/abi/index.ts';
-import {
-  setupChain,
-  defaultParams,
-  createCollection,
-  write,
-  read,
-  revertName,
-  type ChainContext,
-  type Wallet,
-} from './fixture.ts';
+import { setupChain, defaultParams, createCollection, write, read, revertName, type ChainContext, type Wallet } from './fixture.ts';
 
 describe('access control, supply, mint switch, royalties and events', () => {
   let ctx: ChainContext;
@@ -27,7 +18,11 @@ describe('access control, supply, mint switch, royalties and events', () => {
     [owner, minter, stranger, alice, newOwner] = ctx.wallets as [Wallet, Wallet, Wallet, Wallet, Wallet];
     ({ address: c } = await createCollection(
       ctx,
-      defaultParams(owner.account.address, minter.account.address, { maxSupply: 12n, royaltyReceiver: alice.account.address, royaltyBps: 750n }),
+      defaultParams(owner.account.address, minter.account.address, {
+        maxSupply: 12n,
+        royaltyReceiver: alice.account.address,
+        royaltyBps: 750n,
+      }),
     ));
   });
   after(async () => {

@@ -17,11 +17,14 @@ test('loadArtifact reads a built artifact whose ABI matches the committed typed 
 test('a missing artifact throws an error naming the build command', () => {
   const dir = mkdtempSync(join(tmpdir(), 'atelier-artifacts-'));
   try {
-    assert.throws(() => loadArtifact('DiamondFactory', dir), (err: Error) => {
-      assert.match(err.message, /artifacts are missing/);
-      assert.match(err.message, /npm run contracts:build/);
-      return true;
-    });
+    assert.throws(
+      () => loadArtifact('DiamondFactory', dir),
+      (err: Error) => {
+        assert.match(err.message, /artifacts are missing/);
+        assert.match(err.message, /npm run contracts:build/);
+        return true;
+      },
+    );
     assert.throws(() => loadArtifact('../etc/passwd'), /invalid contract name/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -57,9 +57,7 @@ interface CallFrame {
 }
 
 function facetSelectors(name: string): Hex[] {
-  return (loadArtifact(name).abi as Abi)
-    .filter((i): i is AbiFunction => i.type === 'function')
-    .map((f) => toFunctionSelector(f));
+  return (loadArtifact(name).abi as Abi).filter((i): i is AbiFunction => i.type === 'function').map((f) => toFunctionSelector(f));
 }
 
 describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () => {
@@ -74,7 +72,11 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
     const input = (selector + '00'.repeat(4 * 32)) as Hex; // arguments are irrelevant: we only look at the route
     const trace = (await ctx.publicClient.request({
       method: 'debug_traceCall' as never,
-      params: [{ from: alice.account.address, to: collection, data: input, gas: toHex(5_000_000) }, 'latest', { tracer: 'callTracer' }] as never,
+      params: [
+        { from: alice.account.address, to: collection, data: input, gas: toHex(5_000_000) },
+        'latest',
+        { tracer: 'callTracer' },
+      ] as never,
     })) as CallFrame;
     let frame: CallFrame | undefined = trace;
     // proxy -> (router ->) facet, all by DELEGATECALL
@@ -99,7 +101,10 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
         assert.equal(await dispatchedTo(collection, s), f.facetAddress, `selector ${s} dispatches to its facet`);
       }
     }
-    assert.deepEqual(await read(ctx, collection, 'facetAddresses'), facets.map((f) => f.facetAddress));
+    assert.deepEqual(
+      await read(ctx, collection, 'facetAddresses'),
+      facets.map((f) => f.facetAddress),
+    );
     return facets;
   }
 
@@ -168,7 +173,10 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
     // x uses the override, including on the proxy's fast path (transferFrom)
     assert.equal(await read(ctx, x, 'symbol', [], abi), 'OVR');
     assert.equal(await read(ctx, x, 'hello', [], abi), x); // runs in x's context
-    assert.equal(await revertName(ctx, alice, x, 'transferFrom', [alice.account.address, owner.account.address, 1n], abi), 'TransfersFrozen');
+    assert.equal(
+      await revertName(ctx, alice, x, 'transferFrom', [alice.account.address, owner.account.address, 1n], abi),
+      'TransfersFrozen',
+    );
     assert.equal(await dispatchedTo(x, sel('transferFrom(address,address,uint256)')), ovr);
     // y is untouched
     assert.equal(await read(ctx, y, 'symbol'), 'DREAM');
@@ -177,24 +185,66 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
 
     const facets = await assertLoupeTellsTheTruth(x);
     const o = facets.find((f) => getAddress(f.facetAddress) === ovr);
-    assert.deepEqual([...(o?.functionSelectors ?? [])].sort(), [sel('symbol()'), sel('transferFrom(address,address,uint256)'), sel('hello()')].sort());
+    assert.deepEqual(
+      [...(o?.functionSelectors ?? [])].sort(),
+      [sel('symbol()'), sel('transferFrom(address,address,uint256)'), sel('hello()')].sort(),
+    );
     const erc721 = facets.find((f) => getAddress(f.facetAddress) === getAddress(ctx.deployment.contracts.ERC721Facet));
     assert.equal(erc721?.functionSelectors.length, 11);
     assert.ok(!erc721?.functionSelectors.includes(sel('symbol()')));
     await assertLoupeTellsTheTruth(y);
 
     // cut errors
-    assert.equal(await revertName(ctx, owner, x, 'diamondCut', [[{ facetAddress: ovr, action: 0, functionSelectors: [sel('name()')] }], zeroAddress, '0x']), 'CutSelectorExists');
-    assert.equal(await revertName(ctx, owner, x, 'diamondCut', [[{ facetAddress: ovr, action: 1, functionSelectors: [sel('nope()')] }], zeroAddress, '0x']), 'CutSelectorMissing');
-    assert.equal(await revertName(ctx, owner, x, 'diamondCut', [[{ facetAddress: ovr, action: 1, functionSelectors: [sel('hello()')] }], zeroAddress, '0x']), 'CutSameFacet');
-    assert.equal(await revertName(ctx, owner, x, 'diamondCut', [[{ facetAddress: alice.account.address, action: 0, functionSelectors: [sel('nope()')] }], zeroAddress, '0x']), 'CutNoCode');
-    assert.equal(await revertName(ctx, owner, x, 'diamondCut', [[{ facetAddress: ovr, action: 2, functionSelectors: [sel('hello()')] }], zeroAddress, '0x']), 'CutRemoveFacetNotZero');
+    assert.equal(
+      await revertName(ctx, owner, x, 'diamondCut', [
+        [{ facetAddress: ovr, action: 0, functionSelectors: [sel('name()')] }],
+        zeroAddress,
+        '0x',
+      ]),
+      'CutSelectorExists',
+    );
+    assert.equal(
+      await revertName(ctx, owner, x, 'diamondCut', [
+        [{ facetAddress: ovr, action: 1, functionSelectors: [sel('nope()')] }],
+        zeroAddress,
+        '0x',
+      ]),
+      'CutSelectorMissing',
+    );
+    assert.equal(
+      await revertName(ctx, owner, x, 'diamondCut', [
+        [{ facetAddress: ovr, action: 1, functionSelectors: [sel('hello()')] }],
+        zeroAddress,
+        '0x',
+      ]),
+      'CutSameFacet',
+    );
+    assert.equal(
+      await revertName(ctx, owner, x, 'diamondCut', [
+        [{ facetAddress: alice.account.address, action: 0, functionSelectors: [sel('nope()')] }],
+        zeroAddress,
+        '0x',
+      ]),
+      'CutNoCode',
+    );
+    assert.equal(
+      await revertName(ctx, owner, x, 'diamondCut', [
+        [{ facetAddress: ovr, action: 2, functionSelectors: [sel('hello()')] }],
+        zeroAddress,
+        '0x',
+      ]),
+      'CutRemoveFacetNotZero',
+    );
 
     // remove an added selector and a default one; put transferFrom back on the shared facet
     await write(ctx, owner, x, 'diamondCut', [
       [
         { facetAddress: zeroAddress, action: 2, functionSelectors: [sel('hello()'), sel('emitMetadataUpdate(uint256)')] },
-        { facetAddress: ctx.deployment.contracts.ERC721Facet, action: 1, functionSelectors: [sel('transferFrom(address,address,uint256)')] },
+        {
+          facetAddress: ctx.deployment.contracts.ERC721Facet,
+          action: 1,
+          functionSelectors: [sel('transferFrom(address,address,uint256)')],
+        },
       ],
       zeroAddress,
       '0x',
@@ -252,7 +302,11 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
     assert.equal(ev.args._calldata, '0x');
     const facets = await read<Facet[]>(ctx, address, 'facets');
     assert.deepEqual(
-      ev.args._diamondCut.map((c) => ({ facetAddress: getAddress(c.facetAddress), action: c.action, functionSelectors: c.functionSelectors })),
+      ev.args._diamondCut.map((c) => ({
+        facetAddress: getAddress(c.facetAddress),
+        action: c.action,
+        functionSelectors: c.functionSelectors,
+      })),
       facets.map((f) => ({ facetAddress: getAddress(f.facetAddress), action: 0, functionSelectors: f.functionSelectors })),
     );
   });
@@ -261,7 +315,13 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
     const factory = ctx.deployment.contracts.DiamondFactory;
     for (const wallet of [owner, alice]) {
       const count = await read<bigint>(ctx, factory, 'collectionCount', [], diamondFactoryAbi as Abi);
-      const predicted = await read<Address>(ctx, factory, 'predictCollectionAddress', [wallet.account.address, count], diamondFactoryAbi as Abi);
+      const predicted = await read<Address>(
+        ctx,
+        factory,
+        'predictCollectionAddress',
+        [wallet.account.address, count],
+        diamondFactoryAbi as Abi,
+      );
       // off chain: salt = keccak256(abi.encode(creator, index)), init code = fixed template around CollectionInit
       const salt = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [wallet.account.address, count]));
       const initCode = concat(['0x3d3d3d3d73', ctx.deployment.contracts.CollectionInit, '0x5af43d5f5f3e6025573d5ffd5b3d5ff3']);
@@ -303,7 +363,13 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
     ];
     for (const [o, field] of bad) {
       try {
-        await ctx.publicClient.simulateContract({ address: f, abi: fabi, functionName: 'createCollection', args: [{ ...base, ...o }], account: owner.account } as never);
+        await ctx.publicClient.simulateContract({
+          address: f,
+          abi: fabi,
+          functionName: 'createCollection',
+          args: [{ ...base, ...o }],
+          account: owner.account,
+        } as never);
         assert.fail(`${field} accepted`);
       } catch (err) {
         assert.match(String((err as Error).message), new RegExp(`InvalidCollectionParams[^]*\\(${field}\\)`));
@@ -345,7 +411,18 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
       assert.equal(rec?.chainId, 31337);
       assert.equal(rec?.deployer, owner.account.address);
       assert.ok(!Number.isNaN(Date.parse(rec?.timestamp ?? '')));
-      for (const k of ['DiamondCutFacet', 'DiamondLoupeFacet', 'OwnershipFacet', 'ERC721Facet', 'MintFacet', 'ContractURIFacet', 'CollectionInit', 'DiamondFactory', 'MetadataUpdateFacet', 'RoyaltyFacet']) {
+      for (const k of [
+        'DiamondCutFacet',
+        'DiamondLoupeFacet',
+        'OwnershipFacet',
+        'ERC721Facet',
+        'MintFacet',
+        'ContractURIFacet',
+        'CollectionInit',
+        'DiamondFactory',
+        'MetadataUpdateFacet',
+        'RoyaltyFacet',
+      ]) {
         assert.match(rec?.contracts[k] ?? '', /^0x[0-9a-fA-F]{40}$/, k);
         const code = await ctx.publicClient.getCode({ address: rec?.contracts[k] as Address });
         assert.ok(code && code.length > 2, `${k} has code`);

@@ -134,7 +134,12 @@ export async function createCollection(
   return { address: created.args.diamond, receipt };
 }
 
-export async function deployArtifact(ctx: ChainContext, wallet: Wallet, name: string, args: readonly unknown[] = []): Promise<{ address: Address; receipt: TransactionReceipt }> {
+export async function deployArtifact(
+  ctx: ChainContext,
+  wallet: Wallet,
+  name: string,
+  args: readonly unknown[] = [],
+): Promise<{ address: Address; receipt: TransactionReceipt }> {
   const a = loadArtifact(name);
   const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args } as never);
   const receipt = await waitOk(ctx, hash);
@@ -155,12 +160,15 @@ export async function revertName(
     await ctx.publicClient.simulateContract({ address, abi, functionName, args, account: wallet.account } as never);
   } catch (err) {
     const e = err as { walk?: (fn: (e: unknown) => boolean) => unknown; shortMessage?: string; message?: string };
-    const found = e.walk?.((x) => typeof x === 'object' && x !== null && 'data' in x && typeof (x as { data?: { errorName?: string } }).data?.errorName === 'string') as
-      | { data?: { errorName?: string; args?: unknown[] } }
-      | undefined;
+    const found = e.walk?.(
+      (x) =>
+        typeof x === 'object' && x !== null && 'data' in x && typeof (x as { data?: { errorName?: string } }).data?.errorName === 'string',
+    ) as { data?: { errorName?: string; args?: unknown[] } } | undefined;
     if (found?.data?.errorName === 'Error') return `Error(${String(found.data.args?.[0])})`;
     if (found?.data?.errorName) return found.data.errorName;
-    const reason = e.walk?.((x) => typeof x === 'object' && x !== null && typeof (x as { reason?: unknown }).reason === 'string') as { reason?: string } | undefined;
+    const reason = e.walk?.((x) => typeof x === 'object' && x !== null && typeof (x as { reason?: unknown }).reason === 'string') as
+      | { reason?: string }
+      | undefined;
     if (reason?.reason) return `Error(${reason.reason})`;
     return `unknown: ${e.shortMessage ?? e.message ?? String(err)}`;
   }

@@ -60,10 +60,10 @@ export async function startFakeComfyUi(opts: FakeComfyUiOptions = {}): Promise<F
 
   const send = (clientId: string | undefined, type: string, data: Record<string, unknown>) => {
     const msg = JSON.stringify({ type, data });
-    for (const ws of clientId ? sockets.get(clientId) ?? [] : []) ws.send(msg);
+    for (const ws of clientId ? (sockets.get(clientId) ?? []) : []) ws.send(msg);
   };
   const sendBinary = (clientId: string | undefined, payload: Buffer) => {
-    for (const ws of clientId ? sockets.get(clientId) ?? [] : []) ws.send(payload, { binary: true });
+    for (const ws of clientId ? (sockets.get(clientId) ?? []) : []) ws.send(payload, { binary: true });
   };
 
   const queueItem = (t: Task) => [t.number, t.promptId, t.prompt, { client_id: t.clientId }, []];
@@ -120,8 +120,12 @@ export async function startFakeComfyUi(opts: FakeComfyUiOptions = {}): Promise<F
       send(t.clientId, 'execution_error', err);
       return;
     }
-    const r = seed & 0xff, g = (seed >>> 8) & 0xff, b = (seed >>> 16) & 0xff;
-    const png = await sharp({ create: { width, height, channels: 3, background: { r, g, b } } }).png().toBuffer();
+    const r = seed & 0xff,
+      g = (seed >>> 8) & 0xff,
+      b = (seed >>> 16) & 0xff;
+    const png = await sharp({ create: { width, height, channels: 3, background: { r, g, b } } })
+      .png()
+      .toBuffer();
     const filename = `${String(save?.[1].inputs.filename_prefix ?? 'ComfyUI')}_${String(++counter).padStart(5, '0')}_.png`;
     files.set(`output//${filename}`, png);
     const saveId = save?.[0] ?? '9';
@@ -165,13 +169,26 @@ export async function startFakeComfyUi(opts: FakeComfyUiOptions = {}): Promise<F
         const body = JSON.parse(await readBody(req)) as { prompt?: unknown; client_id?: string; prompt_id?: string };
         const prompt = body.prompt as Record<string, Node> | undefined;
         const valid =
-          prompt && typeof prompt === 'object' && Object.values(prompt).every((n) => n && typeof n.class_type === 'string' && typeof n.inputs === 'object');
+          prompt &&
+          typeof prompt === 'object' &&
+          Object.values(prompt).every((n) => n && typeof n.class_type === 'string' && typeof n.inputs === 'object');
         if (!valid) {
-          return json(res, 400, { error: { type: 'invalid_prompt', message: 'Cannot execute because a node is missing the class_type property.', details: '', extra_info: {} }, node_errors: [] });
+          return json(res, 400, {
+            error: {
+              type: 'invalid_prompt',
+              message: 'Cannot execute because a node is missing the class_type property.',
+              details: '',
+              extra_info: {},
+            },
+            node_errors: [],
+          });
         }
         const hasOutput = Object.values(prompt!).some((n) => n.class_type === 'SaveImage');
         if (!hasOutput) {
-          return json(res, 400, { error: { type: 'prompt_no_outputs', message: 'Prompt has no outputs', details: '', extra_info: {} }, node_errors: [] });
+          return json(res, 400, {
+            error: { type: 'prompt_no_outputs', message: 'Prompt has no outputs', details: '', extra_info: {} },
+            node_errors: [],
+          });
         }
         const promptId = body.prompt_id ?? randomUUID();
         posts.push({ prompt_id: promptId, ...(body.client_id ? { client_id: body.client_id } : {}), prompt: prompt! });

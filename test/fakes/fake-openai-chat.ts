@@ -12,9 +12,7 @@ export interface FakeChat {
   close(): Promise<void>;
 }
 
-export async function startFakeOpenAiChat(
-  answer: (body: any) => { status?: number; content?: string; error?: string },
-): Promise<FakeChat> {
+export async function startFakeOpenAiChat(answer: (body: any) => { status?: number; content?: string; error?: string }): Promise<FakeChat> {
   const requests: FakeChat['requests'] = [];
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];

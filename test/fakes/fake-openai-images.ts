@@ -34,8 +34,14 @@ export async function startFakeOpenAiImages(opts: FakeOpenAiOptions = {}): Promi
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
-  const error = (res: http.ServerResponse, status: number, message: string, type = 'invalid_request_error', param: string | null = null, code: string | null = null) =>
-    json(res, status, { error: { message, type, param, code } });
+  const error = (
+    res: http.ServerResponse,
+    status: number,
+    message: string,
+    type = 'invalid_request_error',
+    param: string | null = null,
+    code: string | null = null,
+  ) => json(res, status, { error: { message, type, param, code } });
 
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -45,7 +51,8 @@ export async function startFakeOpenAiImages(opts: FakeOpenAiOptions = {}): Promi
       res.writeHead(200, { 'content-type': 'image/png' });
       return res.end(f);
     }
-    if (req.method !== 'POST' || url.pathname !== '/v1/images/generations') return error(res, 404, `Invalid URL (${req.method} ${url.pathname})`);
+    if (req.method !== 'POST' || url.pathname !== '/v1/images/generations')
+      return error(res, 404, `Invalid URL (${req.method} ${url.pathname})`);
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     let body: Record<string, unknown>;
@@ -62,7 +69,8 @@ export async function startFakeOpenAiImages(opts: FakeOpenAiOptions = {}): Promi
       failures--;
       return error(res, 500, 'The server had an error while processing your request.', 'server_error');
     }
-    if (typeof body.prompt !== 'string' || body.prompt.length === 0) return error(res, 400, "Missing required parameter: 'prompt'.", 'invalid_request_error', 'prompt');
+    if (typeof body.prompt !== 'string' || body.prompt.length === 0)
+      return error(res, 400, "Missing required parameter: 'prompt'.", 'invalid_request_error', 'prompt');
     if (typeof body.model !== 'string') return error(res, 400, "Missing required parameter: 'model'.", 'invalid_request_error', 'model');
     const size = String(body.size ?? '1024x1024');
     if (!SIZES.has(size)) return error(res, 400, `Invalid value for 'size': '${size}'.`, 'invalid_request_error', 'size');
@@ -70,12 +78,23 @@ export async function startFakeOpenAiImages(opts: FakeOpenAiOptions = {}): Promi
       return error(res, 400, `Invalid value for 'response_format'.`, 'invalid_request_error', 'response_format');
     }
     if (body.prompt.includes('forbidden')) {
-      return error(res, 400, 'Your request was rejected as a result of our safety system.', 'invalid_request_error', null, 'content_policy_violation');
+      return error(
+        res,
+        400,
+        'Your request was rejected as a result of our safety system.',
+        'invalid_request_error',
+        null,
+        'content_policy_violation',
+      );
     }
     if (body.prompt.includes('slow')) await new Promise((r) => setTimeout(r, opts.slowMs ?? 1000));
     const [w, h] = size.split('x').map(Number) as [number, number];
     // Small image regardless of size: tests care about shapes of the exchange, not pixels.
-    const png = await sharp({ create: { width: Math.min(w, 32), height: Math.min(h, 32), channels: 3, background: { r: 10, g: 200, b: 30 } } }).png().toBuffer();
+    const png = await sharp({
+      create: { width: Math.min(w, 32), height: Math.min(h, 32), channels: 3, background: { r: 10, g: 200, b: 30 } },
+    })
+      .png()
+      .toBuffer();
     const item: Record<string, unknown> = { revised_prompt: `${body.prompt} (revised)` };
     if (body.response_format === 'url' || opts.forceUrl) {
       const id = `${randomUUID()}.png`;

@@ -21,7 +21,9 @@ import { startFakeComfyUi, type FakeComfyUi } from '../fakes/fake-comfyui.ts';
 import { startFakeOpenAiImages, type FakeOpenAi } from '../fakes/fake-openai-images.ts';
 
 const solid = (r: number, g: number, b: number, w = 40, h = 30) =>
-  sharp({ create: { width: w, height: h, channels: 3, background: { r, g, b } } }).png().toBuffer();
+  sharp({ create: { width: w, height: h, channels: 3, background: { r, g, b } } })
+    .png()
+    .toBuffer();
 
 async function pixel(png: Buffer, x: number, y: number): Promise<[number, number, number]> {
   const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -98,7 +100,14 @@ describe('procedural renderer', () => {
     const out = await gen.generate(req, progress.fn);
     assertProgress(progress.seen);
     const tiles = out.meta!.referenceImages as Array<{ name: string; drawn: boolean; left: number; top: number; size: number }>;
-    assert.deepEqual(tiles.map((t) => [t.name, t.drawn]), [['ref_image_1', true], ['ref_image_2', true], ['social_pfp', false]]);
+    assert.deepEqual(
+      tiles.map((t) => [t.name, t.drawn]),
+      [
+        ['ref_image_1', true],
+        ['ref_image_2', true],
+        ['social_pfp', false],
+      ],
+    );
     const centre = (t: (typeof tiles)[number]) => [t.left + Math.floor(t.size / 2), t.top + Math.floor(t.size / 2)] as const;
     assert.deepEqual(await pixel(out.bytes, ...centre(tiles[0]!)), [255, 0, 0]);
     assert.deepEqual(await pixel(out.bytes, ...centre(tiles[1]!)), [0, 0, 255]);
@@ -113,14 +122,23 @@ describe('procedural renderer', () => {
   });
 
   test('unreadable references, bad sizes and aborts are reported as GeneratorError', async () => {
-    await rejectsGenerator(gen.generate({ ...base, referenceImages: [{ name: 'ref_image_3', bytes: Buffer.from('nope') }] }, () => {}), (e) => {
-      assert.equal(e.retryable, false);
-      assert.match(e.message, /ref_image_3/);
-    });
-    await rejectsGenerator(gen.generate({ ...base, width: 5000 }, () => {}), (e) => assert.match(e.message, /width/));
+    await rejectsGenerator(
+      gen.generate({ ...base, referenceImages: [{ name: 'ref_image_3', bytes: Buffer.from('nope') }] }, () => {}),
+      (e) => {
+        assert.equal(e.retryable, false);
+        assert.match(e.message, /ref_image_3/);
+      },
+    );
+    await rejectsGenerator(
+      gen.generate({ ...base, width: 5000 }, () => {}),
+      (e) => assert.match(e.message, /width/),
+    );
     const ac = new AbortController();
     ac.abort();
-    await rejectsGenerator(gen.generate(base, () => {}, ac.signal), (e) => assert.match(e.message, /aborted/));
+    await rejectsGenerator(
+      gen.generate(base, () => {}, ac.signal),
+      (e) => assert.match(e.message, /aborted/),
+    );
   });
 });
 
@@ -149,7 +167,10 @@ describe('ComfyUI connector (against the fake ComfyUI)', () => {
     const before = fake.posts.length;
     const out = await c.generate(req(), progress.fn);
     assertProgress(progress.seen);
-    assert.ok(progress.seen.some((p) => p > 10 && p < 90), `sampler progress seen: ${progress.seen.join(',')}`);
+    assert.ok(
+      progress.seen.some((p) => p > 10 && p < 90),
+      `sampler progress seen: ${progress.seen.join(',')}`,
+    );
     assert.equal(fake.posts.length, before + 1);
     const post = fake.posts.at(-1)!;
     assert.equal(post.prompt_id, deterministicPromptId('step:job1-step1:10531008'));
@@ -187,26 +208,35 @@ describe('ComfyUI connector (against the fake ComfyUI)', () => {
     assert.equal(fake.posts.length, before + 2);
   });
 
-  test('execution_error becomes a non-retryable GeneratorError with ComfyUI\'s message', async () => {
+  test("execution_error becomes a non-retryable GeneratorError with ComfyUI's message", async () => {
     const c = new ComfyUiConnector({ baseUrl: fake.url, pollIntervalMs: 5000 });
-    await rejectsGenerator(c.generate(req({ prompt: 'explode please', stepId: 'job3' }), () => {}), (e) => {
-      assert.equal(e.retryable, false);
-      assert.match(e.message, /CUDA out of memory/);
-      assert.match(e.message, /KSampler/);
-    });
+    await rejectsGenerator(
+      c.generate(req({ prompt: 'explode please', stepId: 'job3' }), () => {}),
+      (e) => {
+        assert.equal(e.retryable, false);
+        assert.match(e.message, /CUDA out of memory/);
+        assert.match(e.message, /KSampler/);
+      },
+    );
     // The retry sees the failed history entry and reports the same error without queueing again.
     const n = fake.posts.length;
-    await rejectsGenerator(c.generate(req({ prompt: 'explode please', stepId: 'job3' }), () => {}), (e) => assert.match(e.message, /CUDA/));
+    await rejectsGenerator(
+      c.generate(req({ prompt: 'explode please', stepId: 'job3' }), () => {}),
+      (e) => assert.match(e.message, /CUDA/),
+    );
     assert.equal(fake.posts.length, n);
   });
 
   test('an interrupted prompt is a retryable failure, and the retry runs it again', async () => {
     const c = new ComfyUiConnector({ baseUrl: fake.url, pollIntervalMs: 5000 });
     const r = req({ prompt: 'interrupt me', stepId: 'job7' });
-    await rejectsGenerator(c.generate(r, () => {}), (e) => {
-      assert.equal(e.retryable, true);
-      assert.match(e.message, /interrupted/);
-    });
+    await rejectsGenerator(
+      c.generate(r, () => {}),
+      (e) => {
+        assert.equal(e.retryable, true);
+        assert.match(e.message, /interrupted/);
+      },
+    );
     const n = fake.posts.length;
     const out = await c.generate(r, () => {});
     assert.equal(out.mimeType, 'image/png');
@@ -217,11 +247,14 @@ describe('ComfyUI connector (against the fake ComfyUI)', () => {
   test('rejected graphs surface the 400 message; non-graphs are refused up front', async () => {
     const noOutput = { '1': { class_type: 'CLIPTextEncode', inputs: { text: '{{prompt}}' } } };
     const c = new ComfyUiConnector({ baseUrl: fake.url, workflow: noOutput });
-    await rejectsGenerator(c.generate(req({ stepId: 'job4' }), () => {}), (e) => {
-      assert.equal(e.status, 400);
-      assert.equal(e.retryable, false);
-      assert.match(e.message, /Prompt has no outputs/);
-    });
+    await rejectsGenerator(
+      c.generate(req({ stepId: 'job4' }), () => {}),
+      (e) => {
+        assert.equal(e.status, 400);
+        assert.equal(e.retryable, false);
+        assert.match(e.message, /Prompt has no outputs/);
+      },
+    );
     assert.throws(() => new ComfyUiConnector({ baseUrl: fake.url, workflow: { nodes: [] } }), GeneratorError);
     // A workflow record wrapping the graph in {prompt: …} is accepted.
     assert.ok(new ComfyUiConnector({ baseUrl: fake.url, workflow: { prompt: DEFAULT_COMFY_WORKFLOW } }));
@@ -242,15 +275,21 @@ describe('ComfyUI connector (against the fake ComfyUI)', () => {
     const slow = await startFakeComfyUi({ steps: 50, stepDelayMs: 50 });
     try {
       const c = new ComfyUiConnector({ baseUrl: slow.url, timeoutMs: 300, pollIntervalMs: 50 });
-      await rejectsGenerator(c.generate(req({ stepId: 'job6' }), () => {}), (e) => {
-        assert.equal(e.retryable, true);
-        assert.match(e.message, /did not finish/);
-      });
+      await rejectsGenerator(
+        c.generate(req({ stepId: 'job6' }), () => {}),
+        (e) => {
+          assert.equal(e.retryable, true);
+          assert.match(e.message, /did not finish/);
+        },
+      );
     } finally {
       await slow.close();
     }
     const gone = new ComfyUiConnector({ baseUrl: 'http://127.0.0.1:9', requestTimeoutMs: 1000 });
-    await rejectsGenerator(gone.generate(req(), () => {}), (e) => assert.equal(e.retryable, true));
+    await rejectsGenerator(
+      gone.generate(req(), () => {}),
+      (e) => assert.equal(e.retryable, true),
+    );
   });
 
   test('injectWorkflow: placeholders, literal $ in prompts, fallbacks without placeholders', () => {
@@ -311,25 +350,37 @@ describe('OpenAI-compatible images connector (against the fake API)', () => {
 
   test('error bodies become GeneratorError with the API message; 4xx final, 5xx retryable', async () => {
     const bad = new OpenAiImagesConnector({ baseUrl: fake.url, apiKey: 'sk-wrong' });
-    await rejectsGenerator(bad.generate(req, () => {}), (e) => {
-      assert.equal(e.status, 401);
-      assert.equal(e.retryable, false);
-      assert.match(e.message, /Incorrect API key provided/);
-      assert.doesNotMatch(e.message, /sk-wrong/);
-    });
+    await rejectsGenerator(
+      bad.generate(req, () => {}),
+      (e) => {
+        assert.equal(e.status, 401);
+        assert.equal(e.retryable, false);
+        assert.match(e.message, /Incorrect API key provided/);
+        assert.doesNotMatch(e.message, /sk-wrong/);
+      },
+    );
     const c = new OpenAiImagesConnector({ baseUrl: fake.url, apiKey: 'sk-test' });
-    await rejectsGenerator(c.generate({ ...req, prompt: 'something forbidden' }, () => {}), (e) => {
-      assert.equal(e.status, 400);
-      assert.match(e.message, /safety system/);
-    });
-    await rejectsGenerator(c.generate({ ...req, width: 300, height: 300 }, () => {}), (e) => assert.match(e.message, /size/));
+    await rejectsGenerator(
+      c.generate({ ...req, prompt: 'something forbidden' }, () => {}),
+      (e) => {
+        assert.equal(e.status, 400);
+        assert.match(e.message, /safety system/);
+      },
+    );
+    await rejectsGenerator(
+      c.generate({ ...req, width: 300, height: 300 }, () => {}),
+      (e) => assert.match(e.message, /size/),
+    );
     const flaky = await startFakeOpenAiImages({ failFirst: 1 });
     try {
       const f = new OpenAiImagesConnector({ baseUrl: flaky.url });
-      await rejectsGenerator(f.generate(req, () => {}), (e) => {
-        assert.equal(e.status, 500);
-        assert.equal(e.retryable, true);
-      });
+      await rejectsGenerator(
+        f.generate(req, () => {}),
+        (e) => {
+          assert.equal(e.status, 500);
+          assert.equal(e.retryable, true);
+        },
+      );
       assert.equal((await f.generate(req, () => {})).mimeType, 'image/png');
     } finally {
       await flaky.close();
@@ -338,10 +389,13 @@ describe('OpenAI-compatible images connector (against the fake API)', () => {
 
   test('timeouts and aborts are retryable errors', async () => {
     const c = new OpenAiImagesConnector({ baseUrl: fake.url, apiKey: 'sk-test', timeoutMs: 200 });
-    await rejectsGenerator(c.generate({ ...req, prompt: 'a slow cat' }, () => {}), (e) => {
-      assert.equal(e.retryable, true);
-      assert.match(e.message, /did not answer within 200 ms/);
-    });
+    await rejectsGenerator(
+      c.generate({ ...req, prompt: 'a slow cat' }, () => {}),
+      (e) => {
+        assert.equal(e.retryable, true);
+        assert.match(e.message, /did not answer within 200 ms/);
+      },
+    );
     const ac = new AbortController();
     const c2 = new OpenAiImagesConnector({ baseUrl: fake.url, apiKey: 'sk-test' });
     const p = c2.generate({ ...req, prompt: 'a slow cat' }, () => {}, ac.signal);

@@ -26,10 +26,21 @@ export async function makeCollection(p: TestPlatform, headers: Record<string, st
 }
 
 export const png = (w = 64, h = 48, color = '#ff0000') =>
-  sharp({ create: { width: w, height: h, channels: 3, background: color } }).png().toBuffer();
-export const jpeg = () => sharp({ create: { width: 32, height: 32, channels: 3, background: '#00ff00' } }).jpeg().toBuffer();
-export const webp = () => sharp({ create: { width: 32, height: 32, channels: 3, background: '#0000ff' } }).webp().toBuffer();
-export const gif = () => sharp({ create: { width: 32, height: 32, channels: 3, background: '#ffff00' } }).gif().toBuffer();
+  sharp({ create: { width: w, height: h, channels: 3, background: color } })
+    .png()
+    .toBuffer();
+export const jpeg = () =>
+  sharp({ create: { width: 32, height: 32, channels: 3, background: '#00ff00' } })
+    .jpeg()
+    .toBuffer();
+export const webp = () =>
+  sharp({ create: { width: 32, height: 32, channels: 3, background: '#0000ff' } })
+    .webp()
+    .toBuffer();
+export const gif = () =>
+  sharp({ create: { width: 32, height: 32, channels: 3, background: '#ffff00' } })
+    .gif()
+    .toBuffer();
 
 /** The start of an ISO base media file: an `ftyp` box with brand isom, then an empty `mdat`. */
 export function mp4(): Buffer {

@@ -22,7 +22,13 @@ export interface JobsPlatform extends TestPlatform {
 
 export function makeQueue(kind: QueueKind, prefix: string): WorkQueue<StepPayload> {
   return kind === 'bullmq'
-    ? new BullMqQueue<StepPayload>(JOB_QUEUE_NAME, { redisUrl: REDIS_URL, prefix, lockDurationMs: 1000, stalledIntervalMs: 300, drainDelaySeconds: 1 })
+    ? new BullMqQueue<StepPayload>(JOB_QUEUE_NAME, {
+        redisUrl: REDIS_URL,
+        prefix,
+        lockDurationMs: 1000,
+        stalledIntervalMs: 300,
+        drainDelaySeconds: 1,
+      })
     : new InProcessQueue<StepPayload>(JOB_QUEUE_NAME);
 }
 

@@ -92,7 +92,9 @@ export const asService = (extra: Record<string, string> = {}) => ({ 'x-api-key':
 export function sampleData() {
   return {
     version: 'v2',
-    steps: [{ id: 1, nodeName: 'image', nodePayload: { intent: 'a $color $animal', user_image: null, optional_ref_image: null, seed: null } }],
+    steps: [
+      { id: 1, nodeName: 'image', nodePayload: { intent: 'a $color $animal', user_image: null, optional_ref_image: null, seed: null } },
+    ],
     generations: { hashes: [], generations: 0, use_custom_hashes: false },
     variables: [
       {

@@ -50,7 +50,10 @@ describe('indexer API and realtime', () => {
       events,
     });
     ({ address: c1 } = await createCollection(ctx, defaultParams(owner.account.address, owner.account.address)));
-    ({ address: c2 } = await createCollection(ctx, defaultParams(owner.account.address, owner.account.address, { name: 'Second', symbol: 'TWO' })));
+    ({ address: c2 } = await createCollection(
+      ctx,
+      defaultParams(owner.account.address, owner.account.address, { name: 'Second', symbol: 'TWO' }),
+    ));
     const [col] = await rows<{ id: string }>(
       p.database.db,
       sql`INSERT INTO collections (title, data, contract_address, chain_id) VALUES ('Indexed', '{}'::jsonb, ${c1}, ${ctx.anvil.chainId}) RETURNING id`,
@@ -155,7 +158,11 @@ describe('indexer API and realtime', () => {
 
     const mints = await backend('/api/app-token-mints');
     assert.deepEqual(
-      mints.body.data.map((m: { app_address: string; start_token_id: string; quantity: number }) => [m.app_address, m.start_token_id, m.quantity]),
+      mints.body.data.map((m: { app_address: string; start_token_id: string; quantity: number }) => [
+        m.app_address,
+        m.start_token_id,
+        m.quantity,
+      ]),
       [
         [c2, '1', 2],
         [c1, '1', 3],
@@ -218,7 +225,10 @@ describe('indexer API and realtime', () => {
     await write(ctx, owner, c1, 'mintTo', [alice.account.address, 2n]);
     await write(ctx, alice, c1, 'transferFrom', [alice.account.address, bob.account.address, 4n]);
     await write(ctx, owner, c1, 'transferOwnership', [bob.account.address]);
-    const { address: c3 } = await createCollection(ctx, defaultParams(owner.account.address, owner.account.address, { name: 'Third', symbol: 'THR' }));
+    const { address: c3 } = await createCollection(
+      ctx,
+      defaultParams(owner.account.address, owner.account.address, { name: 'Third', symbol: 'THR' }),
+    );
     await ix.syncOnce();
     await ix.syncOnce(); // nothing new: nothing emitted twice
 
@@ -229,11 +239,20 @@ describe('indexer API and realtime', () => {
 
     const byName = (got: typeof got1, n: string) => got.filter((e) => e.name === n).map((e) => e.payload);
     assert.deepEqual(byName(got1, 'emprops:appToken:minted'), [
-      { appAddress: c1, to: alice.account.address, startTokenId: '4', quantity: 2, txHash: byName(got1, 'emprops:appToken:minted')[0]?.txHash },
+      {
+        appAddress: c1,
+        to: alice.account.address,
+        startTokenId: '4',
+        quantity: 2,
+        txHash: byName(got1, 'emprops:appToken:minted')[0]?.txHash,
+      },
     ]);
     const moved = byName(got1, 'emprops:appToken:transferred');
     assert.equal(moved.length, 1);
-    assert.deepEqual({ ...moved[0], txHash: undefined }, { tokenId: '4', appAddress: c1, from: alice.account.address, to: bob.account.address, txHash: undefined });
+    assert.deepEqual(
+      { ...moved[0], txHash: undefined },
+      { tokenId: '4', appAddress: c1, from: alice.account.address, to: bob.account.address, txHash: undefined },
+    );
     assert.deepEqual(byName(got1, 'emprops:ownerToken:transferred'), [
       { tokenId: c1, from: owner.account.address, to: bob.account.address, contractAddress: c1 },
     ]);

@@ -40,7 +40,15 @@ describe('indexer', () => {
   };
 
   const transfersOf = (collection: Address) =>
-    rows<{ token_id: string; from_address: string; to_address: string; tx_hash: string; log_index: number; block_hash: string; deck_id: string | null }>(
+    rows<{
+      token_id: string;
+      from_address: string;
+      to_address: string;
+      tx_hash: string;
+      log_index: number;
+      block_hash: string;
+      deck_id: string | null;
+    }>(
       database.db,
       sql`SELECT token_id::text, from_address, to_address, tx_hash, log_index, block_hash, deck_id FROM transfers
           WHERE collection_address = ${collection} ORDER BY block_number, log_index`,
@@ -127,7 +135,10 @@ describe('indexer', () => {
       sql`SELECT from_address, to_address FROM owner_token_transfers WHERE app_address = ${c1}`,
     );
     assert.deepEqual(owners, [{ from_address: ZERO, to_address: owner.account.address }]);
-    const [cuts] = await rows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM contract_upgrades WHERE contract_address = ${c1}`);
+    const [cuts] = await rows<{ n: number }>(
+      database.db,
+      sql`SELECT count(*)::int AS n FROM contract_upgrades WHERE contract_address = ${c1}`,
+    );
     assert.equal(cuts!.n, 1);
 
     const state = await readState(database.db, ctx.anvil.chainId);
@@ -169,7 +180,9 @@ describe('indexer', () => {
     await assertNoDuplicates();
 
     // Rewind the state as if the last commits were lost: the same ranges again, nothing doubled.
-    await database.db.execute(sql`UPDATE indexer_state SET last_indexed_block = ${ctx.deployment.blockNumber - 1}, last_indexed_hash = NULL`);
+    await database.db.execute(
+      sql`UPDATE indexer_state SET last_indexed_block = ${ctx.deployment.blockNumber - 1}, last_indexed_hash = NULL`,
+    );
     await makeIndexer().syncOnce();
     assert.equal((await transfersOf(c1)).length, 24);
     await assertNoDuplicates();
@@ -221,10 +234,10 @@ describe('indexer', () => {
     await ix.syncOnce();
     const all = await transfersOf(c1);
     const blocks = new Map<string, string>();
-    for (const b of (await rows<{ block_number: string; block_hash: string }>(
+    for (const b of await rows<{ block_number: string; block_hash: string }>(
       database.db,
       sql`SELECT DISTINCT block_number::text, block_hash FROM transfers WHERE collection_address = ${c1}`,
-    ))) {
+    )) {
       assert.ok(!blocks.has(b.block_number), `block ${b.block_number} stored with two hashes`);
       blocks.set(b.block_number, b.block_hash);
     }
@@ -237,7 +250,12 @@ describe('indexer', () => {
     // chain, not at all if the reorg dropped it; the owner matches ownerOf.
     const receipt = await rpc('eth_getTransactionReceipt', [beforeRows[0]!.tx_hash]);
     assert.equal(all.filter((t) => t.tx_hash === beforeRows[0]!.tx_hash).length, receipt ? 1 : 0);
-    const onChain = (await ctx.publicClient.readContract({ address: c1, abi: collectionAbi, functionName: 'ownerOf', args: [11n] })) as string;
+    const onChain = (await ctx.publicClient.readContract({
+      address: c1,
+      abi: collectionAbi,
+      functionName: 'ownerOf',
+      args: [11n],
+    })) as string;
     assert.equal(all.filter((t) => t.token_id === '11').at(-1)!.to_address, onChain);
     await assertNoDuplicates();
   });

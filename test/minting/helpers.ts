@@ -54,8 +54,19 @@ const smallConnector: GeneratorConnector = {
 };
 
 function walletFor(rpcUrl: string, i: number) {
-  const chain = defineChain({ id: 31337, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
-  return createWalletClient({ chain, transport: http(rpcUrl), account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[i]!), pollingInterval: 20, cacheTime: 0 });
+  const chain = defineChain({
+    id: 31337,
+    name: 'anvil',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  return createWalletClient({
+    chain,
+    transport: http(rpcUrl),
+    account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[i]!),
+    pollingInterval: 20,
+    cacheTime: 0,
+  });
 }
 
 export async function startMintingPlatform(opts: { env?: Record<string, string>; worker?: boolean } = {}): Promise<MintingPlatform> {
@@ -111,7 +122,12 @@ export async function startMintingPlatform(opts: { env?: Record<string, string>;
     wallet: (i: number) => walletFor(anvil.rpcUrl, i),
     async deployedCollection(o = {}) {
       const created = await call(`${p.backendUrl}/nft/collections`, {
-        body: { title: o.title ?? 'Minting Test', description: 'Tokens for tests', editions: o.editions ?? 1000, data: o.data ?? sampleData() },
+        body: {
+          title: o.title ?? 'Minting Test',
+          description: 'Tokens for tests',
+          editions: o.editions ?? 1000,
+          data: o.data ?? sampleData(),
+        },
         headers: asService(),
       });
       if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
@@ -160,9 +176,20 @@ export async function startMintingPlatform(opts: { env?: Record<string, string>;
 }
 
 /** Sends `amount` tUSD from anvil account `from` to `to` (minting it first); returns the hash. */
-export async function payStablecoin(mp: MintingPlatform, from: number, to: Address, amount: bigint, token: Address = mp.stablecoin): Promise<Hex> {
+export async function payStablecoin(
+  mp: MintingPlatform,
+  from: number,
+  to: Address,
+  amount: bigint,
+  token: Address = mp.stablecoin,
+): Promise<Hex> {
   const w = mp.wallet(from);
-  const faucet = await w.writeContract({ address: mp.stablecoin, abi: atelierTestUSDAbi, functionName: 'mint', args: [w.account.address, amount] } as never);
+  const faucet = await w.writeContract({
+    address: mp.stablecoin,
+    abi: atelierTestUSDAbi,
+    functionName: 'mint',
+    args: [w.account.address, amount],
+  } as never);
   await mp.client.waitForTransactionReceipt({ hash: faucet, pollingInterval: 20 });
   const hash = await w.writeContract({ address: token, abi: atelierTestUSDAbi, functionName: 'transfer', args: [to, amount] } as never);
   await mp.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });

@@ -21,7 +21,13 @@ describe('public metadata', () => {
     const db = p.database.db;
     const [d] = await db
       .insert(decks)
-      .values({ collection_id: collectionId, name: 'Night Foxes #1', token_id: 1, mint_status: 'minted', mint_recipient: '0x' + '11'.repeat(20) })
+      .values({
+        collection_id: collectionId,
+        name: 'Night Foxes #1',
+        token_id: 1,
+        mint_status: 'minted',
+        mint_recipient: '0x' + '11'.repeat(20),
+      })
       .returning();
     deckId = d!.id;
     const [o] = await db

@@ -85,7 +85,14 @@ describe('minting', () => {
 
     const mints = await call(`${mp.backendUrl}/nft/collections/${id}/mints`, { headers: asService() });
     assert.equal(mints.body.data.mints.length, 1);
-    assert.deepEqual(Object.keys(mints.body.data.mints[0]).sort(), ['id', 'mint_recipient', 'mint_status', 'mint_tx_hash', 'minted_at', 'token_id']);
+    assert.deepEqual(Object.keys(mints.body.data.mints[0]).sort(), [
+      'id',
+      'mint_recipient',
+      'mint_status',
+      'mint_tx_hash',
+      'minted_at',
+      'token_id',
+    ]);
   });
 
   test('100 concurrent mints on one collection: 100 distinct token ids, one deck each', async () => {
@@ -101,7 +108,10 @@ describe('minting', () => {
     const bad = results.filter((r) => r.status !== 201);
     assert.equal(bad.length, 0, JSON.stringify(bad.slice(0, 3).map((r) => r.body)));
     const ids = results.map((r) => r.body.data.mint.tokenId as number).sort((a, b) => a - b);
-    assert.deepEqual(ids, Array.from({ length: 100 }, (_, i) => i + 1));
+    assert.deepEqual(
+      ids,
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
     const rows = await mp.database.db.select({ token_id: decks.token_id }).from(decks).where(eq(decks.collection_id, id));
     assert.equal(rows.length, 100);
     assert.equal(new Set(rows.map((r) => r.token_id)).size, 100);
@@ -142,24 +152,39 @@ describe('minting', () => {
     const nd = await call(`${mp.backendUrl}/nft/collections/${draft}/mint-and-generate`, { body: { recipient }, headers: asService() });
     assert.equal(nd.status, 409);
     assert.match(nd.body.error, /not deployed/);
-    const missing = await call(`${mp.backendUrl}/nft/collections/00000000-0000-4000-8000-000000000000/mint-and-generate`, { body: { recipient }, headers: asService() });
+    const missing = await call(`${mp.backendUrl}/nft/collections/00000000-0000-4000-8000-000000000000/mint-and-generate`, {
+      body: { recipient },
+      headers: asService(),
+    });
     assert.equal(missing.status, 404);
-    const badRecipient = await call(`${mp.backendUrl}/nft/collections/${draft}/mint-and-generate`, { body: { recipient: 'nope' }, headers: asService() });
+    const badRecipient = await call(`${mp.backendUrl}/nft/collections/${draft}/mint-and-generate`, {
+      body: { recipient: 'nope' },
+      headers: asService(),
+    });
     assert.equal(badRecipient.status, 400);
     assert.match(badRecipient.body.error, /recipient/);
     const noAuth = await call(`${mp.backendUrl}/nft/collections/${draft}/mint-and-generate`, { body: { recipient } });
     assert.equal(noAuth.status, 401);
 
     const { id } = await mp.deployedCollection({ title: 'Tiny', editions: 2 });
-    const badVar = await call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, { body: { recipient, variables: { color: 'green' } }, headers: asService() });
+    const badVar = await call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, {
+      body: { recipient, variables: { color: 'green' } },
+      headers: asService(),
+    });
     assert.equal(badVar.status, 400);
     assert.match(badVar.body.error, /variables\.color/);
     // Design-stage mint with quantity: 2 fit, the third is refused before the chain.
-    const two = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient_address: recipient, quantity: 2 }, headers: asService() });
+    const two = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, {
+      body: { recipient_address: recipient, quantity: 2 },
+      headers: asService(),
+    });
     assert.equal(two.status, 201, JSON.stringify(two.body));
     assert.deepEqual(two.body.data.token_ids, [1, 2]);
     assert.equal(two.body.data.deck_ids.length, 2);
-    const third = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient_address: recipient, quantity: 1 }, headers: asService() });
+    const third = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, {
+      body: { recipient_address: recipient, quantity: 1 },
+      headers: asService(),
+    });
     assert.equal(third.status, 409);
     assert.match(third.body.error, /max supply/);
     const q = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient, quantity: 0 }, headers: asService() });
@@ -174,7 +199,10 @@ describe('minting', () => {
     });
     assert.equal(out.status, 201, JSON.stringify(out.body));
     const outputId = out.body.data.id;
-    const m = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient, chainId: 31337, outputId }, headers: asService() });
+    const m = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, {
+      body: { recipient, chainId: 31337, outputId },
+      headers: asService(),
+    });
     assert.equal(m.status, 201, JSON.stringify(m.body));
     assert.equal(m.body.data.tokenId, 1);
     assert.equal(m.body.data.deckId, out.body.data.deck_id);
@@ -188,7 +216,10 @@ describe('minting', () => {
     assert.equal(md.body.name, 'Linked #2');
     assert.equal(md.body.image, '');
 
-    const gen = await call(`${mp.backendUrl}/nft/collections/${id}/generate`, { body: { token_id: 2, generation_overrides: { color: 'red' } }, headers: asService() });
+    const gen = await call(`${mp.backendUrl}/nft/collections/${id}/generate`, {
+      body: { token_id: 2, generation_overrides: { color: 'red' } },
+      headers: asService(),
+    });
     assert.equal(gen.status, 202, JSON.stringify(gen.body));
     assert.equal(gen.body.data.token_id, 2);
     assert.ok(gen.body.data.job_id);
@@ -219,7 +250,10 @@ describe('minting', () => {
       to: address,
       data: encodeFunctionData({ abi: collectionAbi, functionName: 'setMintActive', args: [false] }),
     });
-    const res = await call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, { body: { recipient, variables: {} }, headers: asService() });
+    const res = await call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, {
+      body: { recipient, variables: {} },
+      headers: asService(),
+    });
     assert.equal(res.status, 409, JSON.stringify(res.body));
     assert.match(res.body.error, /paused.*MintNotActive/);
     const mints = await call(`${mp.backendUrl}/nft/collections/${id}/mints`, { headers: asService() });
@@ -228,29 +262,47 @@ describe('minting', () => {
 
   test('per-token mint: the next id is minted, any other id is a 409 naming the next one', async () => {
     const { id } = await mp.deployedCollection({ title: 'Per Token' });
-    const wrong = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/5/mint`, { body: { recipient_address: recipient, quantity: 1 }, headers: asService() });
+    const wrong = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/5/mint`, {
+      body: { recipient_address: recipient, quantity: 1 },
+      headers: asService(),
+    });
     assert.equal(wrong.status, 409);
     assert.equal(wrong.body.next_token_id, 1);
     assert.match(wrong.body.error, /next token id .* is 1/);
-    const first = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/1/mint`, { body: { recipient_address: recipient, quantity: 2 }, headers: asService() });
+    const first = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/1/mint`, {
+      body: { recipient_address: recipient, quantity: 2 },
+      headers: asService(),
+    });
     assert.equal(first.status, 201, JSON.stringify(first.body));
     assert.deepEqual(first.body.data.token_ids, [1, 2]);
     assert.equal(first.body.data.requested_token_id, 1);
-    const next = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/3/mint`, { body: { recipient_address: recipient, quantity: 1 }, headers: asService() });
+    const next = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/3/mint`, {
+      body: { recipient_address: recipient, quantity: 1 },
+      headers: asService(),
+    });
     assert.deepEqual(next.body.data.token_ids, [3]);
-    const bad = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/zero/mint`, { body: { recipient_address: recipient, quantity: 1 }, headers: asService() });
+    const bad = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/zero/mint`, {
+      body: { recipient_address: recipient, quantity: 1 },
+      headers: asService(),
+    });
     assert.equal(bad.status, 400);
     assert.match(bad.body.error, /path\.tokenId/);
   });
 
   test('admin proxy: POST and GET /api/nft/mint', async () => {
     const { id } = await mp.deployedCollection({ title: 'Admin' });
-    const r = await call(`${mp.adminUrl}/api/nft/mint`, { body: { collectionId: id, recipient, variables: {} }, headers: asService({ 'idempotency-key': 'admin-1' }) });
+    const r = await call(`${mp.adminUrl}/api/nft/mint`, {
+      body: { collectionId: id, recipient, variables: {} },
+      headers: asService({ 'idempotency-key': 'admin-1' }),
+    });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.equal(r.body.success, true);
     assert.equal(r.body.mint.tokenId, 1);
     assert.equal(r.body.generation.status, 'generating');
-    const again = await call(`${mp.adminUrl}/api/nft/mint`, { body: { collectionId: id, recipient, variables: {} }, headers: asService({ 'idempotency-key': 'admin-1' }) });
+    const again = await call(`${mp.adminUrl}/api/nft/mint`, {
+      body: { collectionId: id, recipient, variables: {} },
+      headers: asService({ 'idempotency-key': 'admin-1' }),
+    });
     assert.equal(again.body.mint.tokenId, 1);
     const list = await call(`${mp.adminUrl}/api/nft/mint?collectionId=${id}`, { headers: asService() });
     assert.equal(list.status, 200);

@@ -25,7 +25,13 @@ describe('crash repair', () => {
     const { id, address } = await mp.deployedCollection({ title: 'Crashed Mint' });
     const recipient = mp.wallet(3).account.address;
     // What the route does first, without an Idempotency-Key; the request then "crashes".
-    const minted = await mintTokens(mp.chain, { chainId: 31337, collection: address, recipient, quantity: 2, idempotencyKey: `mint:${randomUUID()}` });
+    const minted = await mintTokens(mp.chain, {
+      chainId: 31337,
+      collection: address,
+      recipient,
+      quantity: 2,
+      idempotencyKey: `mint:${randomUUID()}`,
+    });
     assert.deepEqual(minted.tokenIds, [1, 2]);
     const doc = (t: number) => fetch(`${mp.backendUrl}/collections/${id}/tokens/${t}`);
     assert.equal((await doc(1)).status, 404, 'token without a deck');
@@ -53,7 +59,10 @@ describe('crash repair', () => {
 
   test('a mint whose decks the route made is left alone', async () => {
     const { id } = await mp.deployedCollection({ title: 'Healthy Mint' });
-    const r = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient: mp.wallet(3).account.address, quantity: 2 }, headers: asService() });
+    const r = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, {
+      body: { recipient: mp.wallet(3).account.address, quantity: 2 },
+      headers: asService(),
+    });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.equal(await repairMints(mp.database.db, mp.backendUrl, { graceMs: 0 }), 0);
     assert.equal((await mp.database.db.select().from(decks).where(eq(decks.collection_id, id))).length, 2);

@@ -36,7 +36,10 @@ describe('samples', () => {
       headers: asService(),
     });
     collectionId = created.body.data.collection.id;
-    const [u] = await mp.database.db.insert(users).values({ display_name: 'Creator', avatar_url: 'https://pfp.example/creator.png' }).returning();
+    const [u] = await mp.database.db
+      .insert(users)
+      .values({ display_name: 'Creator', avatar_url: 'https://pfp.example/creator.png' })
+      .returning();
     await mp.database.db.update(collections).set({ user_id: u!.id }).where(eq(collections.id, collectionId));
   });
   after(() => mp.close());
@@ -84,7 +87,9 @@ describe('samples', () => {
       assert.deepEqual(s.traits, [{ trait_type: 'Color', value: 'Red' }]);
       assert.equal(s.is_free, true);
     }
-    const status = await call(`${mp.backendUrl}/nft/collections/${collectionId}/sample-status?wallet_address=${wallet1}`, { headers: asService() });
+    const status = await call(`${mp.backendUrl}/nft/collections/${collectionId}/sample-status?wallet_address=${wallet1}`, {
+      headers: asService(),
+    });
     assert.equal(status.status, 200);
     assert.equal(status.body.success, true);
     assert.equal(status.body.free_remaining, 1); // per user 3, 2 used
@@ -112,10 +117,15 @@ describe('samples', () => {
       headers: asService(),
     });
     const cid = created.body.data.collection.id as string;
-    await mp.database.db.update(collections).set({ free_samples_per_collection: 5, free_samples_per_user: 2 }).where(eq(collections.id, cid));
+    await mp.database.db
+      .update(collections)
+      .set({ free_samples_per_collection: 5, free_samples_per_user: 2 })
+      .where(eq(collections.id, cid));
     const wallets = Array.from({ length: 8 }, (_, i) => getAddress(`0x${(i + 1).toString(16).padStart(40, 'a')}`));
     // 8 wallets × 2 requests of 1 each, all at once: the collection allows 5, each wallet 2.
-    const results = await Promise.all(wallets.flatMap((w) => [post(cid, { count: 1, wallet_address: w }), post(cid, { count: 1, wallet_address: w })]));
+    const results = await Promise.all(
+      wallets.flatMap((w) => [post(cid, { count: 1, wallet_address: w }), post(cid, { count: 1, wallet_address: w })]),
+    );
     const created201 = results.filter((r) => r.status === 201).length;
     assert.equal(created201, 5, JSON.stringify(results.map((r) => r.status)));
     assert.ok(results.every((r) => r.status === 201 || r.status === 402));
@@ -159,7 +169,9 @@ describe('samples', () => {
     test('concurrent requests with one hash: exactly one is accepted', async () => {
       const hash = await payStablecoin(mp, 1, mp.platformAddress, COST);
       const n = await before_();
-      const rs = await Promise.all(Array.from({ length: 4 }, () => post(collectionId, { count: 1, wallet_address: wallet1, tx_hash: hash })));
+      const rs = await Promise.all(
+        Array.from({ length: 4 }, () => post(collectionId, { count: 1, wallet_address: wallet1, tx_hash: hash })),
+      );
       assert.equal(rs.filter((r) => r.status === 201).length, 1, JSON.stringify(rs.map((r) => r.status)));
       assert.ok(rs.filter((r) => r.status !== 201).every((r) => r.status === 409));
       assert.equal(await sampleCount(collectionId), n + 1);
@@ -231,7 +243,12 @@ describe('samples', () => {
       const token = getAddress((await mp.client.waitForTransactionReceipt({ hash: dh, pollingInterval: 20 })).contractAddress!);
       const m = await w.writeContract({ address: token, abi: atelierTestUSDAbi, functionName: 'mint', args: [wallet1, COST] } as never);
       await mp.client.waitForTransactionReceipt({ hash: m, pollingInterval: 20 });
-      const hash = await w.writeContract({ address: token, abi: atelierTestUSDAbi, functionName: 'transfer', args: [mp.platformAddress, COST] } as never);
+      const hash = await w.writeContract({
+        address: token,
+        abi: atelierTestUSDAbi,
+        functionName: 'transfer',
+        args: [mp.platformAddress, COST],
+      } as never);
       await mp.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
       await refused({ tx_hash: hash }, 'PAYMENT_WRONG_TOKEN');
     });
@@ -268,12 +285,23 @@ describe('samples', () => {
     test('an unknown and an unmined hash are refused', async () => {
       await refused({ tx_hash: `0x${'ab'.repeat(32)}` }, 'PAYMENT_NOT_FOUND');
       const w = mp.wallet(1);
-      const f = await w.writeContract({ address: mp.stablecoin, abi: atelierTestUSDAbi, functionName: 'mint', args: [wallet1, COST] } as never);
+      const f = await w.writeContract({
+        address: mp.stablecoin,
+        abi: atelierTestUSDAbi,
+        functionName: 'mint',
+        args: [wallet1, COST],
+      } as never);
       await mp.client.waitForTransactionReceipt({ hash: f, pollingInterval: 20 });
       await mp.anvil.rpc('evm_setAutomine', [false]);
       let hash: Hex;
       try {
-        hash = await w.writeContract({ address: mp.stablecoin, abi: atelierTestUSDAbi, functionName: 'transfer', args: [mp.platformAddress, COST], gas: 100_000n } as never);
+        hash = await w.writeContract({
+          address: mp.stablecoin,
+          abi: atelierTestUSDAbi,
+          functionName: 'transfer',
+          args: [mp.platformAddress, COST],
+          gas: 100_000n,
+        } as never);
         await refused({ tx_hash: hash }, 'PAYMENT_PENDING');
       } finally {
         await mp.anvil.rpc('evm_setAutomine', [true]);
@@ -301,7 +329,15 @@ describe('samples', () => {
     const status = await admin(`/api/nft/sample-status?collectionId=${collectionId}&wallet_address=${w}`);
     assert.equal(status.status, 200);
     assert.equal(status.body.success, true);
-    for (const k of ['free_remaining', 'free_limit_per_collection', 'paid_count', 'compute_cost_per_sample', 'free_used_collection', 'free_limit_per_user', 'free_used_user']) {
+    for (const k of [
+      'free_remaining',
+      'free_limit_per_collection',
+      'paid_count',
+      'compute_cost_per_sample',
+      'free_used_collection',
+      'free_limit_per_user',
+      'free_used_user',
+    ]) {
       assert.equal(typeof status.body[k], 'number', k);
     }
     assert.equal(status.body.free_used_user, 1);

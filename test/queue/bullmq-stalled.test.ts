@@ -70,11 +70,14 @@ test('SIGKILLed worker: another worker takes the job up and completes it exactly
   // Two more workers (separate connections, as two processes would have) race for the stalled job.
   const runs: string[] = [];
   for (const label of ['w1', 'w2']) {
-    make().process(async (job) => {
-      runs.push(`${label}:${job.id}:${job.payload.n}`);
-      await job.reportProgress(100);
-      return 'rendered';
-    }, { concurrency: 2 });
+    make().process(
+      async (job) => {
+        runs.push(`${label}:${job.id}:${job.payload.n}`);
+        await job.reportProgress(100);
+        return 'rendered';
+      },
+      { concurrency: 2 },
+    );
   }
 
   const deadline = Date.now() + 15_000;

@@ -7,7 +7,15 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { BullMqQueue, InProcessQueue, QueueInputError, createQueue, toBullPriority, type QueueEvent, type WorkQueue } from '../../src/queue/index.ts';
+import {
+  BullMqQueue,
+  InProcessQueue,
+  QueueInputError,
+  createQueue,
+  toBullPriority,
+  type QueueEvent,
+  type WorkQueue,
+} from '../../src/queue/index.ts';
 
 const REDIS_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `atelier-test-${randomUUID().slice(0, 8)}`;
@@ -74,13 +82,16 @@ for (const [kind, make] of factories) {
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
       const seen: Array<{ id: string; n: number; attempt: number }> = [];
-      const worker = queue.process(async (job) => {
-        seen.push({ id: job.id, n: job.payload.n, attempt: job.attempt });
-        await job.reportProgress(40);
-        await job.reportProgress(250); // clamped
-        await gate;
-        return { doubled: job.payload.n * 2 };
-      }, { concurrency: 1 });
+      const worker = queue.process(
+        async (job) => {
+          seen.push({ id: job.id, n: job.payload.n, attempt: job.attempt });
+          await job.reportProgress(40);
+          await job.reportProgress(250); // clamped
+          await gate;
+          return { doubled: job.payload.n * 2 };
+        },
+        { concurrency: 1 },
+      );
       await waitFor(async () => (await queue.getState('job-a')) === 'active', 5000, 'active');
       release();
       await waitFor(() => events.some((e) => e.type === 'completed'), 5000, 'completed event');
@@ -113,13 +124,16 @@ for (const [kind, make] of factories) {
       let peak = 0;
       let done = 0;
       for (let i = 0; i < 6; i++) await queue.add(`c-${i}`, { n: i });
-      const worker = queue.process(async () => {
-        running++;
-        peak = Math.max(peak, running);
-        await sleep(80);
-        running--;
-        done++;
-      }, { concurrency: 3 });
+      const worker = queue.process(
+        async () => {
+          running++;
+          peak = Math.max(peak, running);
+          await sleep(80);
+          running--;
+          done++;
+        },
+        { concurrency: 3 },
+      );
       await waitFor(() => done === 6, 5000, 'six jobs');
       assert.equal(peak, 3);
       await worker.close();
@@ -129,13 +143,19 @@ for (const [kind, make] of factories) {
       const queue = q('retry');
       const attempts: Array<{ attempt: number; at: number }> = [];
       await queue.add('flaky', { n: 1 }, { attempts: 3, backoffMs: 50 });
-      const worker = queue.process(async (job) => {
-        attempts.push({ attempt: job.attempt, at: Date.now() });
-        if (job.attempt < 3) throw new Error(`try ${job.attempt} failed`);
-        return 'ok';
-      }, { concurrency: 1 });
+      const worker = queue.process(
+        async (job) => {
+          attempts.push({ attempt: job.attempt, at: Date.now() });
+          if (job.attempt < 3) throw new Error(`try ${job.attempt} failed`);
+          return 'ok';
+        },
+        { concurrency: 1 },
+      );
       await waitFor(async () => (await queue.getState('flaky')) === 'completed', 5000, 'completed');
-      assert.deepEqual(attempts.map((a) => a.attempt), [1, 2, 3]);
+      assert.deepEqual(
+        attempts.map((a) => a.attempt),
+        [1, 2, 3],
+      );
       // Exponential backoff: ≥ 50 ms before the 2nd try, ≥ 100 ms before the 3rd.
       assert.ok(attempts[1]!.at - attempts[0]!.at >= 45, 'first backoff');
       assert.ok(attempts[2]!.at - attempts[1]!.at >= 95, 'second backoff');
@@ -148,10 +168,13 @@ for (const [kind, make] of factories) {
       await queue.subscribe((e) => events.push(e));
       let calls = 0;
       await queue.add('doomed', { n: 1 }, { attempts: 2, backoffMs: 10 });
-      const worker = queue.process(async () => {
-        calls++;
-        throw new Error('generator exploded');
-      }, { concurrency: 1 });
+      const worker = queue.process(
+        async () => {
+          calls++;
+          throw new Error('generator exploded');
+        },
+        { concurrency: 1 },
+      );
       await waitFor(() => events.some((e) => e.type === 'failed'), 5000, 'failed event');
       assert.equal(await queue.getState('doomed'), 'failed');
       assert.equal(calls, 2);
@@ -166,10 +189,13 @@ for (const [kind, make] of factories) {
       let calls = 0;
       await queue.add('once', { n: 1 });
       await queue.add('once', { n: 2 });
-      const worker = queue.process(async (job) => {
-        calls++;
-        assert.equal(job.payload.n, 1);
-      }, { concurrency: 2 });
+      const worker = queue.process(
+        async (job) => {
+          calls++;
+          assert.equal(job.payload.n, 1);
+        },
+        { concurrency: 2 },
+      );
       await waitFor(async () => (await queue.getState('once')) === 'completed', 5000, 'completed');
       await queue.add('once', { n: 3 });
       await sleep(150);
@@ -180,9 +206,15 @@ for (const [kind, make] of factories) {
 
     test('rejects bad input naming the field', async () => {
       const queue = q('input');
-      await assert.rejects(queue.add('x', { n: 1 }, { priority: 0 }), (e: unknown) => e instanceof QueueInputError && e.field === 'priority');
+      await assert.rejects(
+        queue.add('x', { n: 1 }, { priority: 0 }),
+        (e: unknown) => e instanceof QueueInputError && e.field === 'priority',
+      );
       await assert.rejects(queue.add('x', { n: 1 }, { priority: 101 }), QueueInputError);
-      await assert.rejects(queue.add('x', { n: 1 }, { attempts: 0 }), (e: unknown) => e instanceof QueueInputError && e.field === 'attempts');
+      await assert.rejects(
+        queue.add('x', { n: 1 }, { attempts: 0 }),
+        (e: unknown) => e instanceof QueueInputError && e.field === 'attempts',
+      );
       await assert.rejects(queue.add('', { n: 1 }), (e: unknown) => e instanceof QueueInputError && e.field === 'jobId');
       await assert.rejects(queue.add('123', { n: 1 }), QueueInputError);
       await assert.rejects(queue.add('a:b', { n: 1 }), QueueInputError);

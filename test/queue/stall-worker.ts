@@ -10,9 +10,12 @@ const queue = new BullMqQueue<{ n: number }>(process.env.QUEUE_NAME!, {
   lockDurationMs: Number(process.env.LOCK_MS),
   stalledIntervalMs: Number(process.env.STALLED_MS),
 });
-queue.process(async (job) => {
-  await job.reportProgress(10);
-  process.stdout.write(`STARTED ${job.id} ${job.attempt}\n`);
-  await new Promise(() => {}); // never finishes: the parent kills this process
-}, { concurrency: 1 });
+queue.process(
+  async (job) => {
+    await job.reportProgress(10);
+    process.stdout.write(`STARTED ${job.id} ${job.attempt}\n`);
+    await new Promise(() => {}); // never finishes: the parent kills this process
+  },
+  { concurrency: 1 },
+);
 process.stdout.write('READY\n');

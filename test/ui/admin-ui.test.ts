@@ -126,7 +126,10 @@ async function startUiPlatform(): Promise<UiPlatform> {
     connectorFor: () => smallConnector,
   });
   // Token URIs point at METADATA_BASE; the admin proxy reaches them on this backend.
-  const admin = await buildAdminApp({ ...config, BACKEND_API_URL: backendUrl }, { chain, metadataRewrites: [{ from: METADATA_BASE, to: backendUrl }] });
+  const admin = await buildAdminApp(
+    { ...config, BACKEND_API_URL: backendUrl },
+    { chain, metadataRewrites: [{ from: METADATA_BASE, to: backendUrl }] },
+  );
   await admin.listen({ port: 0, host: '127.0.0.1' });
   return {
     anvil,
@@ -201,15 +204,18 @@ describe('admin UI in chromium', () => {
   async function waitMessage(pattern: RegExp, kind: 'ok' | 'error' = 'ok') {
     await page
       .waitForFunction(
-      ([source, flags, k]) => {
-        const el = document.querySelector<HTMLElement>('#message');
-        return !!el && !el.hidden && el.classList.contains(k!) && new RegExp(source!, flags).test(el.textContent ?? '');
-      },
-      [pattern.source, pattern.flags, kind],
+        ([source, flags, k]) => {
+          const el = document.querySelector<HTMLElement>('#message');
+          return !!el && !el.hidden && el.classList.contains(k!) && new RegExp(source!, flags).test(el.textContent ?? '');
+        },
+        [pattern.source, pattern.flags, kind],
       )
       .catch(async (err: Error) => {
         // Say what the page shows instead.
-        const shown = await page.locator('#message').evaluate((el) => `${el.className}: ${el.textContent}`).catch(() => '?');
+        const shown = await page
+          .locator('#message')
+          .evaluate((el) => `${el.className}: ${el.textContent}`)
+          .catch(() => '?');
         throw new Error(`${err.message}; waiting for ${kind} ${pattern}, the message area shows "${shown}"`);
       });
   }
@@ -251,10 +257,7 @@ describe('admin UI in chromium', () => {
     assert.match(collectionId, /^[0-9a-f-]{36}$/);
     const looked = await call(`${p!.adminUrl}/api/nft/collections/lookup?collectionId=${collectionId}`, { headers: asService() });
     assert.equal(looked.body.collection.editions, 25);
-    assert.deepEqual(
-      looked.body.collection.data.variables.map((v: { name: string }) => v.name).slice(0, 2),
-      ['color', 'animal'],
-    );
+    assert.deepEqual(looked.body.collection.data.variables.map((v: { name: string }) => v.name).slice(0, 2), ['color', 'animal']);
 
     await page.click('#collection-deploy');
     await waitMessage(/Collection deployed at 0x[0-9a-fA-F]{40}/);

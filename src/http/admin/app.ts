@@ -5,9 +5,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
-import { installAuth } from '../auth.ts';
-import { createAppShell } from '../common.ts';
-import { installErrorHandling } from '../errors.ts';
+import { installAuth } from '../plugins/auth.ts';
+import { createAppShell } from '../plugins/shell.ts';
+import { installErrorHandling } from '../plugins/errors.ts';
 import { createBackendClient, type BackendClient } from './backend-client.ts';
 import { adminCollectionRoutes } from './collections.ts';
 import { adminMintingRoutes } from './minting.ts';

@@ -14,7 +14,7 @@ import { fetchMetadata } from '../../chain/metadata-proxy.ts';
 import { shortError, type ChainServices } from '../../chain/platform-chain.ts';
 import { DEV_CHAIN_ID } from '../../chain/chains.ts';
 import { AppError } from '../../domain/errors.ts';
-import { address, queryInt, uuid } from '../schemas.ts';
+import { address, queryInt, uuid } from '../schemas/common.ts';
 import type { AdminDeps } from './app.ts';
 
 const tags = ['chain'];
@@ -77,7 +77,12 @@ export function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
 
   r.post(
     '/api/nft/deploy',
-    { schema: { body: z.object({ chainId: chainIdBody, force: z.boolean().default(false) }).default({ chainId: DEV_CHAIN_ID, force: false }), tags } },
+    {
+      schema: {
+        body: z.object({ chainId: chainIdBody, force: z.boolean().default(false) }).default({ chainId: DEV_CHAIN_ID, force: false }),
+        tags,
+      },
+    },
     async (req) => {
       const chain = need(deps);
       const { chainId, force } = req.body;
@@ -125,7 +130,14 @@ export function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
     async (req) => {
       const chain = need(deps);
       const { chainId } = req.query;
-      const list = [...new Set(req.query.addresses.split(',').map((a) => a.trim()).filter(Boolean))];
+      const list = [
+        ...new Set(
+          req.query.addresses
+            .split(',')
+            .map((a) => a.trim())
+            .filter(Boolean),
+        ),
+      ];
       if (list.length > MAX_ADDRESSES) throw new AppError('invalid', `query.addresses: at most ${MAX_ADDRESSES} addresses`);
       const client = chain.client(chainId);
       const results = await Promise.all(
@@ -238,7 +250,13 @@ export function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
       const { chainId, action } = req.body;
       const value = parseAdminValue(action, req.body.value);
       const collection = await requireContract(chain, chainId, req.body.collectionAddress);
-      const { txHash } = await runAdminAction({ client: chain.client(chainId), sender: chain.sender(chainId), address: collection, action, value });
+      const { txHash } = await runAdminAction({
+        client: chain.client(chainId),
+        sender: chain.sender(chainId),
+        address: collection,
+        action,
+        value,
+      });
       return { success: true, txHash, action, value };
     },
   );
@@ -251,7 +269,10 @@ export function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
           chainId: chainIdQuery,
           address,
           type: z.enum(['contract', 'token', 'tokens']),
-          tokenId: z.string().regex(/^[0-9]{1,78}$/, 'expected a token id (decimal integer)').optional(),
+          tokenId: z
+            .string()
+            .regex(/^[0-9]{1,78}$/, 'expected a token id (decimal integer)')
+            .optional(),
         }),
         tags,
       },
@@ -290,7 +311,10 @@ export function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
         Promise.all(
           Array.from({ length: count }, async (_, i) => {
             const id = BigInt(i + 1);
-            const [uri, owner] = await Promise.all([read<string>(client, addr, 'tokenURI', [id]), read<string>(client, addr, 'ownerOf', [id])]);
+            const [uri, owner] = await Promise.all([
+              read<string>(client, addr, 'tokenURI', [id]),
+              read<string>(client, addr, 'ownerOf', [id]),
+            ]);
             return { tokenId: id.toString(), uri, owner: getAddress(owner) };
           }),
         ),

@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { generateCollectionBody } from '../backend/collection-design.ts';
 import { createCollectionBody, updateCollectionBody } from '../backend/collections.ts';
-import { uuid } from '../schemas.ts';
+import { uuid } from '../schemas/common.ts';
 import type { AdminDeps } from './app.ts';
 
 type WithParams = { collection: unknown; contractParams: unknown };
@@ -48,14 +48,10 @@ export function adminCollectionRoutes(app: FastifyInstance, deps: AdminDeps) {
     },
   );
 
-  r.post(
-    '/api/nft/collections/reset',
-    { schema: { body: z.object({ collectionId: uuid }), tags: ['collections'] } },
-    async (req) => {
-      const data = await backend.call<WithParams>('POST', `nft/collections/${req.body.collectionId}/reset`, {
-        userId: req.auth.userId,
-      });
-      return { success: true, ...data };
-    },
-  );
+  r.post('/api/nft/collections/reset', { schema: { body: z.object({ collectionId: uuid }), tags: ['collections'] } }, async (req) => {
+    const data = await backend.call<WithParams>('POST', `nft/collections/${req.body.collectionId}/reset`, {
+      userId: req.auth.userId,
+    });
+    return { success: true, ...data };
+  });
 }

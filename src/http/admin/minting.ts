@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { address, txHash, uuid } from '../schemas.ts';
+import { address, txHash, uuid } from '../schemas/common.ts';
 import type { AdminDeps } from './app.ts';
 
 const mintBody = z.object({
@@ -15,7 +15,11 @@ const mintBody = z.object({
 });
 const samplesBody = z.object({
   collectionId: uuid,
-  count: z.number({ message: 'expected an integer from 1 to 10' }).int('expected an integer from 1 to 10').min(1, 'count must be 1 to 10').max(10, 'count must be 1 to 10'),
+  count: z
+    .number({ message: 'expected an integer from 1 to 10' })
+    .int('expected an integer from 1 to 10')
+    .min(1, 'count must be 1 to 10')
+    .max(10, 'count must be 1 to 10'),
   wallet_address: address,
   chain_id: z.number().int().positive().optional(),
   variables: z.record(z.string(), z.unknown()).optional(),
@@ -49,7 +53,10 @@ export function adminMintingRoutes(app: FastifyInstance, deps: AdminDeps) {
 
   r.post('/api/nft/samples', { schema: { body: samplesBody, tags: ['samples'] } }, async (req, reply) => {
     const { collectionId, ...body } = req.body;
-    const data = await backend.call<{ samples: unknown[] }>('POST', `nft/collections/${collectionId}/samples`, { body, userId: req.auth.userId });
+    const data = await backend.call<{ samples: unknown[] }>('POST', `nft/collections/${collectionId}/samples`, {
+      body,
+      userId: req.auth.userId,
+    });
     return reply.code(201).send({ success: true, samples: data.samples });
   });
 

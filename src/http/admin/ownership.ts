@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { uuid } from '../schemas.ts';
+import { uuid } from '../schemas/common.ts';
 import type { AdminDeps } from './app.ts';
 
 export function adminOwnershipRoutes(app: FastifyInstance, deps: AdminDeps) {

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { assertUploadSize, decodedLength, relType, uploadFilename, type UploadResult } from '../backend/uploads.ts';
-import { uuid } from '../schemas.ts';
+import { uuid } from '../schemas/common.ts';
 import type { AdminDeps } from './app.ts';
 
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;

@@ -2,9 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
-import { installAuth } from '../auth.ts';
-import { createAppShell } from '../common.ts';
-import { installErrorHandling } from '../errors.ts';
+import { installAuth } from '../plugins/auth.ts';
+import { createAppShell } from '../plugins/shell.ts';
+import { installErrorHandling } from '../plugins/errors.ts';
 import { collectionDesignRoutes } from './collection-design.ts';
 import { collectionRoutes } from './collections.ts';
 import { deployRoutes } from './deploy.ts';

@@ -6,7 +6,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createCollection } from '../../db/collections.ts';
 import { createConceptExpander } from '../../generation/concept/index.ts';
-import { blockchain, ok, socialOrg, socialPair, uuid } from '../schemas.ts';
+import { blockchain, ok, socialOrg, socialPair, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 
 export const generateCollectionBody = z

@@ -12,7 +12,7 @@ import {
 } from '../../db/collections.ts';
 import { conflict, invalid } from '../../domain/errors.ts';
 import { generationDataInput, normalizeGenerationData } from '../../domain/generation-data.ts';
-import { blockchain, collectionIdParams, ok, socialOrg, socialPair, uuid } from '../schemas.ts';
+import { blockchain, collectionIdParams, ok, socialOrg, socialPair, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 
 const title = z.string().trim().min(1, 'title must not be empty').max(200);
@@ -79,23 +79,19 @@ export function collectionRoutes(app: FastifyInstance, deps: BackendDeps) {
     },
   );
 
-  r.post(
-    '/nft/collections/:collectionId/reset',
-    { schema: { params: collectionIdParams, tags: ['collections'] } },
-    async (req) => {
-      const current = await getCollection(db, req.params.collectionId);
-      assertCanModify(current, { userId: req.auth.userId, isService: isTrusted(req.auth.method) });
-      if (current.contract_address && current.chain_id !== null && deps.contractExists) {
-        if (await deps.contractExists(current.chain_id, current.contract_address)) {
-          throw conflict(
-            `collection contract ${current.contract_address} still exists on chain ${current.chain_id}; reset is only for a contract that is gone (for example after a dev chain reset)`,
-          );
-        }
+  r.post('/nft/collections/:collectionId/reset', { schema: { params: collectionIdParams, tags: ['collections'] } }, async (req) => {
+    const current = await getCollection(db, req.params.collectionId);
+    assertCanModify(current, { userId: req.auth.userId, isService: isTrusted(req.auth.method) });
+    if (current.contract_address && current.chain_id !== null && deps.contractExists) {
+      if (await deps.contractExists(current.chain_id, current.contract_address)) {
+        throw conflict(
+          `collection contract ${current.contract_address} still exists on chain ${current.chain_id}; reset is only for a contract that is gone (for example after a dev chain reset)`,
+        );
       }
-      const row = await resetCollection(db, current.id);
-      return ok(collectionWithParams(row, metadataBase));
-    },
-  );
+    }
+    const row = await resetCollection(db, current.id);
+    return ok(collectionWithParams(row, metadataBase));
+  });
 }
 
 export const isTrusted = (method: string) => method === 'service_key' || method === 'disabled';

@@ -11,11 +11,18 @@ import { collections, socialLinks } from '../../db/schema.ts';
 import { upsertSocialLink } from '../../db/social-links.ts';
 import { templateToGenerationData } from '../../domain/custodial-template.ts';
 import { normalizeGenerationData } from '../../domain/generation-data.ts';
-import { ok, socialOrg, uuid } from '../schemas.ts';
+import { ok, socialOrg, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 
 const numberLike = (what: string) =>
-  z.union([z.number(), z.string().trim().regex(/^\d+(\.\d+)?$/, `expected a ${what} as a number or numeric string`).transform(Number)]);
+  z.union([
+    z.number(),
+    z
+      .string()
+      .trim()
+      .regex(/^\d+(\.\d+)?$/, `expected a ${what} as a number or numeric string`)
+      .transform(Number),
+  ]);
 
 const body = z.object({
   collection_details: z.object({

@@ -18,8 +18,8 @@ import {
   updateDeck,
 } from '../../db/decks.ts';
 import { invalid } from '../../domain/errors.ts';
-import { requireUser } from '../auth.ts';
-import { collectionIdParams, idParams, ok, socialOrg, uuid } from '../schemas.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { collectionIdParams, idParams, ok, socialOrg, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 import { callerOf, needUser, socialIdentifier } from './outputs.ts';
 

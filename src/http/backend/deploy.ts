@@ -16,7 +16,7 @@ import { deployCollection, receiptCreatedCollection } from '../../chain/factory.
 import { designDeployKeyPrefix, repairDeploy } from '../../chain/repair.ts';
 import { TxTimeoutError } from '../../chain/tx-sender.ts';
 import { assertSupportedChain, shortError, type ChainServices } from '../../chain/platform-chain.ts';
-import { address, collectionIdParams, idParams, ok, txHash } from '../schemas.ts';
+import { address, collectionIdParams, idParams, ok, txHash } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 import { isTrusted } from './collections.ts';
 
@@ -30,7 +30,11 @@ export const deployStatusBody = z.object({
 });
 
 export const designDeployBody = z.object({
-  max_supply: z.number().int().min(1).max(2 ** 40 - 1),
+  max_supply: z
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 40 - 1),
   royalty_bps: z.number().int().min(0).max(10_000),
   royalty_receiver: address,
 });
@@ -137,7 +141,10 @@ export function deployRoutes(app: FastifyInstance, deps: BackendDeps) {
     const chainId = deps.config.NFT_CHAIN_ID;
     const status = await chain.deploymentStatus(chainId).catch((err: unknown) => {
       if (err instanceof AppError && err.kind === 'not_found') {
-        throw new AppError('unavailable', `no factory is deployed on chain ${chainId}; deploy it first (POST /api/nft/deploy on the admin proxy)`);
+        throw new AppError(
+          'unavailable',
+          `no factory is deployed on chain ${chainId}; deploy it first (POST /api/nft/deploy on the admin proxy)`,
+        );
       }
       throw err;
     });
@@ -192,7 +199,10 @@ export function deployRoutes(app: FastifyInstance, deps: BackendDeps) {
     } catch (err) {
       if (err instanceof TxTimeoutError) {
         // Sent but not mined yet: keep the claim; the crash repair (or the next call) finishes it.
-        throw new AppError('unavailable', `the deployment transaction ${err.hash ?? ''} is not mined yet; the collection is recorded when it is (call again later)`);
+        throw new AppError(
+          'unavailable',
+          `the deployment transaction ${err.hash ?? ''} is not mined yet; the collection is recorded when it is (call again later)`,
+        );
       }
       await db
         .update(collections)

@@ -14,7 +14,7 @@ import { assertCanModifyOutput, getOutput } from '../../db/outputs.ts';
 import { collections } from '../../db/schema.ts';
 import { AppError, conflict, invalid } from '../../domain/errors.ts';
 import { startGeneration } from '../../generation/pipeline.ts';
-import { idParams, ok, uuid } from '../schemas.ts';
+import { idParams, ok, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 import { callerOf, needUser } from './outputs.ts';
 
@@ -55,12 +55,15 @@ export function developRoutes(app: FastifyInstance, deps: BackendDeps) {
     const caller = callerOf(req);
     const source = await getOutput(db, req.params.id);
     await assertCanModifyOutput(db, source, caller);
-    if (source.status !== 'completed' || !source.url) throw conflict(`output ${source.id} is ${source.status}: only completed outputs can be developed`);
+    if (source.status !== 'completed' || !source.url)
+      throw conflict(`output ${source.id} is ${source.status}: only completed outputs can be developed`);
     const target = await getCollection(db, req.body.collection_id);
     if (!target.is_global) throw invalid(`body.collection_id: collection ${target.id} is not a global collection`);
     const kind = mediaKind(source.mime_type);
     if (target.input_type && kind !== target.input_type) {
-      throw invalid(`body.collection_id: collection ${target.id} takes ${target.input_type} input, the output is ${kind ?? source.mime_type ?? 'of unknown type'}`);
+      throw invalid(
+        `body.collection_id: collection ${target.id} takes ${target.input_type} input, the output is ${kind ?? source.mime_type ?? 'of unknown type'}`,
+      );
     }
     if (!deps.jobQueue) throw new AppError('unavailable', 'generation is not available: this backend has no job queue configured');
     const result = await startGeneration(

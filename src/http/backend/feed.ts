@@ -6,13 +6,18 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { deckFeedOutputs, featuredCollection, trendingCollections, type StreamSettings } from '../../db/feed.ts';
-import { queryInt, UUID_RE, uuid } from '../schemas.ts';
+import { queryInt, UUID_RE, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 
 const excludeList = z
   .string()
   .max(10_000)
-  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .refine((ids) => ids.every((id) => UUID_RE.test(id)), 'expected comma-separated collection UUIDs')
   .refine((ids) => ids.length <= 200, 'at most 200 excluded collections');
 

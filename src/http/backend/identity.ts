@@ -9,8 +9,8 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../db/api-keys.ts';
 import { resolveUser } from '../../db/identity.ts';
 import { getUserWithIdentities, mergeUsers } from '../../db/users.ts';
 import { forbidden, notFound, unauthorized } from '../../domain/errors.ts';
-import { AuthFailure, claimsOf, createAuthenticator, requireUser } from '../auth.ts';
-import { idParams, ok, UUID_RE, uuid } from '../schemas.ts';
+import { AuthFailure, claimsOf, createAuthenticator, requireUser } from '../plugins/auth.ts';
+import { idParams, ok, UUID_RE, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 
 export function identityRoutes(app: FastifyInstance, deps: BackendDeps) {

@@ -19,12 +19,11 @@ import { AppError, invalid, notFound } from '../../domain/errors.ts';
 import type { IndexerHost } from '../../indexer/host.ts';
 import { readState, rows } from '../../indexer/indexer.ts';
 import { localIndexer } from '../../indexer/service.ts';
-import { sendError } from '../errors.ts';
-import { address, collectionIdParams, ok, queryInt, uuid } from '../schemas.ts';
+import { sendError } from '../plugins/errors.ts';
+import { address, collectionIdParams, ok, queryInt, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 
 export type { IndexerHost } from '../../indexer/host.ts';
-
 
 /** Contract names of /api/read and /api/contract-info, with their ABIs. */
 export const CONTRACT_ABIS: Record<string, Abi> = {
@@ -43,10 +42,10 @@ export const CONTRACT_ABIS: Record<string, Abi> = {
 };
 
 const contractName = (raw: string): string | undefined =>
-  Object.keys(CONTRACT_ABIS).find((n) => n.toLowerCase() === raw.toLowerCase()) ??
-  (raw.toLowerCase() === 'app' ? 'Collection' : undefined);
+  Object.keys(CONTRACT_ABIS).find((n) => n.toLowerCase() === raw.toLowerCase()) ?? (raw.toLowerCase() === 'app' ? 'Collection' : undefined);
 
-const iso = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString());
+const iso = (v: unknown) =>
+  v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : new Date(String(v)).toISOString();
 const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 
 const pageQuery = z.object({
@@ -78,37 +77,39 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
 
   // ---------- §4.2 ownership ----------
 
-  r.get(
-    '/nft/collections/:collectionId/ownership',
-    { schema: { params: collectionIdParams, tags: ['ownership'] } },
-    async (req) => {
-      await getCollection(db, req.params.collectionId);
-      const tokens = await rows<Record<string, unknown>>(db, sql`
+  r.get('/nft/collections/:collectionId/ownership', { schema: { params: collectionIdParams, tags: ['ownership'] } }, async (req) => {
+    await getCollection(db, req.params.collectionId);
+    const tokens = await rows<Record<string, unknown>>(
+      db,
+      sql`
         SELECT id, token_id, current_owner, mint_recipient, mint_status, last_transfer_at
-        FROM decks WHERE collection_id = ${req.params.collectionId} AND token_id IS NOT NULL ORDER BY token_id`);
-      return ok(
-        tokens.map((t) => ({
-          id: t.id,
-          token_id: Number(t.token_id),
-          current_owner: t.current_owner,
-          mint_recipient: t.mint_recipient,
-          mint_status: t.mint_status,
-          last_transfer_at: iso(t.last_transfer_at),
-        })),
-      );
-    },
-  );
+        FROM decks WHERE collection_id = ${req.params.collectionId} AND token_id IS NOT NULL ORDER BY token_id`,
+    );
+    return ok(
+      tokens.map((t) => ({
+        id: t.id,
+        token_id: Number(t.token_id),
+        current_owner: t.current_owner,
+        mint_recipient: t.mint_recipient,
+        mint_status: t.mint_status,
+        last_transfer_at: iso(t.last_transfer_at),
+      })),
+    );
+  });
 
   r.get('/nft/decks/:deckId/transfers', { schema: { params: z.object({ deckId: uuid }), tags: ['ownership'] } }, async (req) => {
     const deck = await getDeck(db, req.params.deckId);
     // Linked rows, plus rows indexed before the deck existed (matched by collection and token id).
-    const list = await rows<Record<string, unknown>>(db, sql`
+    const list = await rows<Record<string, unknown>>(
+      db,
+      sql`
       SELECT t.* FROM transfers t
       WHERE t.deck_id = ${deck.id}
          OR (t.deck_id IS NULL AND ${deck.token_id}::bigint IS NOT NULL AND t.token_id = ${deck.token_id}::numeric AND EXISTS (
               SELECT 1 FROM collections c WHERE c.id = ${deck.collection_id} AND c.chain_id = t.chain_id
                 AND lower(c.contract_address) = lower(t.collection_address)))
-      ORDER BY t.block_number DESC, t.log_index DESC`);
+      ORDER BY t.block_number DESC, t.log_index DESC`,
+    );
     return ok(
       list.map((t) => ({
         id: t.id,
@@ -157,7 +158,9 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
   const tags = ['indexer'];
 
   const ownerTokens = async (chainId: number, app?: string) =>
-    rows<Record<string, unknown>>(db, sql`
+    rows<Record<string, unknown>>(
+      db,
+      sql`
       SELECT cur.app_address, cur.to_address AS owner, cur.block_number, cur.timestamp AS updated_at,
              first.block_number AS minted_block, first.timestamp AS minted_at, first.tx_hash AS mint_tx_hash
       FROM (SELECT DISTINCT ON (app_address) * FROM owner_token_transfers WHERE chain_id = ${chainId}
@@ -166,7 +169,8 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
       JOIN (SELECT DISTINCT ON (app_address) * FROM owner_token_transfers WHERE chain_id = ${chainId}
               ${app ? sql`AND app_address = ${app}` : sql``}
             ORDER BY app_address, block_number ASC, log_index ASC) first ON first.app_address = cur.app_address
-      ORDER BY first.block_number DESC, first.log_index DESC`);
+      ORDER BY first.block_number DESC, first.log_index DESC`,
+    );
   const presentOwnerToken = (t: Record<string, unknown>, chainId: number) => ({
     id: t.app_address,
     token_id: t.app_address,
@@ -192,9 +196,12 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
     const id = getAddress(req.params.id);
     const [t] = await ownerTokens(chainId, id);
     if (!t) throw notFound(`owner token ${id}`);
-    const transfers = await rows<Record<string, unknown>>(db, sql`
+    const transfers = await rows<Record<string, unknown>>(
+      db,
+      sql`
       SELECT from_address, to_address, block_number, tx_hash, log_index, timestamp FROM owner_token_transfers
-      WHERE chain_id = ${chainId} AND app_address = ${id} ORDER BY block_number DESC, log_index DESC`);
+      WHERE chain_id = ${chainId} AND app_address = ${id} ORDER BY block_number DESC, log_index DESC`,
+    );
     return ok({
       ...presentOwnerToken(t, chainId),
       transfers: transfers.map((x) => ({ ...x, block_number: str(x.block_number), timestamp: iso(x.timestamp) })),
@@ -202,7 +209,9 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
   });
 
   const listApps = (chainId: number, app?: string, limit = 100, offset = 0) =>
-    rows<Record<string, unknown>>(db, sql`
+    rows<Record<string, unknown>>(
+      db,
+      sql`
       SELECT a.*,
         (SELECT count(*) FROM transfers t WHERE t.chain_id = a.chain_id AND t.collection_address = a.address
            AND t.from_address = '0x0000000000000000000000000000000000000000')::int AS total_minted,
@@ -211,7 +220,8 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
         (SELECT c.id FROM collections c WHERE c.chain_id = a.chain_id AND lower(c.contract_address) = lower(a.address)
            ORDER BY c.created_at DESC LIMIT 1) AS collection_id
       FROM apps a WHERE a.chain_id = ${chainId} ${app ? sql`AND a.address = ${app}` : sql``}
-      ORDER BY a.block_number DESC, a.log_index DESC LIMIT ${limit} OFFSET ${offset}`);
+      ORDER BY a.block_number DESC, a.log_index DESC LIMIT ${limit} OFFSET ${offset}`,
+    );
   const presentApp = (a: Record<string, unknown>) => ({
     id: a.address,
     address: a.address,
@@ -243,7 +253,9 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
   });
 
   const appTokens = async (chainId: number, app: string | undefined, limit: number, offset: number) => {
-    const list = await rows<Record<string, unknown>>(db, sql`
+    const list = await rows<Record<string, unknown>>(
+      db,
+      sql`
       SELECT cur.collection_address, cur.token_id, cur.to_address AS owner, cur.block_number, cur.timestamp AS last_transfer_at,
              m.to_address AS minted_to, m.timestamp AS minted_at, m.tx_hash AS mint_tx_hash
       FROM (SELECT DISTINCT ON (collection_address, token_id) * FROM transfers WHERE chain_id = ${chainId}
@@ -251,7 +263,8 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
             ORDER BY collection_address, token_id, block_number DESC, log_index DESC) cur
       LEFT JOIN transfers m ON m.chain_id = ${chainId} AND m.collection_address = cur.collection_address AND m.token_id = cur.token_id
         AND m.from_address = '0x0000000000000000000000000000000000000000'
-      ORDER BY cur.collection_address, cur.token_id LIMIT ${limit} OFFSET ${offset}`);
+      ORDER BY cur.collection_address, cur.token_id LIMIT ${limit} OFFSET ${offset}`,
+    );
     return list.map((t) => ({
       app_address: t.collection_address,
       token_id: str(t.token_id),
@@ -265,9 +278,12 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
   };
 
   const appExists = async (chainId: number, app: string) => {
-    const [x] = await rows(db, sql`
+    const [x] = await rows(
+      db,
+      sql`
       SELECT 1 FROM apps WHERE chain_id = ${chainId} AND address = ${app}
-      UNION ALL SELECT 1 FROM transfers WHERE chain_id = ${chainId} AND collection_address = ${app} LIMIT 1`);
+      UNION ALL SELECT 1 FROM transfers WHERE chain_id = ${chainId} AND collection_address = ${app} LIMIT 1`,
+    );
     return x !== undefined;
   };
 
@@ -289,9 +305,12 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
   appListRoutes('/api/app-tokens', appTokens);
 
   const mints = async (chainId: number, app: string | undefined, limit: number, offset: number) => {
-    const list = await rows<Record<string, unknown>>(db, sql`
+    const list = await rows<Record<string, unknown>>(
+      db,
+      sql`
       SELECT * FROM app_token_mints WHERE chain_id = ${chainId} ${app ? sql`AND app_address = ${app}` : sql``}
-      ORDER BY block_number DESC, log_index DESC LIMIT ${limit} OFFSET ${offset}`);
+      ORDER BY block_number DESC, log_index DESC LIMIT ${limit} OFFSET ${offset}`,
+    );
     return list.map((m) => ({
       id: m.id,
       app_address: m.app_address,
@@ -339,7 +358,9 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
         args = parsed;
       }
       if (!fn.some((f) => (f.inputs?.length ?? 0) === args.length)) {
-        throw invalid(`query.args: ${req.params.function} takes ${fn.map((f) => f.inputs?.length ?? 0).join(' or ')} argument(s), got ${args.length}`);
+        throw invalid(
+          `query.args: ${req.params.function} takes ${fn.map((f) => f.inputs?.length ?? 0).join(' or ')} argument(s), got ${args.length}`,
+        );
       }
       const chainId = req.query.chainId ?? defaultChain;
       let rpcUrl: string;
@@ -350,8 +371,19 @@ export function indexerRoutes(app: FastifyInstance, deps: Pick<BackendDeps, 'con
       }
       try {
         const client = publicClientForUrl(chainId, rpcUrl, { retryCount: 0 });
-        const result = await client.readContract({ address: getAddress(req.query.address), abi, functionName: req.params.function, args } as never);
-        return ok({ contract: name, function: req.params.function, address: getAddress(req.query.address), chain_id: chainId, result: stringify(result) });
+        const result = await client.readContract({
+          address: getAddress(req.query.address),
+          abi,
+          functionName: req.params.function,
+          args,
+        } as never);
+        return ok({
+          contract: name,
+          function: req.params.function,
+          address: getAddress(req.query.address),
+          chain_id: chainId,
+          result: stringify(result),
+        });
       } catch (err) {
         if (err instanceof AppError) throw err;
         const e = err as { shortMessage?: string; message?: string };

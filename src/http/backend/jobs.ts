@@ -10,15 +10,26 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { getBalance } from '../../db/credits.ts';
-import { findJob, getJob, historyAfter, listRetryBackups, listSteps, presentHistory, presentJob, presentStep, TERMINAL_JOB_STATUSES, type JobRow } from '../../db/jobs.ts';
+import {
+  findJob,
+  getJob,
+  historyAfter,
+  listRetryBackups,
+  listSteps,
+  presentHistory,
+  presentJob,
+  presentStep,
+  TERMINAL_JOB_STATUSES,
+  type JobRow,
+} from '../../db/jobs.ts';
 import { completeOutput, failOutput, OUTPUT_SOURCES } from '../../db/outputs.ts';
 import { flatFiles } from '../../db/schema.ts';
 import { AppError, notFound } from '../../domain/errors.ts';
 import { applyJobEvent } from '../../generation/job-events.ts';
 import { retryJob, startGeneration, type GenerationContext, type StartGenerationInput } from '../../generation/pipeline.ts';
 import { MAX_PRIORITY, MIN_PRIORITY } from '../../queue/index.ts';
-import { requireUser } from '../auth.ts';
-import { address, idParams, ok, socialOrg, txHash, uuid } from '../schemas.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { address, idParams, ok, socialOrg, txHash, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 import { isTrusted } from './collections.ts';
 
@@ -40,7 +51,13 @@ const generationsBody = z
     variables: variables.default({}),
     workflow_id: workflowId.optional(),
     workflow_priority: priority.optional(),
-    job_type: z.string().trim().min(1).max(50).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only').optional(),
+    job_type: z
+      .string()
+      .trim()
+      .min(1)
+      .max(50)
+      .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
+      .optional(),
     social_org: socialOrg.optional(),
     social_identifier: z.string().trim().min(1).max(255).optional(),
     deck_id: uuid.optional(),
@@ -64,9 +81,7 @@ const completeBody = z.object({
   metadata: z.unknown().optional(),
   workflow_output: z.string().trim().min(1).max(4096),
 });
-const failedBody = z
-  .object({ error_message: z.string().max(10_000).optional(), error_details: z.unknown().optional() })
-  .nullish();
+const failedBody = z.object({ error_message: z.string().max(10_000).optional(), error_details: z.unknown().optional() }).nullish();
 const jobParams = z.object({ id: z.string().trim().min(1).max(200) });
 const forensicsParams = z.object({ jobId: z.string().trim().min(1).max(200) });
 
@@ -118,27 +133,31 @@ export function jobRoutes(app: FastifyInstance, deps: BackendDeps) {
     );
   }
 
-  r.post('/collections/:id/generations', { preValidation: needCaller, schema: { params: idParams, body: generationsBody, tags } }, async (req, reply) => {
-    const caller = callerUser(req);
-    const b = req.body;
-    const source = b.job_type && (OUTPUT_SOURCES as readonly string[]).includes(b.job_type) ? b.job_type : 'direct_api';
-    const input: StartGenerationInput = {
-      collectionId: req.params.id,
-      variables: b.variables,
-      userId: caller.userId,
-      isService: caller.isService,
-      source,
-      jobType: b.job_type ?? 'collection_generation',
-      ...(b.workflow_id ? { workflowId: b.workflow_id } : {}),
-      ...(b.workflow_priority ? { priority: b.workflow_priority } : {}),
-      ...(b.deck_id ? { deckId: b.deck_id } : {}),
-      ...(b.mint_state ? { mintState: b.mint_state } : {}),
-      ...(b.social_org && b.social_identifier ? { socialOrg: b.social_org, socialIdentifier: b.social_identifier } : {}),
-      ...(b.social_pfp ? { socialPfp: b.social_pfp } : {}),
-    };
-    const result = await startGeneration(ctx(), input);
-    return reply.code(202).send(ok(result));
-  });
+  r.post(
+    '/collections/:id/generations',
+    { preValidation: needCaller, schema: { params: idParams, body: generationsBody, tags } },
+    async (req, reply) => {
+      const caller = callerUser(req);
+      const b = req.body;
+      const source = b.job_type && (OUTPUT_SOURCES as readonly string[]).includes(b.job_type) ? b.job_type : 'direct_api';
+      const input: StartGenerationInput = {
+        collectionId: req.params.id,
+        variables: b.variables,
+        userId: caller.userId,
+        isService: caller.isService,
+        source,
+        jobType: b.job_type ?? 'collection_generation',
+        ...(b.workflow_id ? { workflowId: b.workflow_id } : {}),
+        ...(b.workflow_priority ? { priority: b.workflow_priority } : {}),
+        ...(b.deck_id ? { deckId: b.deck_id } : {}),
+        ...(b.mint_state ? { mintState: b.mint_state } : {}),
+        ...(b.social_org && b.social_identifier ? { socialOrg: b.social_org, socialIdentifier: b.social_identifier } : {}),
+        ...(b.social_pfp ? { socialPfp: b.social_pfp } : {}),
+      };
+      const result = await startGeneration(ctx(), input);
+      return reply.code(202).send(ok(result));
+    },
+  );
 
   r.get('/api/jobs/:id', { schema: { params: jobParams, tags } }, async (req) => ok(presentJob(await visibleJob(req, req.params.id))));
 
@@ -179,14 +198,24 @@ export function jobRoutes(app: FastifyInstance, deps: BackendDeps) {
 
   r.get('/api/jobs/:jobId/forensics', { schema: { params: forensicsParams, tags } }, async (req) => {
     const job = await visibleJob(req, req.params.jobId);
-    const [steps, history, backups] = await Promise.all([listSteps(db, job.id), historyAfter(db, job.id, 0, 10_000), listRetryBackups(db, job.id)]);
+    const [steps, history, backups] = await Promise.all([
+      listSteps(db, job.id),
+      historyAfter(db, job.id, 0, 10_000),
+      listRetryBackups(db, job.id),
+    ]);
     const ids = new Set<number>();
     const data = job.data as Record<string, unknown>;
     for (const o of Array.isArray(data.outputs) ? data.outputs : []) {
       const id = (o as { flat_file_id?: unknown })?.flat_file_id;
       if (typeof id === 'number') ids.add(id);
     }
-    const files = ids.size > 0 ? await db.select().from(flatFiles).where(inArray(flatFiles.id, [...ids])) : [];
+    const files =
+      ids.size > 0
+        ? await db
+            .select()
+            .from(flatFiles)
+            .where(inArray(flatFiles.id, [...ids]))
+        : [];
     return ok({
       ...presentJob(job),
       payload: {
@@ -207,7 +236,11 @@ export function jobRoutes(app: FastifyInstance, deps: BackendDeps) {
 
   r.get('/api/credits', { preValidation: async (req) => void requireUser(req), schema: { tags } }, async (req) => {
     const userId = requireUser(req);
-    return ok({ user_id: userId, balance: await getBalance(db, userId, deps.config.CREDITS_INITIAL_GRANT), cost_per_generation: deps.config.CREDITS_PER_GENERATION });
+    return ok({
+      user_id: userId,
+      balance: await getBalance(db, userId, deps.config.CREDITS_INITIAL_GRANT),
+      cost_per_generation: deps.config.CREDITS_PER_GENERATION,
+    });
   });
 
   // ---------------------------------------------------------------------------------------------

@@ -10,17 +10,9 @@ import { and, eq, isNotNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
 import { collections, decks, outputs } from '../../db/schema.ts';
-import {
-  CACHE_PENDING,
-  collectionDocument,
-  etagMatches,
-  isFinal,
-  render,
-  tokenDocument,
-  type Rendered,
-} from '../../domain/metadata.ts';
+import { CACHE_PENDING, collectionDocument, etagMatches, isFinal, render, tokenDocument, type Rendered } from '../../domain/metadata.ts';
 import { notFound } from '../../domain/errors.ts';
-import { uuid } from '../schemas.ts';
+import { uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 
 const MAX_TOKEN_ID = 2 ** 40; // the contract's limit
@@ -103,7 +95,12 @@ export async function renderToken(db: Db, metadataBaseUrl: string, collectionId:
 
 export async function renderCollection(db: Db, metadataBaseUrl: string, collectionId: string): Promise<Rendered> {
   const [c] = await db
-    .select({ id: collections.id, title: collections.title, description: collections.description, cover_image_url: collections.cover_image_url })
+    .select({
+      id: collections.id,
+      title: collections.title,
+      description: collections.description,
+      cover_image_url: collections.cover_image_url,
+    })
     .from(collections)
     .where(eq(collections.id, collectionId));
   if (!c) throw notFound(`collection ${collectionId}`);

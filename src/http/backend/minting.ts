@@ -42,7 +42,7 @@ import { mintTokenMetadata, tokenUrl, type Attribute } from '../../domain/metada
 import { paymentError } from '../../domain/payment-errors.ts';
 import { resolveVariables, VariableError } from '../../domain/variables.ts';
 import { loadGenerationData, startGeneration, type GenerationContext, type StartGenerationResult } from '../../generation/pipeline.ts';
-import { address, ok, queryInt, txHash, uuid } from '../schemas.ts';
+import { address, ok, queryInt, txHash, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 import { isTrusted } from './collections.ts';
 
@@ -58,7 +58,11 @@ const DEV_CHAIN_ID = 31337;
 const variablesSchema = z.record(z.string(), z.unknown());
 
 const samplesBody = z.object({
-  count: z.number({ message: 'expected an integer from 1 to 10' }).int('expected an integer from 1 to 10').min(1, 'count must be 1 to 10').max(10, 'count must be 1 to 10'),
+  count: z
+    .number({ message: 'expected an integer from 1 to 10' })
+    .int('expected an integer from 1 to 10')
+    .min(1, 'count must be 1 to 10')
+    .max(10, 'count must be 1 to 10'),
   wallet_address: address,
   chain_id: z.number().int().positive().optional(),
   variables: variablesSchema.optional(),
@@ -164,7 +168,8 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
     }
   }
 
-  const minterPfp = async (recipient: string, userId: string | null) => (await avatarOfWallet(db, recipient)) ?? (await avatarOfUser(db, userId));
+  const minterPfp = async (recipient: string, userId: string | null) =>
+    (await avatarOfWallet(db, recipient)) ?? (await avatarOfUser(db, userId));
   const tokenMeta = (c: CollectionRow, tokenId: number) => (traits: unknown) =>
     mintTokenMetadata({
       collection: c,
@@ -184,9 +189,16 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
     const access = chain();
     const ctx = genCtx();
     checkVariables(c, body.variables);
-    if (c.tokens_minted >= maxSupplyOf(c)) throw conflict(`collection ${c.id} is sold out: ${c.tokens_minted} of ${maxSupplyOf(c)} minted`, { code: 'MAX_SUPPLY' });
+    if (c.tokens_minted >= maxSupplyOf(c))
+      throw conflict(`collection ${c.id} is sold out: ${c.tokens_minted} of ${maxSupplyOf(c)} minted`, { code: 'MAX_SUPPLY' });
 
-    const minted = await mintTokens(access, { chainId: target.chainId, collection: target.address, recipient: body.recipient, quantity: 1, idempotencyKey: senderKey });
+    const minted = await mintTokens(access, {
+      chainId: target.chainId,
+      collection: target.address,
+      recipient: body.recipient,
+      quantity: 1,
+      idempotencyKey: senderKey,
+    });
     const tokenId = minted.tokenIds[0]!;
     await recordMinted(db, c.id, tokenId);
     const metadataUri = tokenUrl(base, c.id, tokenId);
@@ -235,21 +247,31 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
     const target = deployed(c, body.chainId);
     const recipient = (body.recipient ?? body.recipient_address)!;
     if (c.tokens_minted + body.quantity > maxSupplyOf(c)) {
-      throw conflict(`max supply exceeded: ${c.tokens_minted} of ${maxSupplyOf(c)} minted, ${body.quantity} more requested`, { code: 'MAX_SUPPLY' });
+      throw conflict(`max supply exceeded: ${c.tokens_minted} of ${maxSupplyOf(c)} minted, ${body.quantity} more requested`, {
+        code: 'MAX_SUPPLY',
+      });
     }
     let output;
     if (body.outputId) {
       output = await getOutput(db, body.outputId);
       if (output.collection_id !== c.id) throw invalid(`body.outputId: output ${output.id} belongs to another collection`);
     }
-    const minted = await mintTokens(chain(), { chainId: target.chainId, collection: target.address, recipient, quantity: body.quantity, idempotencyKey: senderKey });
+    const minted = await mintTokens(chain(), {
+      chainId: target.chainId,
+      collection: target.address,
+      recipient,
+      quantity: body.quantity,
+      idempotencyKey: senderKey,
+    });
     await recordMinted(db, c.id, minted.tokenIds.at(-1)!);
     const deckIds: string[] = [];
     for (const tokenId of minted.tokenIds) {
       const m = { tokenId, txHash: minted.txHash, recipient: minted.recipient, metadataUri: tokenUrl(base, c.id, tokenId) };
       let deckId: string;
       if (output) {
-        deckId = output.deck_id ?? (await createDeck(db, { collection_id: c.id, name: `${c.title} #${tokenId}`, userId: who.userId as string })).id;
+        deckId =
+          output.deck_id ??
+          (await createDeck(db, { collection_id: c.id, name: `${c.title} #${tokenId}`, userId: who.userId as string })).id;
         await setMintState(db, deckId, m);
         await linkCover(db, deckId, output.id, tokenMeta(c, tokenId));
       } else {
@@ -311,7 +333,9 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
     },
   );
 
-  r.get('/nft/decks/:deckId/mint-status', { schema: { params: deckIdParams, tags: ['minting'] } }, async (req) => ok(await mintStatus(db, req.params.deckId)));
+  r.get('/nft/decks/:deckId/mint-status', { schema: { params: deckIdParams, tags: ['minting'] } }, async (req) =>
+    ok(await mintStatus(db, req.params.deckId)),
+  );
 
   r.get('/nft/collections/:collectionId/mints', { schema: { params: collectionIdParams, tags: ['minting'] } }, async (req) => {
     await getCollection(db, req.params.collectionId);
@@ -412,13 +436,20 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
       let resumed: Awaited<ReturnType<typeof resumablePayment>>;
       const isFree = !b.tx_hash;
       if (isFree) {
-        const taken = await takeFreeSamples(db, c.id, subject, b.count, { perCollection: c.free_samples_per_collection, perUser: c.free_samples_per_user });
+        const taken = await takeFreeSamples(db, c.id, subject, b.count, {
+          perCollection: c.free_samples_per_collection,
+          perUser: c.free_samples_per_user,
+        });
         if (!taken) {
           const status = await sampleStatus(c, subject);
           throw paymentError(
             'PAYMENT_REQUIRED',
             `body.tx_hash: ${status.free_remaining} free sample(s) remain for this request and ${b.count} were asked; pay ${BigInt(b.count) * cost} stablecoin units (count × compute_cost_per_sample) to the compute recipient and send tx_hash, or ask for fewer`,
-            { free_remaining: status.free_remaining, amount_due: (BigInt(b.count) * cost).toString(), compute_cost_per_sample: status.compute_cost_per_sample },
+            {
+              free_remaining: status.free_remaining,
+              amount_due: (BigInt(b.count) * cost).toString(),
+              compute_cost_per_sample: status.compute_cost_per_sample,
+            },
           );
         }
       } else {
@@ -426,7 +457,13 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
         const s = paymentSettings(chainId);
         // A claim whose request died before all its samples existed is resumed by the same payer
         // for the same collection and count; any other reuse is 409 (docs/minting.md).
-        resumed = await resumablePayment(db, { chainId, txHash: b.tx_hash!, payer: getAddress(b.wallet_address), collectionId: c.id, count: b.count });
+        resumed = await resumablePayment(db, {
+          chainId,
+          txHash: b.tx_hash!,
+          payer: getAddress(b.wallet_address),
+          collectionId: c.id,
+          count: b.count,
+        });
         if (resumed) {
           paymentId = resumed.id;
         } else {
@@ -447,7 +484,10 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
       const need = b.count - (resumed?.existing.length ?? 0);
       const started: StartGenerationResult[] = [];
       try {
-        const deckId = resumed?.deckId ?? (await createDeck(db, { collection_id: c.id, name: `Samples of ${c.title}`.slice(0, 200), userId: req.auth.userId as string })).id;
+        const deckId =
+          resumed?.deckId ??
+          (await createDeck(db, { collection_id: c.id, name: `Samples of ${c.title}`.slice(0, 200), userId: req.auth.userId as string }))
+            .id;
         for (let i = 0; i < need; i++) {
           const g = await startGeneration(ctx, {
             collectionId: c.id,
@@ -483,7 +523,12 @@ export function mintingRoutes(app: FastifyInstance, deps: BackendDeps) {
       }
       if (paymentId) await endPaymentLease(db, paymentId).catch(() => undefined);
       const all = [...(resumed?.existing ?? []), ...started.map((g) => ({ outputId: g.outputId, jobId: g.jobId }))];
-      return reply.code(201).send(spec({ samples: all.map((g) => ({ outputId: g.outputId, jobId: g.jobId, status: 'pending', is_free: isFree })), ...(resumed ? { resumed: true } : {}) }));
+      return reply.code(201).send(
+        spec({
+          samples: all.map((g) => ({ outputId: g.outputId, jobId: g.jobId, status: 'pending', is_free: isFree })),
+          ...(resumed ? { resumed: true } : {}),
+        }),
+      );
     },
   );
 

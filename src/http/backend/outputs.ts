@@ -21,8 +21,8 @@ import {
 } from '../../db/outputs.ts';
 import { invalid, notFound } from '../../domain/errors.ts';
 import { makeThumbnail } from '../../storage/thumbnails.ts';
-import { requireUser } from '../auth.ts';
-import { collectionIdParams, idParams, ok, queryInt, socialOrg, uuid } from '../schemas.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { collectionIdParams, idParams, ok, queryInt, socialOrg, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 import { isTrusted } from './collections.ts';
 
@@ -44,7 +44,11 @@ export const urlOrPath = z
     if (/^https?:\/\//i.test(v)) return URL.canParse(v);
     return !/^[a-z][a-z0-9+.-]*:/i.test(v) && !/\s/.test(v) && !v.split('/').includes('..');
   }, 'expected an http(s) URL or a storage path');
-const mimeType = z.string().trim().toLowerCase().regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'expected a MIME type such as image/png');
+const mimeType = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'expected a MIME type such as image/png');
 const metadata = z.record(z.string(), z.unknown());
 
 const createBody = z
@@ -194,8 +198,12 @@ export function outputRoutes(app: FastifyInstance, deps: BackendDeps) {
     },
   );
 
-  r.get('/collections/:collectionId/outputs/stats', { preValidation: needUser, schema: { params: collectionIdParams, tags } }, async (req) => {
-    requireUser(req);
-    return ok(await collectionOutputStats(db, req.params.collectionId));
-  });
+  r.get(
+    '/collections/:collectionId/outputs/stats',
+    { preValidation: needUser, schema: { params: collectionIdParams, tags } },
+    async (req) => {
+      requireUser(req);
+      return ok(await collectionOutputStats(db, req.params.collectionId));
+    },
+  );
 }

@@ -15,8 +15,8 @@ import { invalid, notFound } from '../../domain/errors.ts';
 import { FILES_ROUTE } from '../../storage/index.ts';
 import { ALLOWED_UPLOAD_TYPES, EXTENSION, sniffType } from '../../storage/mime.ts';
 import { keyProblem, type Storage } from '../../storage/types.ts';
-import { requireUser } from '../auth.ts';
-import { ok, uuid } from '../schemas.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { ok, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 
 /** 10 MB = 10 × 1024 × 1024 decoded bytes. */
@@ -179,4 +179,3 @@ export function uploadRoutes(app: FastifyInstance, deps: BackendDeps & { storage
       .send(object.bytes);
   });
 }
-

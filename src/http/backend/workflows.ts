@@ -12,12 +12,11 @@ import { AppError, forbidden } from '../../domain/errors.ts';
 import { createConnector, GeneratorError, MAX_SIZE } from '../../generation/connectors/index.ts';
 import { connectorConfigOf } from '../../generation/worker.ts';
 import { withSpan } from '../../telemetry.ts';
-import { requireUser } from '../auth.ts';
-import { STATUS_OF_KIND } from '../errors.ts';
-import { ok, queryBool, queryInt } from '../schemas.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { STATUS_OF_KIND } from '../plugins/errors.ts';
+import { ok, queryBool, queryInt } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
 import { isTrusted } from './collections.ts';
-
 
 const listQuery = z.object({
   include: z.string().max(50).optional(),
@@ -39,7 +38,11 @@ const createBody = z.object({
   label: z.string().trim().min(1).max(200),
   description: z.string().max(10_000),
   data: z.unknown().refine((v) => v !== undefined, 'data is required'),
-  output_mime_type: z.string().trim().toLowerCase().regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'expected a MIME type such as image/png'),
+  output_mime_type: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'expected a MIME type such as image/png'),
   type: z.enum(WORKFLOW_TYPES).optional(),
   display: z.boolean().optional(),
   order: z.number().int().min(-1_000_000).max(1_000_000).optional(),
@@ -52,7 +55,12 @@ const testBody = z.object({
   inputs: z
     .object({
       prompt: z.string().max(10_000).optional(),
-      seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+      seed: z
+        .number()
+        .int()
+        .min(0)
+        .max(2 ** 32 - 1)
+        .optional(),
       width: z.number().int().min(16).max(MAX_SIZE).optional(),
       height: z.number().int().min(16).max(MAX_SIZE).optional(),
     })
@@ -85,27 +93,33 @@ export function workflowRoutes(app: FastifyInstance, deps: BackendDeps) {
   r.get('/api/models', { schema: { tags } }, async () => ok(await requirementIndex(db, 'models')));
   r.get('/api/custom-nodes', { schema: { tags } }, async () => ok(await requirementIndex(db, 'custom_nodes')));
 
-  r.post('/workflows/:id/test', { schema: { params: z.object({ id: z.string().trim().min(1).max(100) }), body: testBody, tags } }, async (req, reply) => {
-    const route = '/workflows/:id/test';
-    return withSpan(
-      'workflow.execute',
-      { 'http.method': 'POST', 'http.route': route, 'workflow.id': req.params.id },
-      async (span) => {
+  r.post(
+    '/workflows/:id/test',
+    { schema: { params: z.object({ id: z.string().trim().min(1).max(100) }), body: testBody, tags } },
+    async (req, reply) => {
+      const route = '/workflows/:id/test';
+      return withSpan('workflow.execute', { 'http.method': 'POST', 'http.route': route, 'workflow.id': req.params.id }, async (span) => {
         try {
           if (!isTrusted(req.auth.method)) requireUser(req);
           const workflow = await getWorkflow(db, req.params.id);
           span.setAttributes({ 'workflow.id': workflow.id, 'workflow.name': workflow.name, 'workflow.type': workflow.type });
           const { prompt, seed, width, height, ...rest } = req.body.inputs;
           const values = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, String(v)]));
-          const connector = (deps.connectorFor ?? ((t: string, d: unknown) => createConnector(t, connectorConfigOf(deps.config), { workflowData: d })))(
-            workflow.type,
-            workflow.data,
-          );
+          const connector = (
+            deps.connectorFor ?? ((t: string, d: unknown) => createConnector(t, connectorConfigOf(deps.config), { workflowData: d }))
+          )(workflow.type, workflow.data);
           const started = Date.now();
           let result;
           try {
             result = await connector.generate(
-              { prompt: prompt ?? workflow.label, seed: seed ?? 0, values, referenceImages: [], ...(width ? { width } : {}), ...(height ? { height } : {}) },
+              {
+                prompt: prompt ?? workflow.label,
+                seed: seed ?? 0,
+                values,
+                referenceImages: [],
+                ...(width ? { width } : {}),
+                ...(height ? { height } : {}),
+              },
               () => undefined,
             );
           } catch (err) {
@@ -136,7 +150,7 @@ export function workflowRoutes(app: FastifyInstance, deps: BackendDeps) {
           span.setAttribute('http.status_code', err instanceof AppError ? STATUS_OF_KIND[err.kind] : 500);
           throw err;
         }
-      },
-    );
-  });
+      });
+    },
+  );
 }

@@ -11,11 +11,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import type { Config } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import { USER_KEY_PREFIX, verifyApiKey } from '../db/api-keys.ts';
-import { resolveUser } from '../db/identity.ts';
-import { unauthorized } from '../domain/errors.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/client.ts';
+import { USER_KEY_PREFIX, verifyApiKey } from '../../db/api-keys.ts';
+import { resolveUser } from '../../db/identity.ts';
+import { unauthorized } from '../../domain/errors.ts';
+import type { Caller } from '../../domain/policy.ts';
 import { sendError, type ErrorStyle } from './errors.ts';
 
 export type AuthMethod = 'service_key' | 'api_key' | 'jwt' | 'disabled' | 'public';
@@ -31,6 +32,8 @@ export interface AuthContext {
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext;
+    /** Who is calling, decided once here; services authorize it through domain/policy.ts. */
+    caller: Caller;
   }
   interface FastifyContextConfig {
     /** Route is open to everyone (public metadata, health, docs). */
@@ -89,11 +92,15 @@ export function createAuthenticator(opts: AuthOptions) {
       ...(config.JWT_ISSUER ? { issuer: config.JWT_ISSUER } : {}),
       ...(config.JWT_AUDIENCE ? { audience: config.JWT_AUDIENCE } : {}),
     };
-    let header: { alg?: string };
+    let header: { alg?: unknown };
     try {
-      header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { alg?: string };
+      header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8')) as { alg?: unknown };
     } catch {
       throw new AuthFailure('invalid token: malformed header');
+    }
+    // `null`, a number or an array decode as JSON too: the header must be an object with an alg.
+    if (typeof header !== 'object' || header === null || Array.isArray(header) || typeof header.alg !== 'string') {
+      throw new AuthFailure('invalid token: the header must be a JSON object naming its alg');
     }
     try {
       if (header.alg === 'HS256' && hsKey) {
@@ -145,16 +152,27 @@ export function createAuthenticator(opts: AuthOptions) {
   return { authenticate, verifyJwt, canVerifyJwt: Boolean(hsKey || jwks) };
 }
 
+/** The caller the policy sees: the service key (or auth off) is the operator acting for `userId`. */
+export function callerOf(auth: AuthContext): Caller {
+  if (auth.method === 'service_key' || auth.method === 'disabled') return { kind: 'service', userId: auth.userId };
+  if (auth.method === 'public' || !auth.userId) return { kind: 'anonymous' };
+  return { kind: 'user', userId: auth.userId };
+}
+
+const ANONYMOUS: AuthContext = { method: 'public', userId: null, providerUserId: null, authProvider: null };
+
 export function installAuth(app: FastifyInstance, opts: AuthOptions) {
   const { authenticate } = createAuthenticator(opts);
-  app.decorateRequest('auth', null as unknown as AuthContext);
+  app.decorateRequest('auth', null as never);
+  app.decorateRequest('caller', null as never);
   app.addHook('onRequest', async (request, reply) => {
     // Never let a client-sent identity header through unverified.
     delete request.headers['provider_user_id'];
     delete request.headers['auth_provider'];
     if (request.routeOptions.config?.public) {
       delete request.headers['user_id'];
-      request.auth = { method: 'public', userId: null, providerUserId: null, authProvider: null };
+      request.auth = ANONYMOUS;
+      request.caller = { kind: 'anonymous' };
       return;
     }
     try {
@@ -163,6 +181,7 @@ export function installAuth(app: FastifyInstance, opts: AuthOptions) {
       if (err instanceof AuthFailure) return sendError(reply, opts.style, 401, err.message);
       throw err;
     }
+    request.caller = callerOf(request.auth);
     const { userId, providerUserId, authProvider } = request.auth;
     if (userId) request.headers['user_id'] = userId;
     else delete request.headers['user_id'];

@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
-import { AppError, type AppErrorKind } from '../domain/errors.ts';
+import { AppError, type AppErrorKind } from '../../domain/errors.ts';
 
 export type ErrorStyle = 'envelope' | 'success';
 
@@ -44,17 +44,9 @@ export function zodMessage(error: ZodError, prefix = 'body'): string {
   return `${field ? `${prefix}.${field}` : prefix}: ${issue.message}`;
 }
 
-export function sendError(
-  reply: FastifyReply,
-  style: ErrorStyle,
-  status: number,
-  message: string,
-  extra?: Record<string, unknown>,
-) {
+export function sendError(reply: FastifyReply, style: ErrorStyle, status: number, message: string, extra?: Record<string, unknown>) {
   const body =
-    style === 'envelope'
-      ? { data: null, error: message, ...(extra ?? {}) }
-      : { success: false, error: message, ...(extra ?? {}) };
+    style === 'envelope' ? { data: null, error: message, ...(extra ?? {}) } : { success: false, error: message, ...(extra ?? {}) };
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 

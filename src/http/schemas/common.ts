@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 export const uuid = z.uuid({ message: 'expected a UUID' });
 /** Any 8-4-4-4-12 hex id (looser than `uuid`, which also checks the version and variant). */
-export { UUID_RE } from '../domain/ids.ts';
+export { UUID_RE } from '../../domain/ids.ts';
 export const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
 export const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex transaction hash');
 export const BLOCKCHAINS = ['ETHEREUM', 'BASE', 'TEZOS', 'ARBITRUM'] as const;
@@ -11,10 +11,7 @@ export const blockchain = z.enum(BLOCKCHAINS);
 export const socialOrg = z.enum(['social_a', 'social_b']);
 
 /** `.refine(...socialPair)`: a custodial identity needs both social_org and social_identifier. */
-export const socialPair: [
-  (b: { social_org?: unknown; social_identifier?: unknown }) => boolean,
-  { message: string; path: string[] },
-] = [
+export const socialPair: [(b: { social_org?: unknown; social_identifier?: unknown }) => boolean, { message: string; path: string[] }] = [
   (b) => (b.social_org === undefined) === (b.social_identifier === undefined),
   { message: 'social_org and social_identifier go together', path: ['social_identifier'] },
 ];
@@ -27,9 +24,7 @@ export const queryInt = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
-export const queryBool = z
-  .enum(['true', 'false'], { message: 'expected true or false' })
-  .transform((v) => v === 'true');
+export const queryBool = z.enum(['true', 'false'], { message: 'expected true or false' }).transform((v) => v === 'true');
 
 export const collectionIdParams = z.object({ collectionId: uuid });
 export const idParams = z.object({ id: uuid });
