@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 // `npm test`: every test file under test/ and src/ through node's test runner (Node 20 has no
 // glob for --test). Arguments filter by substring: `npm test -- collections auth`.
+// `npm run test:unit` (`--unit`): only the unit tests beside the code in src/, which need no
+// database server, Redis, chain or platform.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const roots = ['test', 'src'];
+const args = process.argv.slice(2);
+const unit = args.includes('--unit');
+const roots = unit ? ['src'] : ['test', 'src'];
 const files = [];
 for (const root of roots) {
   if (!fs.existsSync(root)) continue;
@@ -14,13 +18,13 @@ for (const root of roots) {
     if (file.endsWith('.test.ts') && !file.includes('node_modules')) files.push(file);
   }
 }
-const filters = process.argv.slice(2);
+const filters = args.filter((a) => a !== '--unit');
 const selected = files.sort().filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 if (selected.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
 }
-const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const concurrency = process.env.TEST_CONCURRENCY ?? (unit ? '4' : '2');
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-timeout=300000', ...selected],

@@ -81,7 +81,9 @@ async function main(argv: string[]): Promise<void> {
           `  backend      ${platform.backendUrl}   (API docs: ${platform.backendUrl}/docs)`,
           `  admin proxy  ${platform.adminUrl}   (API docs: ${platform.adminUrl}/docs)`,
           `  database     ${platform.database?.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}/pgdata`}`,
-          ...(platform.chainUrl ? [`  chain        ${platform.chainUrl}   (anvil, chain id ${config.NFT_CHAIN_ID}, state in ${config.dataDir}/chain)`] : []),
+          ...(platform.chainUrl
+            ? [`  chain        ${platform.chainUrl}   (anvil, chain id ${config.NFT_CHAIN_ID}, state in ${config.dataDir}/chain)`]
+            : []),
           ...(platform.factoryAddress ? [`  factory      ${platform.factoryAddress}`] : []),
           '',
           `  ${authLine}`,

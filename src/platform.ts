@@ -19,9 +19,7 @@ import { startIndexer } from './indexer/service.ts';
 import { createJobQueue, startGenerationWorker } from './generation/runtime.ts';
 
 export function openConfiguredDatabase(config: Config): Promise<Database> {
-  return openDatabase(
-    config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir: path.join(config.dataDir, 'pgdata') },
-  );
+  return openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir: path.join(config.dataDir, 'pgdata') });
 }
 
 /**
@@ -89,7 +87,8 @@ export async function startBackend(
 
 /** `atelier worker`: generation steps from the BullMQ queue (REDIS_URL), WORKER_CONCURRENCY at a time. */
 export async function startWorkerProcess(config: Config): Promise<{ stop(): Promise<void> }> {
-  if (!config.REDIS_URL) throw new Error('atelier worker needs REDIS_URL: without it the queue lives inside `atelier start`/`atelier backend`');
+  if (!config.REDIS_URL)
+    throw new Error('atelier worker needs REDIS_URL: without it the queue lives inside `atelier start`/`atelier backend`');
   const database = await openConfiguredDatabase(config);
   await database.migrate();
   const queue = createJobQueue(config);

@@ -7,12 +7,7 @@
 import { SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BatchSpanProcessor,
-  SimpleSpanProcessor,
-  TracerProvider,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, SimpleSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
 
 export const HEARTBEAT_INTERVAL_MS = 15_000;
 

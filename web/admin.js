@@ -9,10 +9,16 @@ const URL_INPUT = { type: 'url', placeholder: 'https://…', size: 44 };
 
 /** action → how its value is entered and sent. */
 const ACTIONS = {
-  setMintActive: { input: () => h('select', { name: 'value' }, h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false')), read: (v) => v === 'true' },
+  setMintActive: {
+    input: () => h('select', { name: 'value' }, h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false')),
+    read: (v) => v === 'true',
+  },
   setMinter: { input: () => h('input', { name: 'value', ...ADDRESS, required: true }), read: (v) => v.trim() },
   transferOwnership: { input: () => h('input', { name: 'value', ...ADDRESS, required: true }), read: (v) => v.trim() },
-  setMaxSupply: { input: () => h('input', { name: 'value', type: 'text', inputmode: 'numeric', pattern: '[0-9]+', placeholder: '1000', required: true }), read: (v) => v.trim() },
+  setMaxSupply: {
+    input: () => h('input', { name: 'value', type: 'text', inputmode: 'numeric', pattern: '[0-9]+', placeholder: '1000', required: true }),
+    read: (v) => v.trim(),
+  },
   setBaseURI: { input: () => h('input', { name: 'value', ...URL_INPUT, required: true }), read: (v) => v.trim() },
   setContractURI: { input: () => h('input', { name: 'value', ...URL_INPUT, required: true }), read: (v) => v.trim() },
 };

@@ -74,7 +74,13 @@ function generationData(form) {
     }));
   return {
     version: 'v2',
-    steps: [{ id: 1, nodeName: 'image', nodePayload: { intent: form.elements.intent.value, user_image: null, optional_ref_image: null, seed: null } }],
+    steps: [
+      {
+        id: 1,
+        nodeName: 'image',
+        nodePayload: { intent: form.elements.intent.value, user_image: null, optional_ref_image: null, seed: null },
+      },
+    ],
     generations: { hashes: [], generations: 0, use_custom_hashes: false },
     variables,
   };

@@ -19,12 +19,10 @@ export const $ = (selector, root = document) => root.querySelector(selector);
 
 /** Fills a <dl> with label → value pairs (values may be nodes). */
 export function fillKv(dl, pairs) {
-  dl.replaceChildren(
-    ...pairs.flatMap(([label, value]) => [h('dt', {}, label), h('dd', {}, value ?? '—')]),
-  );
+  dl.replaceChildren(...pairs.flatMap(([label, value]) => [h('dt', {}, label), h('dd', {}, value ?? '—')]));
 }
 
-export const short = (hex) => (typeof hex === 'string' && hex.length > 14 ? `${hex.slice(0, 8)}…${hex.slice(-4)}` : hex ?? '');
+export const short = (hex) => (typeof hex === 'string' && hex.length > 14 ? `${hex.slice(0, 8)}…${hex.slice(-4)}` : (hex ?? ''));
 
 const messageEl = () => $('#message');
 let hideTimer;

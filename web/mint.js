@@ -18,7 +18,12 @@ function collectionId() {
 
 function artworkCell(tokenId, known, pending) {
   if (known?.image) {
-    return h('figure', { class: 'art' }, h('img', { src: known.image, alt: known.name ?? `token ${tokenId}`, width: 96, height: 96, 'data-token': tokenId }), h('figcaption', {}, known.name ?? ''));
+    return h(
+      'figure',
+      { class: 'art' },
+      h('img', { src: known.image, alt: known.name ?? `token ${tokenId}`, width: 96, height: 96, 'data-token': tokenId }),
+      h('figcaption', {}, known.name ?? ''),
+    );
   }
   return h('span', { class: 'muted' }, pending ?? 'generating…');
 }

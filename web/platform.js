@@ -26,7 +26,10 @@ export async function loadPlatform() {
   } catch (err) {
     // No record yet is a normal state of a fresh chain, not an error to shout about.
     if (err.status === 404) {
-      fillKv(el, [['Factory', h('span', { class: 'bad' }, 'not deployed')], ['Detail', err.message]]);
+      fillKv(el, [
+        ['Factory', h('span', { class: 'bad' }, 'not deployed')],
+        ['Detail', err.message],
+      ]);
       return;
     }
     el.replaceChildren();

@@ -87,8 +87,7 @@ export function rpcUrlFor(chainId: number, config: RpcConfig): string {
   if (config.NFT_RPC_URL && config.NFT_CHAIN_ID === chainId) return config.NFT_RPC_URL;
   if (info.dev) return `http://127.0.0.1:${config.DEV_CHAIN_PORT}`;
   throw new Error(
-    `no RPC URL for chain ${chainId} (${info.name}): set ${info.rpcVariable}` +
-      ` (or NFT_RPC_URL together with NFT_CHAIN_ID=${chainId})`,
+    `no RPC URL for chain ${chainId} (${info.name}): set ${info.rpcVariable}` + ` (or NFT_RPC_URL together with NFT_CHAIN_ID=${chainId})`,
   );
 }
 

@@ -25,7 +25,10 @@ import { loadArtifact } from './artifacts.ts';
  * Sends one contract creation and waits for its receipt. When given to deployPlatform, every
  * transaction goes through it (the platform uses its TxSender: nonces, records, recovery).
  */
-export type DeploySend = (req: { purpose: string; data: Hex }) => Promise<{ hash: Hex; status: 'mined' | 'reverted'; contractAddress?: Address | null }>;
+export type DeploySend = (req: {
+  purpose: string;
+  data: Hex;
+}) => Promise<{ hash: Hex; status: 'mined' | 'reverted'; contractAddress?: Address | null }>;
 
 /** Facets deployed once per chain, in deployment order (also the factory's constructor order). */
 export const FACET_NAMES = [
@@ -113,9 +116,7 @@ export async function deployPlatform(opts: DeployPlatformOptions): Promise<Deplo
   // then wait for all receipts; the factory (whose constructor checks their code) goes last.
   let nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
   const independent = [...FACET_NAMES, 'CollectionInit'] as const;
-  const hashes = await Promise.all(
-    independent.map((name, i) => deploy(walletClient, account, name, [], nonce + i, opts.artifactsDir)),
-  );
+  const hashes = await Promise.all(independent.map((name, i) => deploy(walletClient, account, name, [], nonce + i, opts.artifactsDir)));
   nonce += independent.length;
   const receipts = await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })));
   receipts.forEach((r, i) => {

@@ -75,5 +75,9 @@ export function stderrChainLogger(config: Config): ChainLogger | undefined {
   if (config.LOG_LEVEL === 'silent') return undefined;
   const write = (level: string) => (obj: object, msg?: string) =>
     process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), msg, ...obj })}\n`);
-  return { info: config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? write('info') : () => {}, warn: write('warn'), error: write('error') };
+  return {
+    info: config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? write('info') : () => {},
+    warn: write('warn'),
+    error: write('error'),
+  };
 }

@@ -178,8 +178,6 @@ export async function deployCollection(opts: {
 /** True when `receipt` holds a CollectionCreated event of `factory` for `collection`. */
 export function receiptCreatedCollection(receipt: TransactionReceipt, factory: Address, collection: Address): boolean {
   return parseEventLogs({ abi: diamondFactoryAbi, eventName: 'CollectionCreated', logs: receipt.logs }).some(
-    (l) =>
-      getAddress(l.address) === getAddress(factory) &&
-      getAddress((l.args as { diamond: Address }).diamond) === getAddress(collection),
+    (l) => getAddress(l.address) === getAddress(factory) && getAddress((l.args as { diamond: Address }).diamond) === getAddress(collection),
   );
 }

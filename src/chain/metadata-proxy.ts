@@ -52,7 +52,10 @@ export async function fetchMetadata(uri: string, opts: MetadataFetchOptions = {}
     });
   } catch (err) {
     const e = err as Error;
-    return { ok: false, error: `fetching ${uri} failed: ${e.name === 'TimeoutError' ? 'timed out' : (e.cause as Error)?.message ?? e.message}` };
+    return {
+      ok: false,
+      error: `fetching ${uri} failed: ${e.name === 'TimeoutError' ? 'timed out' : ((e.cause as Error)?.message ?? e.message)}`,
+    };
   }
   if (!res.ok) {
     await res.body?.cancel().catch(() => {});

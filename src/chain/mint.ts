@@ -52,7 +52,8 @@ export async function mintTokens(
       if (why) throw conflict(`mint refused: ${why}`);
       throw new AppError('upstream', `mint transaction could not be sent: ${err.message}`);
     }
-    if (err instanceof TxTimeoutError) throw new AppError('unavailable', `mint transaction ${err.hash ?? ''} is not mined yet; retry with the same Idempotency-Key`);
+    if (err instanceof TxTimeoutError)
+      throw new AppError('unavailable', `mint transaction ${err.hash ?? ''} is not mined yet; retry with the same Idempotency-Key`);
     if (err instanceof IdempotencyConflictError) throw conflict('Idempotency-Key was already used for a different mint');
     throw err;
   }
@@ -61,7 +62,8 @@ export async function mintTokens(
     .filter((l) => l.address.toLowerCase() === collection.toLowerCase() && l.args.from === zeroAddress)
     .map((l) => Number(l.args.tokenId))
     .sort((a, b) => a - b);
-  if (tokenIds.length !== req.quantity) throw new AppError('upstream', `mint ${res.hash}: expected ${req.quantity} Transfer logs, found ${tokenIds.length}`);
+  if (tokenIds.length !== req.quantity)
+    throw new AppError('upstream', `mint ${res.hash}: expected ${req.quantity} Transfer logs, found ${tokenIds.length}`);
   return { txHash: res.hash, tokenIds, recipient };
 }
 
@@ -71,6 +73,8 @@ export async function emitMetadataUpdate(
   req: { chainId: number; collection: string; tokenId: number; idempotencyKey: string },
 ): Promise<Hex> {
   const data = encodeFunctionData({ abi: collectionAbi, functionName: 'emitMetadataUpdate', args: [BigInt(req.tokenId)] });
-  const res = await chain.sender(req.chainId).send({ purpose: 'metadata_update', to: getAddress(req.collection), data, idempotencyKey: req.idempotencyKey });
+  const res = await chain
+    .sender(req.chainId)
+    .send({ purpose: 'metadata_update', to: getAddress(req.collection), data, idempotencyKey: req.idempotencyKey });
   return res.hash;
 }

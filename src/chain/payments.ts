@@ -44,16 +44,21 @@ export async function verifyPayment(client: PublicClient, req: PaymentRequiremen
   try {
     receipt = await client.getTransactionReceipt({ hash: req.txHash });
   } catch (err) {
-    if (!isNotFound(err)) throw new AppError('upstream', `chain ${req.chainId}: could not read the receipt of ${req.txHash}: ${(err as Error).message}`);
+    if (!isNotFound(err))
+      throw new AppError('upstream', `chain ${req.chainId}: could not read the receipt of ${req.txHash}: ${(err as Error).message}`);
     let known = false;
     try {
       await client.getTransaction({ hash: req.txHash });
       known = true;
     } catch (e) {
-      if (!isNotFound(e)) throw new AppError('upstream', `chain ${req.chainId}: could not read transaction ${req.txHash}: ${(e as Error).message}`);
+      if (!isNotFound(e))
+        throw new AppError('upstream', `chain ${req.chainId}: could not read transaction ${req.txHash}: ${(e as Error).message}`);
     }
     if (known) {
-      throw paymentError('PAYMENT_PENDING', `body.tx_hash: transaction ${req.txHash} is not mined yet; send the request again once it is confirmed`);
+      throw paymentError(
+        'PAYMENT_PENDING',
+        `body.tx_hash: transaction ${req.txHash} is not mined yet; send the request again once it is confirmed`,
+      );
     }
     throw paymentError('PAYMENT_NOT_FOUND', `body.tx_hash: transaction ${req.txHash} was not found on chain ${req.chainId}`);
   }
@@ -71,17 +76,32 @@ export async function verifyPayment(client: PublicClient, req: PaymentRequiremen
   }
   const transfers = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: 'Transfer', strict: false });
   const ofToken = transfers.filter((l) => same(l.address, req.token));
-  const expected = { token: getAddress(req.token), recipient: getAddress(req.recipient), payer: getAddress(req.payer), amount: req.minAmount.toString() };
+  const expected = {
+    token: getAddress(req.token),
+    recipient: getAddress(req.recipient),
+    payer: getAddress(req.payer),
+    amount: req.minAmount.toString(),
+  };
   if (ofToken.length === 0) {
-    throw paymentError('PAYMENT_WRONG_TOKEN', `body.tx_hash: transaction ${req.txHash} transfers no ${expected.token} (the accepted stablecoin)`, { expected });
+    throw paymentError(
+      'PAYMENT_WRONG_TOKEN',
+      `body.tx_hash: transaction ${req.txHash} transfers no ${expected.token} (the accepted stablecoin)`,
+      { expected },
+    );
   }
   const toRecipient = ofToken.filter((l) => l.args.to && same(l.args.to, req.recipient));
   if (toRecipient.length === 0) {
-    throw paymentError('PAYMENT_WRONG_RECIPIENT', `body.tx_hash: transaction ${req.txHash} does not pay the compute recipient ${expected.recipient}`, { expected });
+    throw paymentError(
+      'PAYMENT_WRONG_RECIPIENT',
+      `body.tx_hash: transaction ${req.txHash} does not pay the compute recipient ${expected.recipient}`,
+      { expected },
+    );
   }
   const fromPayer = toRecipient.filter((l) => l.args.from && same(l.args.from, req.payer));
   if (fromPayer.length === 0) {
-    throw paymentError('PAYMENT_WRONG_PAYER', `body.tx_hash: the transfer in ${req.txHash} is not from wallet_address ${expected.payer}`, { expected });
+    throw paymentError('PAYMENT_WRONG_PAYER', `body.tx_hash: the transfer in ${req.txHash} is not from wallet_address ${expected.payer}`, {
+      expected,
+    });
   }
   const amount = fromPayer.reduce((sum, l) => sum + (l.args.value ?? 0n), 0n);
   if (amount < req.minAmount) {

@@ -12,13 +12,7 @@ import type { Db } from '../db/client.ts';
 import { AppError } from '../domain/errors.ts';
 import { ARTIFACTS_DIR, BUILD_COMMAND, artifactsAvailable, loadArtifact } from './artifacts.ts';
 import { DEV_CHAIN_ID, chainInfo, isSupportedChain, publicClientForUrl, rpcUrlFor } from './chains.ts';
-import {
-  FACET_NAMES,
-  deployPlatform,
-  readDeploymentRecord,
-  writeDeploymentRecord,
-  type DeploymentRecord,
-} from './deploy-platform.ts';
+import { FACET_NAMES, deployPlatform, readDeploymentRecord, writeDeploymentRecord, type DeploymentRecord } from './deploy-platform.ts';
 import { createTxSender, type TxSender, type TxSenderOptions } from './tx-sender.ts';
 import { platformAccount, type ChainLogger } from './wallet.ts';
 
@@ -143,8 +137,7 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
 
   const deployment = (chainId: number): DeploymentRecord | undefined => {
     const record =
-      (opts.deploymentsDir ? readDeploymentRecord(chainId, opts.deploymentsDir) : undefined) ??
-      readDeploymentRecord(chainId, committedDir);
+      (opts.deploymentsDir ? readDeploymentRecord(chainId, opts.deploymentsDir) : undefined) ?? readDeploymentRecord(chainId, committedDir);
     if (chainId === config.NFT_CHAIN_ID && config.NFT_FACTORY_ADDRESS) {
       const factory = getAddress(config.NFT_FACTORY_ADDRESS);
       if (!record) {

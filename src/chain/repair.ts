@@ -60,7 +60,9 @@ export async function repairMints(db: Db, metadataBaseUrl: string, opts: RepairO
   let created = 0;
   for (const row of rowsOf<{ hash: string; receipt: unknown; to_address: string; collection_id: string; title: string }>(result)) {
     const minted = parseEventLogs({ abi: collectionAbi, logs: logsOf(row.receipt), eventName: 'Transfer', strict: false })
-      .filter((l) => l.address.toLowerCase() === row.to_address.toLowerCase() && l.args.from === zeroAddress && l.args.tokenId !== undefined)
+      .filter(
+        (l) => l.address.toLowerCase() === row.to_address.toLowerCase() && l.args.from === zeroAddress && l.args.tokenId !== undefined,
+      )
       .map((l) => ({ tokenId: Number(l.args.tokenId), recipient: getAddress(l.args.to as Address) }));
     for (const m of minted) {
       if (await findTokenDeck(db, row.collection_id, m.tokenId)) continue;
@@ -106,7 +108,11 @@ export async function repairDeploy(db: Db, collectionId: string, opts: { graceMs
     sql`date_trunc('milliseconds', ${collections.updated_at}) = ${c.updated_at.toISOString()}::timestamptz`,
   );
   const release = async () => {
-    const rows = await db.update(collections).set({ mint_status: 'draft', updated_at: sql`now()` }).where(sameClaim).returning({ id: collections.id });
+    const rows = await db
+      .update(collections)
+      .set({ mint_status: 'draft', updated_at: sql`now()` })
+      .where(sameClaim)
+      .returning({ id: collections.id });
     return rows.length > 0 ? 'released' : 'pending';
   };
   const claimKey = `${designDeployKeyPrefix(c.id)}${c.updated_at.toISOString()}`;
@@ -166,7 +172,12 @@ export interface Repairer {
 /** Runs both repairs now and every intervalMs (default 30 s). Safe in every replica. */
 export function startRepairer(
   db: Db,
-  opts: { metadataBaseUrl: string; intervalMs?: number; onError?: (err: unknown) => void; onRepaired?: (what: Record<string, number>) => void },
+  opts: {
+    metadataBaseUrl: string;
+    intervalMs?: number;
+    onError?: (err: unknown) => void;
+    onRepaired?: (what: Record<string, number>) => void;
+  },
 ): Repairer {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

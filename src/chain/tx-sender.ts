@@ -174,8 +174,7 @@ class Sender implements TxSender {
   private readonly account: LocalAccount;
   private readonly client: PublicClient;
   private readonly log: ChainLogger;
-  private readonly o: Required<Omit<TxSenderOptions, 'maxFeePerGasCap' | 'hooks'>> &
-    Pick<TxSenderOptions, 'maxFeePerGasCap' | 'hooks'>;
+  private readonly o: Required<Omit<TxSenderOptions, 'maxFeePerGasCap' | 'hooks'>> & Pick<TxSenderOptions, 'maxFeePerGasCap' | 'hooks'>;
   private readonly queue: TxQueue | undefined;
   /** Tail of the in-process serial section (nonce → sign → record → broadcast). */
   private serialTail: Promise<unknown> = Promise.resolve();
@@ -343,9 +342,7 @@ class Sender implements TxSender {
     try {
       gas =
         gasLimit ??
-        ((await this.retry('estimateGas', () =>
-          this.client.estimateGas({ account: this.address, to, data, value }),
-        )) *
+        ((await this.retry('estimateGas', () => this.client.estimateGas({ account: this.address, to, data, value }))) *
           BigInt(this.o.gasMarginPercent)) /
           100n;
       fees = await this.fees();
@@ -454,14 +451,7 @@ class Sender implements TxSender {
       const [u] = await this.db
         .select({ n: max(t.nonce) })
         .from(t)
-        .where(
-          and(
-            eq(t.chain_id, this.chainId),
-            eq(t.from_address, this.address),
-            isNotNull(t.nonce),
-            inArray(t.status, IN_FLIGHT),
-          ),
-        );
+        .where(and(eq(t.chain_id, this.chainId), eq(t.from_address, this.address), isNotNull(t.nonce), inArray(t.status, IN_FLIGHT)));
       const inFlight = u?.n === null || u?.n === undefined ? 0 : Number(u.n) + 1;
       if (inFlight <= pending) {
         if (recorded > pending) {

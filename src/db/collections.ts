@@ -159,4 +159,3 @@ export async function resetCollection(db: Db, id: string): Promise<CollectionRow
     return row;
   });
 }
-

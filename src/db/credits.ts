@@ -12,11 +12,15 @@ import { creditBalances } from './schema.ts';
 
 export class InsufficientCredits extends AppError {
   constructor(needed: number, balance: number) {
-    super('payment_required', `Insufficient credits: this generation needs ${needed} credit${needed === 1 ? '' : 's'}, the balance is ${balance}`, {
-      code: 'INSUFFICIENT_CREDITS',
-      required: needed,
-      balance,
-    });
+    super(
+      'payment_required',
+      `Insufficient credits: this generation needs ${needed} credit${needed === 1 ? '' : 's'}, the balance is ${balance}`,
+      {
+        code: 'INSUFFICIENT_CREDITS',
+        required: needed,
+        balance,
+      },
+    );
   }
 }
 

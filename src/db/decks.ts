@@ -70,9 +70,7 @@ async function requireCollection(db: Db, id: string) {
 export async function createDeck(db: Db, input: NewDeck): Promise<DeckRow> {
   await requireCollection(db, input.collection_id);
   const custodiedFor =
-    input.social_org && input.social_identifier
-      ? (await upsertSocialLink(db, input.social_org, input.social_identifier)).id
-      : null;
+    input.social_org && input.social_identifier ? (await upsertSocialLink(db, input.social_org, input.social_identifier)).id : null;
   const [row] = await db
     .insert(decks)
     .values({
@@ -106,7 +104,14 @@ export async function deckDetail(db: Db, id: string) {
   const deck = await getDeck(db, id);
   const collection = await requireCollection(db, deck.collection_id);
   const rows = await db
-    .select({ id: outputs.id, url: outputs.url, status: outputs.status, mime_type: outputs.mime_type, thumbnail_url: outputs.thumbnail_url, created_at: outputs.created_at })
+    .select({
+      id: outputs.id,
+      url: outputs.url,
+      status: outputs.status,
+      mime_type: outputs.mime_type,
+      thumbnail_url: outputs.thumbnail_url,
+      created_at: outputs.created_at,
+    })
     .from(outputs)
     .where(and(eq(outputs.deck_id, id), ne(outputs.status, 'hidden')))
     .orderBy(asc(outputs.created_at), asc(outputs.id));
@@ -157,7 +162,11 @@ export async function updateDeck(db: Db, id: string, patch: DeckPatch): Promise<
     // A locked deck stays locked; locking an already locked deck is a no-op.
     if (patch.status !== 'locked') conditions.push(ne(decks.status, 'locked'));
   }
-  const [row] = await db.update(decks).set(set).where(and(...conditions)).returning();
+  const [row] = await db
+    .update(decks)
+    .set(set)
+    .where(and(...conditions))
+    .returning();
   if (row) return row;
   const current = await getDeck(db, id); // 404 when missing
   throw conflict(`deck ${id} is ${current.status}: a locked deck cannot change status`);
@@ -232,13 +241,7 @@ export async function listUserDecks(db: Db, userId: string, f: DeckFilter) {
     .select({ deck: decks, collection: { id: collections.id, title: collections.title } })
     .from(decks)
     .innerJoin(collections, eq(collections.id, decks.collection_id))
-    .where(
-      and(
-        eq(decks.user_id, userId),
-        ne(decks.status, 'archived'),
-        link === undefined ? undefined : eq(decks.custodied_for, link),
-      ),
-    )
+    .where(and(eq(decks.user_id, userId), ne(decks.status, 'archived'), link === undefined ? undefined : eq(decks.custodied_for, link)))
     .orderBy(desc(decks.created_at), desc(decks.id));
   return rows.map(({ deck, collection }) => ({
     id: deck.id,

@@ -15,7 +15,8 @@ async function rows(db: Db, query: SQL): Promise<Row[]> {
   return result.rows;
 }
 
-const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null || v === undefined ? null : new Date(String(v)).toISOString());
+const iso = (v: unknown) =>
+  v instanceof Date ? v.toISOString() : v === null || v === undefined ? null : new Date(String(v)).toISOString();
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 
 export interface StreamSettings {
@@ -71,7 +72,10 @@ async function creatorsFor(db: Db, collectionRows: Row[]): Promise<Map<string, F
       db,
       sql`select u.id::text as id, u.display_name, u.avatar_url,
                  (select i.provider_user_id from user_identities i where i.user_id = u.id and i.provider = 'provider_e' limit 1) as fid
-          from users u where u.id::text in (${sql.join(userIds.map((u) => sql`${u}`), sql`, `)})`,
+          from users u where u.id::text in (${sql.join(
+            userIds.map((u) => sql`${u}`),
+            sql`, `,
+          )})`,
     );
     for (const u of found) {
       byUser.set(u.id as string, {
@@ -174,7 +178,13 @@ export interface TrendingQuery {
  */
 export async function trendingCollections(db: Db, q: TrendingQuery, stream: StreamSettings) {
   const position = q.after ? decodeCursor(q.after, { r: 'number', id: 'string' }) : null;
-  const exclude = q.exclude.length > 0 ? sql`and c.id not in (${sql.join(q.exclude.map((e) => sql`${e}::uuid`), sql`, `)})` : sql``;
+  const exclude =
+    q.exclude.length > 0
+      ? sql`and c.id not in (${sql.join(
+          q.exclude.map((e) => sql`${e}::uuid`),
+          sql`, `,
+        )})`
+      : sql``;
   const keyset = position
     ? sql`where (t.recent_outputs < ${position.r} or (t.recent_outputs = ${position.r} and t.id < ${position.id}))`
     : sql``;

@@ -16,7 +16,10 @@ export interface StoredResponse {
   body: unknown;
 }
 
-export const requestHash = (body: unknown) => createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
+export const requestHash = (body: unknown) =>
+  createHash('sha256')
+    .update(JSON.stringify(body ?? null))
+    .digest('hex');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -30,7 +33,10 @@ export async function beginIdempotent(db: Db, scope: string, key: string, hash: 
       .onConflictDoNothing()
       .returning({ key: idempotencyKeys.key });
     if (inserted.length > 0) return null;
-    const [row] = await db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
+    const [row] = await db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
     if (!row) continue; // released between the insert and the read: try again
     const stored = row.response as { request_hash?: string; body?: unknown } | null;
     if (stored?.request_hash && stored.request_hash !== hash) {

@@ -16,14 +16,25 @@ export async function recordMinted(db: Db, collectionId: string, highestTokenId:
 }
 
 export async function findTokenDeck(db: Db, collectionId: string, tokenId: number) {
-  const [row] = await db.select().from(decks).where(and(eq(decks.collection_id, collectionId), eq(decks.token_id, tokenId)));
+  const [row] = await db
+    .select()
+    .from(decks)
+    .where(and(eq(decks.collection_id, collectionId), eq(decks.token_id, tokenId)));
   return row;
 }
 
 /** A deck for a minted token without artwork yet (design-stage mint, backend mint without outputId). */
 export async function createMintedDeck(
   db: Db,
-  m: { collectionId: string; title: string; tokenId: number; txHash: string; recipient: string; metadataUri: string; userId: string | null },
+  m: {
+    collectionId: string;
+    title: string;
+    tokenId: number;
+    txHash: string;
+    recipient: string;
+    metadataUri: string;
+    userId: string | null;
+  },
 ) {
   const [row] = await db
     .insert(decks)
@@ -63,7 +74,10 @@ export async function setMintState(db: Db, deckId: string, m: { tokenId: number;
 export async function linkCover(db: Db, deckId: string, outputId: string, tokenMetadata: (traits: unknown) => Record<string, unknown>) {
   const [o] = await db.select({ input_metadata: outputs.input_metadata }).from(outputs).where(eq(outputs.id, outputId));
   const traits = (o?.input_metadata as { traits?: unknown } | null)?.traits ?? [];
-  await db.update(outputs).set({ token_metadata: tokenMetadata(traits), updated_at: sql`now()` }).where(eq(outputs.id, outputId));
+  await db
+    .update(outputs)
+    .set({ token_metadata: tokenMetadata(traits), updated_at: sql`now()` })
+    .where(eq(outputs.id, outputId));
   await db.update(decks).set({ cover_output_id: outputId, updated_at: sql`now()` }).where(eq(decks.id, deckId));
 }
 
@@ -104,7 +118,13 @@ export async function listTokens(db: Db, collectionId: string, page: number, lim
       mint_recipient: deck.mint_recipient,
       minted_at: iso(deck.minted_at),
       current_owner: deck.current_owner,
-      artwork_status: output ? (output.status === 'completed' ? 'completed' : output.status === 'failed' ? 'failed' : 'generating') : 'none',
+      artwork_status: output
+        ? output.status === 'completed'
+          ? 'completed'
+          : output.status === 'failed'
+            ? 'failed'
+            : 'generating'
+        : 'none',
       image: output?.status === 'completed' ? output.url : null,
     })),
     page,

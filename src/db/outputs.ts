@@ -107,12 +107,13 @@ async function explainDeckRefusal(db: Db, deckId: string, collectionId: string, 
  * custodial holder's when social fields are given), which is created when there is none.
  */
 export async function createOutput(db: Db, input: NewOutput): Promise<OutputRow> {
-  const [collection] = await db.select({ id: collections.id, title: collections.title }).from(collections).where(eq(collections.id, input.collection_id));
+  const [collection] = await db
+    .select({ id: collections.id, title: collections.title })
+    .from(collections)
+    .where(eq(collections.id, input.collection_id));
   if (!collection) throw notFound(`collection ${input.collection_id}`);
   const custodiedFor =
-    input.social_org && input.social_identifier
-      ? (await upsertSocialLink(db, input.social_org, input.social_identifier)).id
-      : null;
+    input.social_org && input.social_identifier ? (await upsertSocialLink(db, input.social_org, input.social_identifier)).id : null;
 
   return db.transaction(async (tx) => {
     let deckId: string | null = null;
@@ -197,12 +198,22 @@ export async function completeOutput(db: Db, id: string, c: Completion, opts: { 
     if (!f) throw invalid(`body.flat_file_id: flat file ${c.flat_file_id} does not exist`);
     mime ??= f.mime_type;
   }
-  const set: Record<string, unknown> = { status: 'completed', url: c.url, completed_at: sql`now()`, updated_at: sql`now()`, error_message: null };
+  const set: Record<string, unknown> = {
+    status: 'completed',
+    url: c.url,
+    completed_at: sql`now()`,
+    updated_at: sql`now()`,
+    error_message: null,
+  };
   if (mime !== undefined) set.mime_type = mime;
   if (c.thumbnail_url !== undefined) set.thumbnail_url = c.thumbnail_url;
   if (c.flat_file_id !== undefined) set.flat_file_id = c.flat_file_id;
   if (c.output_metadata !== undefined) set.output_metadata = c.output_metadata;
-  const [row] = await db.update(outputs).set(set).where(and(eq(outputs.id, id), inArray(outputs.status, OPEN_STATES))).returning();
+  const [row] = await db
+    .update(outputs)
+    .set(set)
+    .where(and(eq(outputs.id, id), inArray(outputs.status, OPEN_STATES)))
+    .returning();
   return row ?? explainStateRefusal(db, id, 'complete');
 }
 
@@ -270,11 +281,7 @@ export async function moveOutput(db: Db, id: string, newDeckId: string | null): 
       if (step.sign === 1) await explainDeckRefusal(tx as unknown as Db, step.deck, current.collection_id, 'body.deck_id');
       throw conflict(`deck ${step.deck} is locked: its outputs cannot move out`);
     }
-    const [row] = await tx
-      .update(outputs)
-      .set({ deck_id: newDeckId, updated_at: sql`now()` })
-      .where(eq(outputs.id, id))
-      .returning();
+    const [row] = await tx.update(outputs).set({ deck_id: newDeckId, updated_at: sql`now()` }).where(eq(outputs.id, id)).returning();
     return row!;
   });
 }

@@ -127,7 +127,8 @@ export async function claimPayment(db: Db, p: PaymentRecord, collectionId: strin
   }
 }
 
-const usedError = (hash: string) => paymentError('PAYMENT_ALREADY_USED', `body.tx_hash: transaction ${hash} was already used to pay for samples`);
+const usedError = (hash: string) =>
+  paymentError('PAYMENT_ALREADY_USED', `body.tx_hash: transaction ${hash} was already used to pay for samples`);
 
 /**
  * Before reading the chain: undefined when the hash was never claimed (the unique index stays the
@@ -160,7 +161,10 @@ export async function resumablePayment(
     .where(and(eq(payments.id, row.id), sql`(${payments.lease_until} is null or ${payments.lease_until} < now())`))
     .returning({ id: payments.id });
   if (leased.length === 0) {
-    throw paymentError('PAYMENT_ALREADY_USED', `body.tx_hash: transaction ${q.txHash} is being used by a request in progress; if it failed, retry after ${PAYMENT_LEASE_SECONDS} s`);
+    throw paymentError(
+      'PAYMENT_ALREADY_USED',
+      `body.tx_hash: transaction ${q.txHash} is being used by a request in progress; if it failed, retry after ${PAYMENT_LEASE_SECONDS} s`,
+    );
   }
   return {
     id: row.id,
@@ -205,11 +209,19 @@ export async function listSamples(db: Db, collectionId: string, opts: { wallet?:
     .select({ sample: samples, output: { status: outputs.status, url: outputs.url, input_metadata: outputs.input_metadata } })
     .from(samples)
     .leftJoin(outputs, eq(outputs.id, samples.output_id))
-    .where(and(eq(samples.collection_id, collectionId), opts.wallet ? sql`lower(${samples.wallet_address}) = ${opts.wallet.toLowerCase()}` : undefined))
+    .where(
+      and(
+        eq(samples.collection_id, collectionId),
+        opts.wallet ? sql`lower(${samples.wallet_address}) = ${opts.wallet.toLowerCase()}` : undefined,
+      ),
+    )
     .orderBy(desc(samples.created_at), desc(samples.id))
     .limit(opts.limit ?? 100);
   return rows.map(({ sample, output }) => {
-    const traits = Array.isArray(sample.traits) && sample.traits.length > 0 ? sample.traits : ((output?.input_metadata as { traits?: unknown } | null)?.traits ?? []);
+    const traits =
+      Array.isArray(sample.traits) && sample.traits.length > 0
+        ? sample.traits
+        : ((output?.input_metadata as { traits?: unknown } | null)?.traits ?? []);
     const status = sampleStatus(output?.status ?? null);
     return {
       outputId: sample.output_id,

@@ -173,11 +173,7 @@ export const decks = pgTable(
     created_at: createdAt(),
     updated_at: updatedAt(),
   },
-  (t) => [
-    index().on(t.collection_id),
-    index().on(t.user_id),
-    uniqueIndex('decks_collection_token').on(t.collection_id, t.token_id),
-  ],
+  (t) => [index().on(t.collection_id), index().on(t.user_id), uniqueIndex('decks_collection_token').on(t.collection_id, t.token_id)],
 );
 
 export const flatFiles = pgTable(
@@ -223,12 +219,7 @@ export const outputs = pgTable(
     completed_at: ts('completed_at'),
     updated_at: updatedAt(),
   },
-  (t) => [
-    index().on(t.collection_id, t.status),
-    index().on(t.deck_id),
-    index().on(t.job_id),
-    index().on(t.completed_at),
-  ],
+  (t) => [index().on(t.collection_id, t.status), index().on(t.deck_id), index().on(t.job_id), index().on(t.completed_at)],
 );
 
 // ---------- jobs and workflows ----------
@@ -280,10 +271,7 @@ export const jobSteps = pgTable(
     created_at: createdAt(),
     updated_at: updatedAt(),
   },
-  (t) => [
-    uniqueIndex('job_steps_job_order_attempt').on(t.job_id, t.step_order, t.retry_attempt),
-    index().on(t.status, t.created_at),
-  ],
+  (t) => [uniqueIndex('job_steps_job_order_attempt').on(t.job_id, t.step_order, t.retry_attempt), index().on(t.status, t.created_at)],
 );
 
 /** Append-only; the bigserial id is the SSE event id, so a reconnect resumes after it. */
@@ -423,10 +411,7 @@ export const chainTransactions = pgTable(
     created_at: createdAt(),
     updated_at: updatedAt(),
   },
-  (t) => [
-    index().on(t.status),
-    uniqueIndex('chain_transactions_wallet_nonce').on(t.chain_id, t.from_address, t.nonce),
-  ],
+  (t) => [index().on(t.status), uniqueIndex('chain_transactions_wallet_nonce').on(t.chain_id, t.from_address, t.nonce)],
 );
 
 /** Request idempotency (Idempotency-Key header): the first response is replayed to retries. */

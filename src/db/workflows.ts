@@ -96,7 +96,11 @@ export function presentWorkflow(row: WorkflowRow, opts: { includeData?: boolean 
 export async function seedBuiltinWorkflows(db: Db): Promise<number> {
   let created = 0;
   for (const w of BUILTIN_WORKFLOWS) {
-    const rows = await db.insert(workflows).values(toValues(w)).onConflictDoNothing({ target: workflows.name }).returning({ id: workflows.id });
+    const rows = await db
+      .insert(workflows)
+      .values(toValues(w))
+      .onConflictDoNothing({ target: workflows.name })
+      .returning({ id: workflows.id });
     created += rows.length;
   }
   return created;
@@ -123,7 +127,6 @@ export async function createWorkflow(db: Db, w: NewWorkflow): Promise<WorkflowRo
   if (!row) throw conflict(`a workflow named "${w.name}" already exists`);
   return row;
 }
-
 
 /** By id (a UUID) or by name. */
 export async function findWorkflow(db: Db, idOrName: string): Promise<WorkflowRow | null> {

@@ -53,10 +53,7 @@ export function metadataUrls(metadataBaseUrl: string, collectionId: string) {
   };
 }
 
-export function deriveContractParams(
-  collection: { id: string; title: string; editions: number },
-  metadataBaseUrl: string,
-): ContractParams {
+export function deriveContractParams(collection: { id: string; title: string; editions: number }, metadataBaseUrl: string): ContractParams {
   return {
     name: deriveName(collection.title),
     symbol: deriveSymbol(collection.title),

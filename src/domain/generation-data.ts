@@ -152,9 +152,7 @@ export function normalizeGenerationData(input: unknown): GenerationData {
   const variables: Variable[] = [];
   for (const v of parsed.variables) {
     if (seen.has(v.name)) {
-      throw new z.ZodError([
-        { code: 'custom', path: ['variables'], message: `variable "${v.name}" is defined twice`, input: v.name },
-      ]);
+      throw new z.ZodError([{ code: 'custom', path: ['variables'], message: `variable "${v.name}" is defined twice`, input: v.name }]);
     }
     seen.add(v.name);
     variables.push({

@@ -45,7 +45,9 @@ export const collectionUrl = (metadataBaseUrl: string, collectionId: string) =>
   `${metadataBaseUrl.replace(/\/+$/, '')}/collections/${collectionId}/metadata.json`;
 
 function isAttribute(a: unknown): a is Attribute {
-  return typeof a === 'object' && a !== null && typeof (a as Attribute).trait_type === 'string' && typeof (a as Attribute).value === 'string';
+  return (
+    typeof a === 'object' && a !== null && typeof (a as Attribute).trait_type === 'string' && typeof (a as Attribute).value === 'string'
+  );
 }
 
 /**

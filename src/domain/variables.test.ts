@@ -19,7 +19,11 @@ function data(extra: Partial<GenerationDataInput> = {}) {
       {
         id: 1,
         nodeName: 'image',
-        nodePayload: { intent: 'a $color cat wearing a $color_2 hat, $mood', user_image: '$social_pfp', optional_ref_image: '$ref_image_1' },
+        nodePayload: {
+          intent: 'a $color cat wearing a $color_2 hat, $mood',
+          user_image: '$social_pfp',
+          optional_ref_image: '$ref_image_1',
+        },
       },
       { id: 2, nodeName: 'upscale', nodePayload: { intent: 'upscale', seed: 7 } },
     ],
@@ -54,8 +58,12 @@ function expectError(fn: () => unknown, field: string, code?: string) {
 
 describe('PRNG', () => {
   test('same seed gives the same sequence, different seeds differ', () => {
-    const a = createRng(42), b = createRng(42), c = createRng(43);
-    const sa = [a(), a(), a()], sb = [b(), b(), b()], sc = [c(), c(), c()];
+    const a = createRng(42),
+      b = createRng(42),
+      c = createRng(43);
+    const sa = [a(), a(), a()],
+      sb = [b(), b(), b()],
+      sc = [c(), c(), c()];
     assert.deepEqual(sa, sb);
     assert.notDeepEqual(sa, sc);
     for (const x of sa) assert.ok(x >= 0 && x < 1);
@@ -97,7 +105,16 @@ describe('resolveVariables', () => {
     const b = resolveVariables(d, { ...base, junk: 'x' }, { seed: 'abc' });
     assert.deepEqual(a, b);
     assert.deepEqual(Object.keys(a.values).sort(), [
-      'caption', 'color', 'color_2', 'mood', 'ref_image_1', 'ref_image_2', 'ref_image_3', 'ref_image_4', 'ref_image_5', 'social_pfp',
+      'caption',
+      'color',
+      'color_2',
+      'mood',
+      'ref_image_1',
+      'ref_image_2',
+      'ref_image_3',
+      'ref_image_4',
+      'ref_image_5',
+      'social_pfp',
     ]);
     assert.equal(a.values.caption, 'hello');
     assert.equal(a.values.social_pfp, BLANK_IMAGE);
@@ -198,7 +215,11 @@ describe('substituteIntent', () => {
 describe('resolveSteps', () => {
   test('intents substituted, images resolved, blanks skipped, reference list built', () => {
     const d = data();
-    const { values, seed } = resolveVariables(d, { ...base2(), color: 'red', color_2: 'gold', ref_image_2: 'https://x/r2.png' }, { seed: 3 });
+    const { values, seed } = resolveVariables(
+      d,
+      { ...base2(), color: 'red', color_2: 'gold', ref_image_2: 'https://x/r2.png' },
+      { seed: 3 },
+    );
     const { steps, referenceImages } = resolveSteps(d, values, seed);
     assert.equal(steps[0]!.nodePayload.intent, 'a red cat wearing a gold hat, calm');
     assert.equal(steps[0]!.nodePayload.user_image, null); // social_pfp blank

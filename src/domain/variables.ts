@@ -172,11 +172,7 @@ function describeOptions(v: Variable): string {
  * value the option's display name when the value is a preset, else the value itself. A feature whose
  * value is empty or a blank image gives no trait (an empty attribute means nothing to a viewer).
  */
-export function resolveVariables(
-  data: GenerationData,
-  overrides: Record<string, unknown>,
-  opts: ResolveOptions,
-): ResolvedVariables {
+export function resolveVariables(data: GenerationData, overrides: Record<string, unknown>, opts: ResolveOptions): ResolvedVariables {
   const over = overrides ?? {};
   const seedInput = over.seed;
   let seed: number;
@@ -217,7 +213,13 @@ export function resolveVariables(
       value = IMAGE_VARIABLES.has(v.name) ? BLANK_IMAGE : '';
     } else {
       const rng = createRng(deriveSeed(seed, v.name));
-      value = v.value[weightedIndex(v.value.map((o) => o.weight), rng())]!.value;
+      value =
+        v.value[
+          weightedIndex(
+            v.value.map((o) => o.weight),
+            rng(),
+          )
+        ]!.value;
     }
     values[v.name] = value;
 

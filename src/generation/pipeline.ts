@@ -111,7 +111,9 @@ export function loadGenerationData(collectionId: string, raw: unknown): Generati
     const issues = err instanceof ZodError ? err.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })) : [];
     throw corrupted(
       collectionId,
-      issues.length > 0 ? `collection data is invalid at ${issues[0]!.path || 'data'}: ${issues[0]!.message}` : 'collection data is invalid',
+      issues.length > 0
+        ? `collection data is invalid at ${issues[0]!.path || 'data'}: ${issues[0]!.message}`
+        : 'collection data is invalid',
       { issues },
     );
   }
@@ -129,14 +131,24 @@ export function corrupted(collectionId: string, message: string, details: Record
 /** A collection without steps still generates: one image from its title and values. */
 function stepsOf(data: GenerationData, title: string): GenerationData {
   if (data.steps.length > 0) return data;
-  const intent = [title, ...data.variables.filter((v) => !v.name.startsWith('ref_image_') && v.name !== 'social_pfp').map((v) => `$${v.name}`)].join(', ');
-  return { ...data, steps: [{ id: 0, nodeName: 'image', nodePayload: { intent, user_image: null, optional_ref_image: null, seed: null } }] };
+  const intent = [
+    title,
+    ...data.variables.filter((v) => !v.name.startsWith('ref_image_') && v.name !== 'social_pfp').map((v) => `$${v.name}`),
+  ].join(', ');
+  return {
+    ...data,
+    steps: [{ id: 0, nodeName: 'image', nodePayload: { intent, user_image: null, optional_ref_image: null, seed: null } }],
+  };
 }
 
 export async function resolveWorkflow(db: Db, workflowId: string | undefined, field = 'body.workflow_id'): Promise<WorkflowRow> {
   const row = await findWorkflow(db, workflowId ?? DEFAULT_WORKFLOW);
   if (row) return row;
-  if (!workflowId) throw new AppError('unavailable', `the default workflow "${DEFAULT_WORKFLOW}" is missing: restart the backend to create the built-in workflows`);
+  if (!workflowId)
+    throw new AppError(
+      'unavailable',
+      `the default workflow "${DEFAULT_WORKFLOW}" is missing: restart the backend to create the built-in workflows`,
+    );
   throw invalid(`${field}: workflow ${workflowId} does not exist`);
 }
 
@@ -235,8 +247,23 @@ interface GenerationRows {
   newDeck: { id: string; name: string; userId: string | null; custodiedFor: string | null };
   mintState?: MintState;
   outputCollectionId: string;
-  output: { userId: string | null; source: string; inputMetadata: Record<string, unknown>; custodiedFor: string | null; parentOutputId: string | null };
-  job: { name: string; description: string; jobType: string; priority: number; workflowId: string; data: JobData; userId: string | null; collectionId: string };
+  output: {
+    userId: string | null;
+    source: string;
+    inputMetadata: Record<string, unknown>;
+    custodiedFor: string | null;
+    parentOutputId: string | null;
+  };
+  job: {
+    name: string;
+    description: string;
+    jobType: string;
+    priority: number;
+    workflowId: string;
+    data: JobData;
+    userId: string | null;
+    collectionId: string;
+  };
   step0: StepPayload;
   queueId: string;
 }
@@ -303,7 +330,10 @@ export async function startGeneration(ctx: GenerationContext, input: StartGenera
     let resolved;
     let steps;
     try {
-      resolved = resolveVariables(data, input.variables ?? {}, { seed: input.seed ?? randomInt(0, 2 ** 32 - 1), socialPfp: input.socialPfp ?? null });
+      resolved = resolveVariables(data, input.variables ?? {}, {
+        seed: input.seed ?? randomInt(0, 2 ** 32 - 1),
+        socialPfp: input.socialPfp ?? null,
+      });
       steps = resolveSteps(data, resolved.values, resolved.seed);
     } catch (err) {
       if (err instanceof VariableError) throw variableFailure(collection.id, err);
@@ -336,7 +366,13 @@ export async function startGeneration(ctx: GenerationContext, input: StartGenera
         seed: resolved.seed,
         steps: steps.steps,
         referenceImages: steps.referenceImages,
-        workflow: { id: workflow.id, name: workflow.name, type: workflow.type, models: workflow.models, custom_nodes: workflow.custom_nodes },
+        workflow: {
+          id: workflow.id,
+          name: workflow.name,
+          type: workflow.type,
+          models: workflow.models,
+          custom_nodes: workflow.custom_nodes,
+        },
         // A new deck's id is chosen here so that the job's data can name it.
         deckId: input.deckId ?? randomUUID(),
         outputId,
@@ -413,7 +449,8 @@ export async function startGeneration(ctx: GenerationContext, input: StartGenera
 export async function retryJob(ctx: GenerationContext, jobId: string, stuckAfterMs: number) {
   const { db } = ctx;
   const current = await getJob(db, jobId);
-  if (current.retry_count >= MAX_JOB_RETRIES) throw conflict(RETRY_LIMIT_MESSAGE, { code: 'MAX_RETRIES_REACHED', retry_count: current.retry_count });
+  if (current.retry_count >= MAX_JOB_RETRIES)
+    throw conflict(RETRY_LIMIT_MESSAGE, { code: 'MAX_RETRIES_REACHED', retry_count: current.retry_count });
   const stuckBefore = new Date(Date.now() - stuckAfterMs);
   const retryable = current.status === 'failed' || (current.status !== 'completed' && current.updated_at < stuckBefore);
   if (!retryable) {
@@ -466,7 +503,8 @@ export async function retryJob(ctx: GenerationContext, jobId: string, stuckAfter
   });
   if (!job) {
     const again = await getJob(db, jobId);
-    if (again.retry_count >= MAX_JOB_RETRIES) throw conflict(RETRY_LIMIT_MESSAGE, { code: 'MAX_RETRIES_REACHED', retry_count: again.retry_count });
+    if (again.retry_count >= MAX_JOB_RETRIES)
+      throw conflict(RETRY_LIMIT_MESSAGE, { code: 'MAX_RETRIES_REACHED', retry_count: again.retry_count });
     throw conflict(`job ${jobId} changed while retrying: try again`);
   }
   await submitStep(ctx, job, 0, job.retry_count);

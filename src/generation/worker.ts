@@ -19,7 +19,13 @@ import { EXTENSION } from '../storage/mime.ts';
 import { makeThumbnail } from '../storage/thumbnails.ts';
 import type { Storage } from '../storage/types.ts';
 import { withSpan } from '../telemetry.ts';
-import { createConnector, GeneratorError, type ConnectorConfig, type GeneratorConnector, type ReferenceImageInput } from './connectors/index.ts';
+import {
+  createConnector,
+  GeneratorError,
+  type ConnectorConfig,
+  type GeneratorConnector,
+  type ReferenceImageInput,
+} from './connectors/index.ts';
 import { applyJobEvent, type ApplyOptions } from './job-events.ts';
 import { loadReferenceImages } from './reference-images.ts';
 import { queueJobId, submitStep, type GenerationContext, type StepPayload } from './pipeline.ts';
@@ -131,17 +137,19 @@ export function createStepHandler(ctx: WorkerContext) {
       if (whole - lastReported < 10 && now - lastAt < PROGRESS_INTERVAL_MS) return;
       lastReported = whole;
       lastAt = now;
-      chain = chain.then(async () => {
-        await applyJobEvent(db, p.jobId, {
-          type: 'node_progress',
-          stepOrder: p.stepOrder,
-          retryAttempt: p.retryAttempt,
-          totalSteps: p.totalSteps,
-          progress: pct,
-          ...(message ? { message } : {}),
-        });
-        await qjob.reportProgress(((p.stepOrder + pct / 100) / p.totalSteps) * 100);
-      }).catch(() => undefined);
+      chain = chain
+        .then(async () => {
+          await applyJobEvent(db, p.jobId, {
+            type: 'node_progress',
+            stepOrder: p.stepOrder,
+            retryAttempt: p.retryAttempt,
+            totalSteps: p.totalSteps,
+            progress: pct,
+            ...(message ? { message } : {}),
+          });
+          await qjob.reportProgress(((p.stepOrder + pct / 100) / p.totalSteps) * 100);
+        })
+        .catch(() => undefined);
     };
 
     const referenceImages: ReferenceImageInput[] = await loadReferenceImages(storage, p.payload.referenceImages);
@@ -181,7 +189,14 @@ export function createStepHandler(ctx: WorkerContext) {
     await applyJobEvent(
       db,
       p.jobId,
-      { type: 'node_completed', stepOrder: p.stepOrder, retryAttempt: p.retryAttempt, totalSteps: p.totalSteps, stepName: p.payload.nodeName, output },
+      {
+        type: 'node_completed',
+        stepOrder: p.stepOrder,
+        retryAttempt: p.retryAttempt,
+        totalSteps: p.totalSteps,
+        stepName: p.payload.nodeName,
+        output,
+      },
       ctx.applyOptions,
     );
     return { output, bytes: result.bytes };
@@ -198,7 +213,13 @@ export function createStepHandler(ctx: WorkerContext) {
  * as in job-events.ts). When another finisher (a re-delivered step) completed the output first,
  * the job records what that one wrote.
  */
-async function finishJob(ctx: WorkerContext, p: StepPayload, out: StepOutput, outputAtStart: { userId: string | null; status: string | null }, bytes?: Buffer) {
+async function finishJob(
+  ctx: WorkerContext,
+  p: StepPayload,
+  out: StepOutput,
+  outputAtStart: { userId: string | null; status: string | null },
+  bytes?: Buffer,
+) {
   const { db, storage } = ctx;
   let thumbnail: string | null = null;
   if (outputAtStart.status !== 'completed') {
@@ -246,7 +267,13 @@ async function finishJob(ctx: WorkerContext, p: StepPayload, out: StepOutput, ou
 }
 
 async function failJob(db: Db, p: StepPayload, message: string) {
-  const r = await applyJobEvent(db, p.jobId, { type: 'error', message, stepOrder: p.stepOrder, retryAttempt: p.retryAttempt, source: 'worker' });
+  const r = await applyJobEvent(db, p.jobId, {
+    type: 'error',
+    message,
+    stepOrder: p.stepOrder,
+    retryAttempt: p.retryAttempt,
+    source: 'worker',
+  });
   if (r.applied) await failOutput(db, p.outputId, message).catch(() => undefined);
 }
 
@@ -303,7 +330,8 @@ export async function reconcileStaleSteps(ctx: GenerationContext, opts: { staleM
       report.failed++;
       continue;
     }
-    const newId = state === 'unknown' && queueId ? queueId : `${queueJobId(step.job_id, step.step_order, step.retry_attempt)}-rc${Date.now()}`;
+    const newId =
+      state === 'unknown' && queueId ? queueId : `${queueJobId(step.job_id, step.step_order, step.retry_attempt)}-rc${Date.now()}`;
     await queue.add(newId, payload, { priority: payload.workflow_context.workflow_priority, attempts: payload.attempts });
     await db.update(jobSteps).set({ queue_job_id: newId, updated_at: new Date() }).where(eq(jobSteps.id, step.id));
     report.requeued++;
@@ -312,7 +340,10 @@ export async function reconcileStaleSteps(ctx: GenerationContext, opts: { staleM
 }
 
 /** Runs the reconciler every `intervalMs`; returns a stop function. */
-export function startReconciler(ctx: GenerationContext, opts: { intervalMs?: number; staleMs?: number; onError?: (err: unknown) => void } = {}) {
+export function startReconciler(
+  ctx: GenerationContext,
+  opts: { intervalMs?: number; staleMs?: number; onError?: (err: unknown) => void } = {},
+) {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;

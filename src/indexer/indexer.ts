@@ -501,7 +501,14 @@ export class Indexer {
         const ev = decodeEventLog({ abi: diamondFactoryAbi, data: l.data as Hex, topics: l.topics as [Hex, ...Hex[]] });
         if (ev.eventName !== 'CollectionCreated') continue;
         const args = ev.args as { diamond: string; name: string; symbol: string; owner: string };
-        apps.push({ ...base, address: getAddress(args.diamond), factory_address: address, name: args.name, symbol: args.symbol, creator: getAddress(args.owner) });
+        apps.push({
+          ...base,
+          address: getAddress(args.diamond),
+          factory_address: address,
+          name: args.name,
+          symbol: args.symbol,
+          creator: getAddress(args.owner),
+        });
       } else if (t0 === TOPICS.Transfer && l.topics.length === 4) {
         transfers.push({
           ...base,
@@ -546,25 +553,31 @@ export class Indexer {
     // Block hashes to keep: all checked headers, the blocks with logs.
     const blockRows = new Map<number, { block_number: number; block_hash: string; parent_hash: string | null }>();
     for (const [n, h] of blockHashes) blockRows.set(n, { block_number: n, block_hash: h, parent_hash: null });
-    for (const h of byNumber.values()) blockRows.set(num(h.number), { block_number: num(h.number), block_hash: h.hash, parent_hash: h.parentHash });
+    for (const h of byNumber.values())
+      blockRows.set(num(h.number), { block_number: num(h.number), block_hash: h.hash, parent_hash: h.parentHash });
     const last = byNumber.get(to)!;
 
     const c = this.chainId;
     const nextStatus: IndexerStatus = to >= safe ? 'idle' : status === 'reindexing' ? 'reindexing' : 'indexing';
     const inserted = await this.db.transaction(async (tx) => {
       const newApps = apps.length
-        ? await rows<{ tx_hash: string; log_index: number }>(tx, sql`
+        ? await rows<{ tx_hash: string; log_index: number }>(
+            tx,
+            sql`
             INSERT INTO apps (chain_id, address, factory_address, name, symbol, creator, block_number, block_hash, tx_hash, log_index, timestamp)
             SELECT ${c}, v.address, v.factory_address, v.name, v.symbol, v.creator, v.block_number, v.block_hash, v.tx_hash, v.log_index, v.timestamp
             FROM json_to_recordset(${JSON.stringify(apps)}::json) AS v(address text, factory_address text, name text, symbol text, creator text,
               block_number bigint, block_hash text, tx_hash text, log_index int, timestamp timestamptz)
-            ON CONFLICT DO NOTHING RETURNING tx_hash, log_index`)
+            ON CONFLICT DO NOTHING RETURNING tx_hash, log_index`,
+          )
         : [];
       const newTransfers: { tx_hash: string; log_index: number }[] = [];
       for (let i = 0; i < transfers.length; i += 5000) {
         const part = transfers.slice(i, i + 5000);
         newTransfers.push(
-          ...(await rows<{ tx_hash: string; log_index: number }>(tx, sql`
+          ...(await rows<{ tx_hash: string; log_index: number }>(
+            tx,
+            sql`
             WITH v AS (
               SELECT * FROM json_to_recordset(${JSON.stringify(part)}::json) AS v(collection_address text, token_id numeric,
                 from_address text, to_address text, block_number bigint, block_hash text, tx_hash text, log_index int, timestamp timestamptz)
@@ -576,32 +589,42 @@ export class Indexer {
             SELECT ${c}, v.collection_address, v.token_id, d.id, v.from_address, v.to_address, v.block_number, v.block_hash, v.tx_hash, v.log_index, v.timestamp
             FROM v LEFT JOIN cols ON cols.addr = lower(v.collection_address)
                    LEFT JOIN decks d ON d.collection_id = cols.id AND d.token_id = v.token_id
-            ON CONFLICT DO NOTHING RETURNING tx_hash, log_index`)),
+            ON CONFLICT DO NOTHING RETURNING tx_hash, log_index`,
+          )),
         );
       }
       const newMints = mints.length
-        ? await rows<{ tx_hash: string; log_index: number }>(tx, sql`
+        ? await rows<{ tx_hash: string; log_index: number }>(
+            tx,
+            sql`
             INSERT INTO app_token_mints (chain_id, app_address, to_address, start_token_id, quantity, block_number, block_hash, tx_hash, log_index, timestamp)
             SELECT ${c}, v.app_address, v.to_address, v.start_token_id, v.quantity, v.block_number, v.block_hash, v.tx_hash, v.log_index, v.timestamp
             FROM json_to_recordset(${JSON.stringify(mints)}::json) AS v(app_address text, to_address text, start_token_id numeric, quantity int,
               block_number bigint, block_hash text, tx_hash text, log_index int, timestamp timestamptz)
-            ON CONFLICT DO NOTHING RETURNING tx_hash, log_index`)
+            ON CONFLICT DO NOTHING RETURNING tx_hash, log_index`,
+          )
         : [];
       const newOwners = owners.length
-        ? await rows<{ tx_hash: string; log_index: number }>(tx, sql`
+        ? await rows<{ tx_hash: string; log_index: number }>(
+            tx,
+            sql`
             INSERT INTO owner_token_transfers (chain_id, app_address, from_address, to_address, block_number, block_hash, tx_hash, log_index, timestamp)
             SELECT ${c}, v.app_address, v.from_address, v.to_address, v.block_number, v.block_hash, v.tx_hash, v.log_index, v.timestamp
             FROM json_to_recordset(${JSON.stringify(owners)}::json) AS v(app_address text, from_address text, to_address text,
               block_number bigint, block_hash text, tx_hash text, log_index int, timestamp timestamptz)
-            ON CONFLICT DO NOTHING RETURNING tx_hash, log_index`)
+            ON CONFLICT DO NOTHING RETURNING tx_hash, log_index`,
+          )
         : [];
       const newUpgrades = upgrades.length
-        ? await rows<{ tx_hash: string; log_index: number }>(tx, sql`
+        ? await rows<{ tx_hash: string; log_index: number }>(
+            tx,
+            sql`
             INSERT INTO contract_upgrades (chain_id, contract_address, init_address, init_calldata, cuts, block_number, block_hash, tx_hash, log_index, timestamp)
             SELECT ${c}, v.contract_address, v.init_address, v.init_calldata, v.cuts, v.block_number, v.block_hash, v.tx_hash, v.log_index, v.timestamp
             FROM json_to_recordset(${JSON.stringify(upgrades)}::json) AS v(contract_address text, init_address text, init_calldata text, cuts jsonb,
               block_number bigint, block_hash text, tx_hash text, log_index int, timestamp timestamptz)
-            ON CONFLICT DO NOTHING RETURNING tx_hash, log_index`)
+            ON CONFLICT DO NOTHING RETURNING tx_hash, log_index`,
+          )
         : [];
       if (latest.size) {
         const owners = [...latest.values()].map((t) => ({ a: t.collection_address, t: t.token_id, o: t.to_address, ts: t.timestamp }));
@@ -679,7 +702,11 @@ export class Indexer {
     ]);
     collect(owners, inserted.newOwners, 'owner', (o) => [
       o.from_address === ZERO_ADDRESS
-        ? { name: 'emprops:ownerToken:minted', room: appRoom(o.app_address), payload: { tokenId: o.app_address, owner: o.to_address, contractAddress: o.app_address } }
+        ? {
+            name: 'emprops:ownerToken:minted',
+            room: appRoom(o.app_address),
+            payload: { tokenId: o.app_address, owner: o.to_address, contractAddress: o.app_address },
+          }
         : {
             name: 'emprops:ownerToken:transferred',
             room: appRoom(o.app_address),
@@ -744,13 +771,17 @@ export class Indexer {
   private async findCommonAncestor(atBlock: number): Promise<{ number: number; hash: string | null }> {
     let below = atBlock + 1;
     for (;;) {
-      const stored = await rows<{ block_number: string | number; block_hash: string }>(this.db, sql`
+      const stored = await rows<{ block_number: string | number; block_hash: string }>(
+        this.db,
+        sql`
         SELECT block_number, block_hash FROM indexed_blocks WHERE chain_id = ${this.chainId} AND block_number < ${below}
-        ORDER BY block_number DESC LIMIT 64`);
+        ORDER BY block_number DESC LIMIT 64`,
+      );
       if (stored.length === 0) return { number: this.startBlock - 1, hash: null };
       const chain = await this.rpc.blocks(stored.map((s) => Number(s.block_number)));
       for (let i = 0; i < stored.length; i++) {
-        if (chain[i] && chain[i]!.hash === stored[i]!.block_hash) return { number: Number(stored[i]!.block_number), hash: stored[i]!.block_hash };
+        if (chain[i] && chain[i]!.hash === stored[i]!.block_hash)
+          return { number: Number(stored[i]!.block_number), hash: stored[i]!.block_hash };
       }
       below = Number(stored[stored.length - 1]!.block_number);
     }
@@ -762,10 +793,16 @@ export class Indexer {
     const c = this.chainId;
     const a = ancestor.number;
     const removed = await this.db.transaction(async (tx) => {
-      const affected = await rows<{ collection_address: string; token_id: string }>(tx, sql`
-        SELECT DISTINCT collection_address, token_id::text AS token_id FROM transfers WHERE chain_id = ${c} AND block_number > ${a}`);
-      const deleted = await rows<{ n: number }>(tx, sql`
-        WITH d AS (DELETE FROM transfers WHERE chain_id = ${c} AND block_number > ${a} RETURNING 1) SELECT count(*)::int AS n FROM d`);
+      const affected = await rows<{ collection_address: string; token_id: string }>(
+        tx,
+        sql`
+        SELECT DISTINCT collection_address, token_id::text AS token_id FROM transfers WHERE chain_id = ${c} AND block_number > ${a}`,
+      );
+      const deleted = await rows<{ n: number }>(
+        tx,
+        sql`
+        WITH d AS (DELETE FROM transfers WHERE chain_id = ${c} AND block_number > ${a} RETURNING 1) SELECT count(*)::int AS n FROM d`,
+      );
       await tx.execute(sql`DELETE FROM app_token_mints WHERE chain_id = ${c} AND block_number > ${a}`);
       await tx.execute(sql`DELETE FROM owner_token_transfers WHERE chain_id = ${c} AND block_number > ${a}`);
       await tx.execute(sql`DELETE FROM contract_upgrades WHERE chain_id = ${c} AND block_number > ${a}`);
@@ -803,12 +840,15 @@ export class Indexer {
     this.lastLinkAt = Date.now();
     const c = this.chainId;
     await this.db.transaction(async (tx) => {
-      const linked = await rows<{ deck_id: string }>(tx, sql`
+      const linked = await rows<{ deck_id: string }>(
+        tx,
+        sql`
         UPDATE transfers t SET deck_id = d.id
         FROM collections c JOIN decks d ON d.collection_id = c.id
         WHERE t.deck_id IS NULL AND t.chain_id = ${c} AND c.chain_id = ${c} AND c.contract_address IS NOT NULL
           AND lower(c.contract_address) = lower(t.collection_address) AND d.token_id = t.token_id
-        RETURNING d.id AS deck_id`);
+        RETURNING d.id AS deck_id`,
+      );
       if (!linked.length) return;
       const ids = [...new Set(linked.map((l) => l.deck_id))];
       await tx.execute(sql`
@@ -824,7 +864,8 @@ export class Indexer {
 
   liveStatus(): LiveStatus {
     const wd = this.opts.watchdog ?? {};
-    const lag = this.headBlock !== null && this.lastIndexed !== null ? Math.max(0, this.headBlock - this.confirmations - this.lastIndexed) : null;
+    const lag =
+      this.headBlock !== null && this.lastIndexed !== null ? Math.max(0, this.headBlock - this.confirmations - this.lastIndexed) : null;
     const behind = lag !== null && lag > (wd.maxLagBlocks ?? 100);
     const stalled = this.running && this.lastProgressAt !== null && Date.now() - this.lastProgressAt > (wd.maxStallMs ?? 60_000);
     return {

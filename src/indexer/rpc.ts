@@ -110,7 +110,12 @@ export class JsonRpc {
 
   getLogs(f: GetLogsFilter): Promise<RawLog[]> {
     return this.call<RawLog[]>('eth_getLogs', [
-      { fromBlock: hex(f.fromBlock), toBlock: hex(f.toBlock), ...(f.address ? { address: f.address } : {}), ...(f.topics ? { topics: f.topics } : {}) },
+      {
+        fromBlock: hex(f.fromBlock),
+        toBlock: hex(f.toBlock),
+        ...(f.address ? { address: f.address } : {}),
+        ...(f.topics ? { topics: f.topics } : {}),
+      },
     ]);
   }
 }

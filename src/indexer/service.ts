@@ -51,7 +51,8 @@ export function indexerTarget(config: Config, overrides: Partial<IndexerTarget> 
     rpcUrl,
     factoryAddress: getAddress(factory),
     startBlock: overrides.startBlock ?? (sameFactory ? record.blockNumber : 0),
-    contracts: overrides.contracts ?? (sameFactory ? (record.contracts as Record<string, string>) : { DiamondFactory: getAddress(factory) }),
+    contracts:
+      overrides.contracts ?? (sameFactory ? (record.contracts as Record<string, string>) : { DiamondFactory: getAddress(factory) }),
   };
 }
 
@@ -98,7 +99,13 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   });
   if (opts.reindex) await indexer.resetForReindex();
   if (opts.follow ?? true) indexer.start();
-  const host: IndexerHost = { chainId: target.chainId, rpcUrl: target.rpcUrl, contracts: target.contracts, events, liveStatus: () => indexer.liveStatus() };
+  const host: IndexerHost = {
+    chainId: target.chainId,
+    rpcUrl: target.rpcUrl,
+    contracts: target.contracts,
+    events,
+    liveStatus: () => indexer.liveStatus(),
+  };
   local.set(target.chainId, host);
   const realtime = opts.server ? attachRealtime(opts.server, events) : undefined;
   logger.info({ chainId: target.chainId, factory: target.factoryAddress, startBlock: target.startBlock }, 'indexer started');

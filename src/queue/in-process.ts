@@ -56,7 +56,8 @@ class ReadyHeap<T> {
       items[0] = last;
       let i = 0;
       for (;;) {
-        const l = 2 * i + 1, r = l + 1;
+        const l = 2 * i + 1,
+          r = l + 1;
         let m = i;
         if (l < items.length && this.before(items[l]!, items[m]!)) m = l;
         if (r < items.length && this.before(items[r]!, items[m]!)) m = r;
@@ -196,12 +197,15 @@ export class InProcessQueue<T> implements WorkQueue<T> {
           this.emit({ type: 'failed', jobId: e.id, error: errorMessage(err) });
         } else {
           e.state = 'delayed';
-          const t = setTimeout(() => {
-            this.timers.delete(t);
-            e.state = 'waiting';
-            this.ready.push(e);
-            this.dispatch();
-          }, e.backoffMs * 2 ** (e.attempt - 1));
+          const t = setTimeout(
+            () => {
+              this.timers.delete(t);
+              e.state = 'waiting';
+              this.ready.push(e);
+              this.dispatch();
+            },
+            e.backoffMs * 2 ** (e.attempt - 1),
+          );
           this.timers.add(t);
         }
       }

@@ -35,7 +35,24 @@ export function contentTypeForKey(key: string): string {
 const ascii = (bytes: Uint8Array, start: number, end: number) => Buffer.from(bytes.subarray(start, end)).toString('latin1');
 
 /** ISO base media (MP4) major brands we take as video/mp4. QuickTime ('qt  ') and HEIF/AVIF are not mp4. */
-const MP4_BRANDS = new Set(['isom', 'iso2', 'iso3', 'iso4', 'iso5', 'iso6', 'iso8', 'iso9', 'mp41', 'mp42', 'avc1', 'dash', 'M4V ', 'mmp4', 'msnv', 'f4v ']);
+const MP4_BRANDS = new Set([
+  'isom',
+  'iso2',
+  'iso3',
+  'iso4',
+  'iso5',
+  'iso6',
+  'iso8',
+  'iso9',
+  'mp41',
+  'mp42',
+  'avc1',
+  'dash',
+  'M4V ',
+  'mmp4',
+  'msnv',
+  'f4v ',
+]);
 
 /** The allowed type these bytes are, or null when they are none of them. */
 export function sniffType(bytes: Uint8Array): AllowedType | null {

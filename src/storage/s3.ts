@@ -4,13 +4,7 @@
  * (a CDN or a public bucket); otherwise through the backend's `GET /files/<key>`, which reads
  * them with the credentials, so the bucket can stay private.
  */
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { contentTypeForKey } from './mime.ts';
 import { assertValidKey, encodeKey, keyFromUrlWithBase, type Storage, type StoredObject } from './types.ts';
 

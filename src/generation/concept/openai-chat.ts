@@ -17,7 +17,10 @@ const answerSchema = z.object({
       z.object({
         name: z.string().regex(/^[a-z_][a-z0-9_]*$/),
         feature_name: z.string().min(1).max(100),
-        options: z.array(z.object({ value: z.string().min(1), weight: z.number().positive() })).min(2).max(12),
+        options: z
+          .array(z.object({ value: z.string().min(1), weight: z.number().positive() }))
+          .min(2)
+          .max(12),
       }),
     )
     .min(1)

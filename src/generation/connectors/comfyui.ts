@@ -152,7 +152,7 @@ export function injectWorkflow(template: ComfyWorkflow, ctx: InjectContext): Com
   if (!sawPrompt) {
     const encoders = Object.entries(graph)
       .filter(([, n]) => n.class_type === 'CLIPTextEncode' && typeof n.inputs.text === 'string')
-      .sort(([a], [b]) => (Number(a) - Number(b)) || (a < b ? -1 : 1));
+      .sort(([a], [b]) => Number(a) - Number(b) || (a < b ? -1 : 1));
     const positive = encoders.find(([, n]) => /positive/i.test(n._meta?.title ?? '')) ?? encoders[0];
     if (positive) positive[1].inputs.text = ctx.prompt;
   }
@@ -197,7 +197,9 @@ export class ComfyUiConnector implements GeneratorConnector {
 
   promptIdFor(req: GenerateRequest): string {
     return deterministicPromptId(
-      req.stepId !== undefined ? `step:${req.stepId}:${req.seed >>> 0}` : `adhoc:${req.seed >>> 0}:${req.prompt}:${JSON.stringify(req.values)}`,
+      req.stepId !== undefined
+        ? `step:${req.stepId}:${req.seed >>> 0}`
+        : `adhoc:${req.seed >>> 0}:${req.prompt}:${JSON.stringify(req.values)}`,
     );
   }
 
@@ -241,7 +243,13 @@ export class ComfyUiConnector implements GeneratorConnector {
       return {
         bytes,
         mimeType: sniffImageType(bytes, 'image/png'),
-        meta: { generator: 'comfyui', prompt_id: promptId, filename: image.filename, subfolder: image.subfolder ?? '', type: image.type ?? 'output' },
+        meta: {
+          generator: 'comfyui',
+          prompt_id: promptId,
+          filename: image.filename,
+          subfolder: image.subfolder ?? '',
+          type: image.type ?? 'output',
+        },
       };
     } catch (e) {
       if (signal?.aborted) {
@@ -261,15 +269,22 @@ export class ComfyUiConnector implements GeneratorConnector {
   // ---- HTTP ------------------------------------------------------------------------------
 
   private async request(path: string, init: RequestInit, signal: AbortSignal): Promise<Response> {
-    const res = await fetch(`${this.baseUrl}${path}`, { ...init, signal: AbortSignal.any([signal, AbortSignal.timeout(this.requestTimeoutMs)]) });
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      ...init,
+      signal: AbortSignal.any([signal, AbortSignal.timeout(this.requestTimeoutMs)]),
+    });
     if (res.ok) return res;
     const text = await res.text().catch(() => '');
     let message = text.slice(0, 500);
     try {
-      const body = JSON.parse(text) as { error?: { message?: string; details?: string } | string; node_errors?: Record<string, { errors?: Array<{ message?: string; details?: string }>; class_type?: string }> };
+      const body = JSON.parse(text) as {
+        error?: { message?: string; details?: string } | string;
+        node_errors?: Record<string, { errors?: Array<{ message?: string; details?: string }>; class_type?: string }>;
+      };
       const err = typeof body.error === 'string' ? body.error : [body.error?.message, body.error?.details].filter(Boolean).join(': ');
       const nodes = Object.entries(body.node_errors ?? {}).map(
-        ([id, n]) => `node ${id} (${n.class_type ?? '?'}): ${(n.errors ?? []).map((x) => [x.message, x.details].filter(Boolean).join(': ')).join('; ')}`,
+        ([id, n]) =>
+          `node ${id} (${n.class_type ?? '?'}): ${(n.errors ?? []).map((x) => [x.message, x.details].filter(Boolean).join(': ')).join('; ')}`,
       );
       message = [err, ...nodes].filter(Boolean).join('; ') || message;
     } catch {
@@ -285,7 +300,11 @@ export class ComfyUiConnector implements GeneratorConnector {
   private async postPrompt(graph: ComfyWorkflow, promptId: string, signal: AbortSignal): Promise<number | undefined> {
     const res = await this.request(
       '/prompt',
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: graph, client_id: this.clientId, prompt_id: promptId }) },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: graph, client_id: this.clientId, prompt_id: promptId }),
+      },
       signal,
     );
     const body = (await res.json().catch(() => ({}))) as { number?: unknown };
@@ -317,7 +336,12 @@ export class ComfyUiConnector implements GeneratorConnector {
   private async cancel(promptId: string): Promise<void> {
     const quick = AbortSignal.timeout(5000);
     const post = (path: string, body: unknown) =>
-      fetch(`${this.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: quick }).catch(() => undefined);
+      fetch(`${this.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: quick,
+      }).catch(() => undefined);
     await post('/queue', { delete: [promptId] });
     await post('/interrupt', { prompt_id: promptId });
   }
@@ -330,7 +354,7 @@ export class ComfyUiConnector implements GeneratorConnector {
 
   private firstImage(entry: HistoryEntry): HistoryImage {
     const images = Object.keys(entry.outputs ?? {})
-      .sort((a, b) => (Number(a) - Number(b)) || (a < b ? -1 : 1))
+      .sort((a, b) => Number(a) - Number(b) || (a < b ? -1 : 1))
       .flatMap((id) => entry.outputs![id]!.images ?? []);
     // Prefer saved outputs over previews and temp files.
     const image = images.find((i) => (i.type ?? 'output') === 'output') ?? images[0];
@@ -389,7 +413,10 @@ export class ComfyUiConnector implements GeneratorConnector {
           // An entry from an earlier run of this prompt_id (re-run after an interruption) is stale.
           if (entry && run !== undefined && run >= 0 && Array.isArray(entry.prompt) && entry.prompt[0] !== run) entry = undefined;
           if (entry && wasInterrupted(entry)) finish(new GeneratorError('ComfyUI execution was interrupted', { retryable: true }));
-          else if (entry && (entry.status?.completed || entry.status?.status_str === 'error' || Object.keys(entry.outputs ?? {}).length > 0)) {
+          else if (
+            entry &&
+            (entry.status?.completed || entry.status?.status_str === 'error' || Object.keys(entry.outputs ?? {}).length > 0)
+          ) {
             finish(undefined, entry);
           }
         } catch (e) {
@@ -414,8 +441,10 @@ export class ComfyUiConnector implements GeneratorConnector {
             report(10, 'started');
             break;
           case 'progress': {
-            const value = Number(d.value), max = Number(d.max);
-            if (max > 0 && Number.isFinite(value)) report(10 + (80 * Math.min(value, max)) / max, `node ${String(d.node ?? '')} ${value}/${max}`);
+            const value = Number(d.value),
+              max = Number(d.max);
+            if (max > 0 && Number.isFinite(value))
+              report(10 + (80 * Math.min(value, max)) / max, `node ${String(d.node ?? '')} ${value}/${max}`);
             break;
           }
           case 'executing':

@@ -57,7 +57,8 @@ export class OpenAiImagesConnector implements GeneratorConnector {
     const timeout = AbortSignal.timeout(this.opts.timeoutMs);
     const all = signal ? AbortSignal.any([signal, timeout]) : timeout;
 
-    const format = this.opts.responseFormat === undefined ? (/^gpt-image/i.test(this.opts.model) ? null : 'b64_json') : this.opts.responseFormat;
+    const format =
+      this.opts.responseFormat === undefined ? (/^gpt-image/i.test(this.opts.model) ? null : 'b64_json') : this.opts.responseFormat;
     const body: Record<string, unknown> = {
       model: this.opts.model,
       prompt: prompt.slice(0, this.opts.maxPromptLength),
@@ -94,7 +95,11 @@ export class OpenAiImagesConnector implements GeneratorConnector {
       } else if (item?.url) {
         onProgress(70, 'downloading');
         const img = await fetch(item.url, { signal: all });
-        if (!img.ok) throw new GeneratorError(`downloading the generated image returned ${img.status}`, { retryable: img.status >= 500, status: img.status });
+        if (!img.ok)
+          throw new GeneratorError(`downloading the generated image returned ${img.status}`, {
+            retryable: img.status >= 500,
+            status: img.status,
+          });
         bytes = Buffer.from(await img.arrayBuffer());
       } else {
         throw new GeneratorError('image API response has neither data[0].b64_json nor data[0].url', { retryable: false });
@@ -105,11 +110,17 @@ export class OpenAiImagesConnector implements GeneratorConnector {
       return {
         bytes,
         mimeType,
-        meta: { generator: 'openai', model: this.opts.model, size: body.size, ...(item.revised_prompt ? { revised_prompt: item.revised_prompt } : {}) },
+        meta: {
+          generator: 'openai',
+          model: this.opts.model,
+          size: body.size,
+          ...(item.revised_prompt ? { revised_prompt: item.revised_prompt } : {}),
+        },
       };
     } catch (e) {
       throwIfAborted(signal);
-      if (timeout.aborted) throw new GeneratorError(`image API did not answer within ${this.opts.timeoutMs} ms`, { retryable: true, cause: e });
+      if (timeout.aborted)
+        throw new GeneratorError(`image API did not answer within ${this.opts.timeoutMs} ms`, { retryable: true, cause: e });
       if (e instanceof GeneratorError) throw e;
       throw new GeneratorError(`image API request failed: ${e instanceof Error ? e.message : String(e)}`, { retryable: true, cause: e });
     }

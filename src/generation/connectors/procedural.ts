@@ -54,9 +54,9 @@ const css = (c: Hsl, alpha = 1) => `hsla(${c.h},${c.s}%,${c.l}%,${alpha})`;
 
 function escapeXml(s: string): string {
   // Control characters are not allowed in XML 1.0; the rest is escaped.
-  return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, ' ').replace(/[<>&'"]/g, (c) =>
-    c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : c === "'" ? '&apos;' : '&quot;',
-  );
+  return s
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, ' ')
+    .replace(/[<>&'"]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : c === "'" ? '&apos;' : '&quot;'));
 }
 
 function wrap(text: string, maxChars: number, maxLines: number): string[] {
@@ -139,7 +139,7 @@ export function buildSvg(req: GenerateRequest, width: number, height: number): s
       const pts = [0, 1, 2]
         .map((k) => {
           const a = (k * 2 * Math.PI) / 3 + rng();
-          return `${(x + Math.cos(a) * size / 2).toFixed(1)},${(y + Math.sin(a) * size / 2).toFixed(1)}`;
+          return `${(x + (Math.cos(a) * size) / 2).toFixed(1)},${(y + (Math.sin(a) * size) / 2).toFixed(1)}`;
         })
         .join(' ');
       parts.push(`<polygon points="${pts}" fill="${fill}"/>`);

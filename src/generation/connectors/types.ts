@@ -59,7 +59,10 @@ export const MAX_SIZE = 2048;
 export function checkSize(req: GenerateRequest): { width: number; height: number } {
   const width = req.width ?? DEFAULT_SIZE;
   const height = req.height ?? DEFAULT_SIZE;
-  for (const [k, v] of [['width', width], ['height', height]] as const) {
+  for (const [k, v] of [
+    ['width', width],
+    ['height', height],
+  ] as const) {
     if (!Number.isInteger(v) || v < 16 || v > MAX_SIZE) {
       throw new GeneratorError(`${k} must be an integer from 16 to ${MAX_SIZE}`, { retryable: false });
     }
