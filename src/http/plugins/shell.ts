@@ -37,6 +37,8 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
   app.addHook('onRoute', (route) => {
     // Documentation and health are public.
     if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true };
+    // Public routes need no credentials: the OpenAPI document says so (no lock in /docs).
+    if ((route.config as { public?: boolean } | undefined)?.public) route.schema = { ...(route.schema ?? {}), security: [] };
   });
   await app.register(swagger, {
     openapi: {
