@@ -14,7 +14,7 @@ import Fastify from 'fastify';
 import { eq } from 'drizzle-orm';
 import { testConfig } from '../src/config.ts';
 import { buildBackendApp } from '../src/http/backend/app.ts';
-import { decks, outputs } from '../src/db/schema.ts';
+import { decks, outputs } from '../src/db/schema/index.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { sampleData } from '../test/helpers/platform.ts';
 import { MetadataCache } from '../src/http/backend/metadata.ts';

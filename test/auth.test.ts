@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { createApiKey } from '../src/db/api-keys.ts';
-import { apiKeys, userIdentities, users } from '../src/db/schema.ts';
+import { apiKeys, userIdentities, users } from '../src/db/schema/index.ts';
 import { JWT_SECRET, SERVICE_KEY, call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 
 const secret = new TextEncoder().encode(JWT_SECRET);

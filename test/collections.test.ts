@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { collections, decks } from '../src/db/schema.ts';
+import { collections, decks } from '../src/db/schema/index.ts';
 import { asService, call, sampleData, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 
 let p: TestPlatform;

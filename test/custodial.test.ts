@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { outputs } from '../src/db/schema.ts';
+import { outputs } from '../src/db/schema/index.ts';
 import { startJobsPlatform, waitForJobEnd, type JobsPlatform } from './helpers/jobs.ts';
 import { asService, call } from './helpers/platform.ts';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { decks, outputs } from '../src/db/schema.ts';
+import { decks, outputs } from '../src/db/schema/index.ts';
 import { bearer, client, makeCollection, svc, userToken } from './helpers/content.ts';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { collections, outputs } from '../src/db/schema.ts';
+import { collections, outputs } from '../src/db/schema/index.ts';
 import { client, svc } from './helpers/content.ts';
 import { startJobsPlatform, waitFor, type JobsPlatform } from './helpers/jobs.ts';
 import { sampleData } from './helpers/platform.ts';

@@ -1,7 +1,7 @@
 /** The public feed: trending order, featured deck, cursors, display and playback rules. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { collections, decks, flatFiles, outputs, userIdentities, users } from '../src/db/schema.ts';
+import { collections, decks, flatFiles, outputs, userIdentities, users } from '../src/db/schema/index.ts';
 import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 
 let p: TestPlatform;

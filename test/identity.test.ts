@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { SignJWT } from 'jose';
-import { collections, userIdentities, users } from '../src/db/schema.ts';
+import { collections, userIdentities, users } from '../src/db/schema/index.ts';
 import { JWT_SECRET, asService, call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 
 const token = (claims: Record<string, unknown>) =>

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
-import { jobHistory, jobSteps, outputs } from '../src/db/schema.ts';
+import { jobHistory, jobSteps, outputs } from '../src/db/schema/index.ts';
 import { ProceduralConnector } from '../src/generation/connectors/index.ts';
 import { client, svc } from './helpers/content.ts';
 import { REDIS_URL, startJobsPlatform, waitFor, type JobsPlatform } from './helpers/jobs.ts';

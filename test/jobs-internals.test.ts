@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import type { Db } from '../src/db/client.ts';
-import { jobSteps, outputs } from '../src/db/schema.ts';
+import { jobSteps, outputs } from '../src/db/schema/index.ts';
 import { applyJobEvent } from '../src/generation/job-events.ts';
 import type { StepPayload } from '../src/generation/pipeline.ts';
 import { startGenerationWorker } from '../src/generation/runtime.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { EventSource } from 'eventsource';
-import { collections, decks, jobHistory, jobRetryBackups, jobs, jobSteps } from '../src/db/schema.ts';
+import { collections, decks, jobHistory, jobRetryBackups, jobs, jobSteps } from '../src/db/schema/index.ts';
 import { GeneratorError, ProceduralConnector, type GeneratorConnector } from '../src/generation/connectors/index.ts';
 import { bearer, client, svc, userToken } from './helpers/content.ts';
 import { startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { and, eq, ne, sql } from 'drizzle-orm';
 import sharp from 'sharp';
-import { decks, outputs } from '../src/db/schema.ts';
+import { decks, outputs } from '../src/db/schema/index.ts';
 import { bearer, client, makeCollection, png, svc, userToken } from './helpers/content.ts';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
-import { outputs } from '../src/db/schema.ts';
+import { outputs } from '../src/db/schema/index.ts';
 import { isInternalHost } from '../src/generation/reference-images.ts';
 import { startJobsPlatform, waitForJobEnd, type JobsPlatform } from './helpers/jobs.ts';
 import { asService, call, sampleData } from './helpers/platform.ts';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { createApiKey } from '../src/db/api-keys.ts';
-import { flatFiles } from '../src/db/schema.ts';
+import { flatFiles } from '../src/db/schema/index.ts';
 import { MAX_UPLOAD_BYTES } from '../src/http/backend/uploads.ts';
 import { LocalStorage } from '../src/storage/local.ts';
 import { sniffType } from '../src/storage/mime.ts';

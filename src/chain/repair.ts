@@ -17,7 +17,7 @@ import { decodeFunctionData, getAddress, parseEventLogs, zeroAddress, type Addre
 import { collectionAbi, diamondFactoryAbi } from '../../contracts/abi/index.ts';
 import type { Db } from '../db/client.ts';
 import { createMintedDeck, findTokenDeck, recordMinted } from '../db/minting.ts';
-import { chainTransactions, collections } from '../db/schema.ts';
+import { chainTransactions, collections } from '../db/schema/index.ts';
 import { tokenUrl } from '../domain/metadata.ts';
 
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';

@@ -20,7 +20,7 @@ import {
   type TransactionReceipt,
 } from 'viem';
 import type { Db } from '../db/client.ts';
-import { chainTransactions } from '../db/schema.ts';
+import { chainTransactions } from '../db/schema/index.ts';
 import { chainInfo, publicClientForUrl } from './chains.ts';
 import { classifyError, describeError, isUniqueViolation, sleep, withRetry, type ErrorKind } from './tx-errors.ts';
 import { createTxQueue, type TxQueue } from './tx-queue.ts';

@@ -2,7 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
-import { apiKeys } from './schema.ts';
+import { apiKeys } from './schema/index.ts';
 
 export const USER_KEY_PREFIX = 'atk_';
 

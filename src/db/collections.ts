@@ -4,7 +4,7 @@ import { deriveContractParams } from '../domain/contract-params.ts';
 import { conflict, forbidden, notFound } from '../domain/errors.ts';
 import type { GenerationData } from '../domain/generation-data.ts';
 import type { Db } from './client.ts';
-import { collections, decks } from './schema.ts';
+import { collections, decks } from './schema/index.ts';
 import { upsertSocialLink } from './social-links.ts';
 
 export type CollectionRow = typeof collections.$inferSelect;

@@ -8,7 +8,7 @@
 import { and, eq, gte, sql } from 'drizzle-orm';
 import { AppError } from '../domain/errors.ts';
 import type { Db } from './client.ts';
-import { creditBalances } from './schema.ts';
+import { creditBalances } from './schema/index.ts';
 
 export class InsufficientCredits extends AppError {
   constructor(needed: number, balance: number) {

@@ -13,7 +13,7 @@
 import { and, asc, desc, eq, isNull, ne, sql } from 'drizzle-orm';
 import { conflict, forbidden, invalid, notFound } from '../domain/errors.ts';
 import type { Db } from './client.ts';
-import { collections, decks, outputs } from './schema.ts';
+import { collections, decks, outputs } from './schema/index.ts';
 import { findSocialLink, upsertSocialLink } from './social-links.ts';
 
 export const DECK_STATUSES = ['active', 'archived', 'published', 'locked'] as const;

@@ -1,6 +1,6 @@
 /** Flat files (content-service.md §2.3): one row per stored file that someone wants to refer to. */
 import type { Db } from './client.ts';
-import { flatFiles } from './schema.ts';
+import { flatFiles } from './schema/index.ts';
 
 export type FlatFileRow = typeof flatFiles.$inferSelect;
 

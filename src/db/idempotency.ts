@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
-import { idempotencyKeys } from './schema.ts';
+import { idempotencyKeys } from './schema/index.ts';
 import { conflict } from '../domain/errors.ts';
 
 export interface StoredResponse {

@@ -4,7 +4,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
-import { userIdentities, users } from './schema.ts';
+import { userIdentities, users } from './schema/index.ts';
 
 export interface ExternalAccount {
   provider: string;

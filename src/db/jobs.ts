@@ -6,7 +6,7 @@
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import { notFound } from '../domain/errors.ts';
 import type { Db } from './client.ts';
-import { jobHistory, jobRetryBackups, jobSteps, jobs, outputs, workflows } from './schema.ts';
+import { jobHistory, jobRetryBackups, jobSteps, jobs, outputs, workflows } from './schema/index.ts';
 import { UUID_RE } from '../domain/ids.ts';
 
 export type JobRow = typeof jobs.$inferSelect;

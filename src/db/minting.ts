@@ -1,7 +1,7 @@
 /** Token (deck) queries of the minting routes (nft-service.md §2.5, §4.2, §4.3). */
 import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
-import { collections, decks, jobs, outputs, userIdentities, users } from './schema.ts';
+import { collections, decks, jobs, outputs, userIdentities, users } from './schema/index.ts';
 import { notFound } from '../domain/errors.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);

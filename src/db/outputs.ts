@@ -14,7 +14,7 @@ import { and, asc, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import { conflict, forbidden, invalid, notFound } from '../domain/errors.ts';
 import type { Db } from './client.ts';
 import { type Caller, ownDeckCondition } from './decks.ts';
-import { collections, decks, flatFiles, outputs } from './schema.ts';
+import { collections, decks, flatFiles, outputs } from './schema/index.ts';
 import { findSocialLink, upsertSocialLink } from './social-links.ts';
 
 export const OUTPUT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'hidden'] as const;

@@ -7,7 +7,7 @@
  */
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
-import { collections, outputs, payments, sampleAllowances, samples } from './schema.ts';
+import { collections, outputs, payments, sampleAllowances, samples } from './schema/index.ts';
 import { paymentError } from '../domain/payment-errors.ts';
 import { notFound } from '../domain/errors.ts';
 

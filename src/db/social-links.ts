@@ -1,7 +1,7 @@
 /** Custodial social links (content-service.md §2.6): created on first use, reused afterwards. */
 import { and, eq } from 'drizzle-orm';
 import type { Db } from './client.ts';
-import { socialLinks } from './schema.ts';
+import { socialLinks } from './schema/index.ts';
 
 export const SOCIAL_ORGS = ['social_a', 'social_b'] as const;
 export type SocialOrg = (typeof SOCIAL_ORGS)[number];

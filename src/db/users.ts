@@ -2,7 +2,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { invalid, notFound } from '../domain/errors.ts';
 import type { Db } from './client.ts';
-import { apiKeys, collections, creditBalances, decks, flatFiles, jobs, outputs, samples, userIdentities, users } from './schema.ts';
+import { apiKeys, collections, creditBalances, decks, flatFiles, jobs, outputs, samples, userIdentities, users } from './schema/index.ts';
 
 export async function getUserWithIdentities(db: Db, id: string) {
   const [user] = await db.select().from(users).where(eq(users.id, id));

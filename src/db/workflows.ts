@@ -8,7 +8,7 @@ import { asc, eq } from 'drizzle-orm';
 import { conflict, notFound } from '../domain/errors.ts';
 import { UUID_RE } from '../domain/ids.ts';
 import type { Db } from './client.ts';
-import { workflows } from './schema.ts';
+import { workflows } from './schema/index.ts';
 
 export const WORKFLOW_TYPES = ['basic', 'comfy_workflow', 'fetch_api', 'direct_job', 'dynamic_json'] as const;
 export type WorkflowRow = typeof workflows.$inferSelect;

@@ -12,7 +12,7 @@
  */
 import { and, eq, inArray, ne, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { jobHistory, jobSteps, jobs } from '../db/schema.ts';
+import { jobHistory, jobSteps, jobs } from '../db/schema/index.ts';
 import type { JobRow } from '../db/jobs.ts';
 
 export type JobEvent =

@@ -16,7 +16,7 @@ import { assertCanModifyDeck, getDeck } from '../db/decks.ts';
 import { ensureStep, getJob, type JobRow } from '../db/jobs.ts';
 import { failOutput } from '../db/outputs.ts';
 import { upsertSocialLink } from '../db/social-links.ts';
-import { jobRetryBackups, jobs, outputs, jobHistory } from '../db/schema.ts';
+import { jobRetryBackups, jobs, outputs, jobHistory } from '../db/schema/index.ts';
 import { DEFAULT_WORKFLOW, findWorkflow, type WorkflowRow } from '../db/workflows.ts';
 import { AppError, conflict, invalid } from '../domain/errors.ts';
 import { normalizeGenerationData, type GenerationData, type Step } from '../domain/generation-data.ts';

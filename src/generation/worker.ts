@@ -13,7 +13,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { findStep, loadStepContext, staleSteps, type JobRow } from '../db/jobs.ts';
 import { failOutput } from '../db/outputs.ts';
-import { jobSteps } from '../db/schema.ts';
+import { jobSteps } from '../db/schema/index.ts';
 import type { QueueJob, WorkerHandle } from '../queue/index.ts';
 import { EXTENSION } from '../storage/mime.ts';
 import { makeThumbnail } from '../storage/thumbnails.ts';

@@ -15,7 +15,7 @@ import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
 import { deployCollection } from '../../src/chain/factory.ts';
 import { designDeployKeyPrefix, repairDeploys } from '../../src/chain/repair.ts';
 import { DEV_ADDRESS } from '../../src/chain/wallet.ts';
-import { chainTransactions, collections } from '../../src/db/schema.ts';
+import { chainTransactions, collections } from '../../src/db/schema/index.ts';
 import { sampleData } from '../helpers/platform.ts';
 import { adminCall, backendCall, collectionParams, deployFactory, startChainPlatform, type ChainPlatform } from './helpers.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
-import { chainTransactions } from '../../src/db/schema.ts';
+import { chainTransactions } from '../../src/db/schema/index.ts';
 import { adminCall, collectionParams, deployFactory, startChainPlatform, type ChainPlatform } from './helpers.ts';
 
 describe('100 concurrent chain writes through the admin proxy', { timeout: 120_000 }, () => {

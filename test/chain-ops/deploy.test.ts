@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { createChainServices } from '../../src/chain/platform-chain.ts';
 import { DEV_ADDRESS } from '../../src/chain/wallet.ts';
-import { chainTransactions, collections } from '../../src/db/schema.ts';
+import { chainTransactions, collections } from '../../src/db/schema/index.ts';
 import { buildAdminApp } from '../../src/http/admin/app.ts';
 import { asService, sampleData } from '../helpers/platform.ts';
 import { adminCall, backendCall, collectionParams, startChainPlatform, type ChainPlatform } from './helpers.ts';

@@ -2,7 +2,7 @@
 import { eq } from 'drizzle-orm';
 import type { Hex } from 'viem';
 import type { Db } from '../../src/db/client.ts';
-import { chainTransactions } from '../../src/db/schema.ts';
+import { chainTransactions } from '../../src/db/schema/index.ts';
 
 /**
  * Runtime (19 bytes): a call with value reverts; any other call increments storage slot 0.

@@ -13,7 +13,7 @@ import { eq } from 'drizzle-orm';
 import { createPublicClient, getAddress, http, keccak256, parseTransaction, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { openDatabase, type Database } from '../../src/db/client.ts';
-import { chainTransactions } from '../../src/db/schema.ts';
+import { chainTransactions } from '../../src/db/schema/index.ts';
 import { createTxSender } from '../../src/chain/tx-sender.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { startLocalAnvil, type LocalAnvil } from '../helpers/anvil-local.ts';

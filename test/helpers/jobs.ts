@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
-import { jobs } from '../../src/db/schema.ts';
+import { jobs } from '../../src/db/schema/index.ts';
 import type { GeneratorConnector } from '../../src/generation/connectors/index.ts';
 import type { StepPayload } from '../../src/generation/pipeline.ts';
 import { JOB_QUEUE_NAME, startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';

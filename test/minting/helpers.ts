@@ -24,7 +24,7 @@ import { deployPlatform, type DeploymentRecord } from '../../src/chain/deploy-pl
 import type { MintingChainAccess } from '../../src/chain/mint.ts';
 import { createTxSender, type TxSender } from '../../src/chain/tx-sender.ts';
 import type { Db } from '../../src/db/client.ts';
-import { collections } from '../../src/db/schema.ts';
+import { collections } from '../../src/db/schema/index.ts';
 import { metadataUrls } from '../../src/domain/contract-params.ts';
 import { ProceduralConnector, type GeneratorConnector } from '../../src/generation/connectors/index.ts';
 import type { StepPayload } from '../../src/generation/pipeline.ts';

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eq } from 'drizzle-orm';
 import { asService, call, sampleData, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { decks, outputs } from '../../src/db/schema.ts';
+import { decks, outputs } from '../../src/db/schema/index.ts';
 
 describe('public metadata', () => {
   let p: TestPlatform;

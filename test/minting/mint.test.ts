@@ -9,7 +9,7 @@ import { count, eq } from 'drizzle-orm';
 import { encodeFunctionData, getAddress, parseEventLogs, type Address } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { startMetadataUpdater, type MetadataUpdater } from '../../src/chain/metadata-updates.ts';
-import { decks, jobs, userIdentities, users } from '../../src/db/schema.ts';
+import { decks, jobs, userIdentities, users } from '../../src/db/schema/index.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';
 

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { mintTokens } from '../../src/chain/mint.ts';
 import { repairMints } from '../../src/chain/repair.ts';
-import { collections, decks } from '../../src/db/schema.ts';
+import { collections, decks } from '../../src/db/schema/index.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, type MintingPlatform } from './helpers.ts';
 

@@ -10,7 +10,7 @@ import { getAddress, type Address, type Hex } from 'viem';
 import { atelierTestUSDAbi } from '../../contracts/abi/index.ts';
 import { loadArtifact } from '../../src/chain/artifacts.ts';
 import { claimPayment } from '../../src/db/samples.ts';
-import { collections, jobs, payments, sampleAllowances, samples, users } from '../../src/db/schema.ts';
+import { collections, jobs, payments, sampleAllowances, samples, users } from '../../src/db/schema/index.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { payStablecoin, startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';
 

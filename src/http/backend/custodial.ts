@@ -7,7 +7,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { createCollection, presentCollection } from '../../db/collections.ts';
-import { collections, socialLinks } from '../../db/schema.ts';
+import { collections, socialLinks } from '../../db/schema/index.ts';
 import { upsertSocialLink } from '../../db/social-links.ts';
 import { templateToGenerationData } from '../../domain/custodial-template.ts';
 import { normalizeGenerationData } from '../../domain/generation-data.ts';

@@ -9,7 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getAddress, type Address, type Hex } from 'viem';
 import { z } from 'zod';
 import { assertCanModify, collectionWithParams, getCollection, presentCollection, type CollectionRow } from '../../db/collections.ts';
-import { collections } from '../../db/schema.ts';
+import { collections } from '../../db/schema/index.ts';
 import { deriveName, deriveSymbol, metadataUrls } from '../../domain/contract-params.ts';
 import { AppError, conflict, forbidden, invalid } from '../../domain/errors.ts';
 import { deployCollection, receiptCreatedCollection } from '../../chain/factory.ts';

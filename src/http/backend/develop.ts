@@ -11,7 +11,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { getCollection } from '../../db/collections.ts';
 import { assertCanModifyOutput, getOutput } from '../../db/outputs.ts';
-import { collections } from '../../db/schema.ts';
+import { collections } from '../../db/schema/index.ts';
 import { AppError, conflict, invalid } from '../../domain/errors.ts';
 import { startGeneration } from '../../generation/pipeline.ts';
 import { idParams, ok, uuid } from '../schemas/common.ts';

@@ -23,7 +23,7 @@ import {
   type JobRow,
 } from '../../db/jobs.ts';
 import { completeOutput, failOutput, OUTPUT_SOURCES } from '../../db/outputs.ts';
-import { flatFiles } from '../../db/schema.ts';
+import { flatFiles } from '../../db/schema/index.ts';
 import { AppError, notFound } from '../../domain/errors.ts';
 import { applyJobEvent } from '../../generation/job-events.ts';
 import { retryJob, startGeneration, type GenerationContext, type StartGenerationInput } from '../../generation/pipeline.ts';

@@ -9,7 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client.ts';
-import { collections, decks, outputs } from '../../db/schema.ts';
+import { collections, decks, outputs } from '../../db/schema/index.ts';
 import { CACHE_PENDING, collectionDocument, etagMatches, isFinal, render, tokenDocument, type Rendered } from '../../domain/metadata.ts';
 import { notFound } from '../../domain/errors.ts';
 import { uuid } from '../schemas/common.ts';

@@ -1,0 +1,50 @@
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid, varchar } from 'drizzle-orm/pg-core';
+import { createdAt, ts, updatedAt } from './columns.ts';
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  email: varchar('email', { length: 255 }).unique(),
+  display_name: varchar('display_name', { length: 255 }),
+  avatar_url: varchar('avatar_url', { length: 500 }),
+  created_at: createdAt(),
+  updated_at: updatedAt(),
+  last_login_at: ts('last_login_at'),
+  is_active: boolean('is_active').notNull().default(true),
+  is_blocked: boolean('is_blocked').notNull().default(false),
+});
+
+export const userIdentities = pgTable(
+  'user_identities',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    provider: varchar('provider', { length: 30 }).notNull(),
+    provider_user_id: varchar('provider_user_id', { length: 500 }).notNull(),
+    provider_email: varchar('provider_email', { length: 255 }),
+    provider_metadata: jsonb('provider_metadata'),
+    linked_at: ts('linked_at').notNull().defaultNow(),
+    last_used_at: ts('last_used_at'),
+  },
+  (t) => [uniqueIndex('user_identities_provider_uid').on(t.provider, t.provider_user_id), index().on(t.user_id)],
+);
+
+/** User API keys; only a SHA-256 hash is stored, the plaintext is shown once at creation. */
+export const apiKeys = pgTable('api_keys', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  user_id: text('user_id').notNull(),
+  name: varchar('name', { length: 100 }).notNull(),
+  key_hash: text('key_hash').notNull().unique(),
+  key_prefix: varchar('key_prefix', { length: 16 }).notNull(),
+  created_at: createdAt(),
+  last_used_at: ts('last_used_at'),
+  revoked_at: ts('revoked_at'),
+});
+
+/** Credit balance per user id; debited in one conditional statement per generation. */
+export const creditBalances = pgTable('credit_balances', {
+  user_id: text('user_id').primaryKey(),
+  balance: integer('balance').notNull().default(0),
+  updated_at: updatedAt(),
+});
