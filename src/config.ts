@@ -92,6 +92,11 @@ const shape = {
   OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
   VIDEO_STREAM_BASE_URL: url.default('https://stream.mux.com'),
   VIDEO_THUMBNAIL_BASE_URL: url.default('https://image.mux.com'),
+  /** Failed authentications allowed per client address (and per presented credential) in a window; then 429. */
+  AUTH_FAILURE_LIMIT: positiveInt.default(100),
+  /** Requests to the public identity route per client address (and per token) in a window. */
+  IDENTITY_RATE_LIMIT: positiveInt.default(60),
+  RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 } as const;
 

@@ -8,8 +8,8 @@
  * header sent by a client is trusted only from a caller holding the service key (service to
  * service calls on behalf of a user), or when auth is switched off.
  */
-import { timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
@@ -161,8 +161,45 @@ export function callerOf(auth: AuthContext): Caller {
 
 const ANONYMOUS: AuthContext = { method: 'public', userId: null, providerUserId: null, authProvider: null };
 
+/** A presented credential, as a short fingerprint (the counter key never holds the secret). */
+function credentialFingerprint(request: FastifyRequest): string {
+  const raw = headerValue(request, 'x-api-key') ?? headerValue(request, 'authorization') ?? '';
+  return createHash('sha256').update(raw).digest('base64url').slice(0, 22);
+}
+
+/**
+ * Failed authentication is rate limited per client address and per presented credential
+ * (@fastify/rate-limit, registered by the app shell). Only failures count; once an address or a
+ * credential has used up its failures in the window, every request it makes is refused with 429
+ * until the window ends — valid keys included, so the limit cannot be used to tell a valid key
+ * from an invalid one.
+ */
+function failureLimiter(app: FastifyInstance, config: Config) {
+  const common = { max: config.AUTH_FAILURE_LIMIT, timeWindow: config.RATE_LIMIT_WINDOW_MS };
+  const byAddress = app.createRateLimit({ ...common, keyGenerator: (req) => `authfail:ip:${req.ip}` });
+  const byCredential = app.createRateLimit({ ...common, keyGenerator: (req) => `authfail:cred:${credentialFingerprint(req)}` });
+  const presents = (req: FastifyRequest) => Boolean(headerValue(req, 'x-api-key') ?? headerValue(req, 'authorization'));
+  const check = async (req: FastifyRequest, increment: boolean) => {
+    const results = await Promise.all([byAddress(req, { increment }), ...(presents(req) ? [byCredential(req, { increment })] : [])]);
+    const spent = results.filter((r) => !r.isAllowed && (increment ? r.isExceeded : r.remaining === 0));
+    return spent.length === 0 ? null : Math.max(1, ...spent.map((r) => (r.isAllowed ? 0 : r.ttlInSeconds)));
+  };
+  return {
+    /** Seconds to wait when this request's address or credential has no failures left, else null. */
+    blocked: (req: FastifyRequest) => check(req, false),
+    /** Counts one failure; seconds to wait when that used up the last one, else null. */
+    failed: (req: FastifyRequest) => check(req, true),
+  };
+}
+
+function tooManyFailures(reply: FastifyReply, style: ErrorStyle, retryAfter: number) {
+  reply.header('retry-after', String(retryAfter));
+  return sendError(reply, style, 429, `too many failed authentication attempts: retry after ${retryAfter} s`);
+}
+
 export function installAuth(app: FastifyInstance, opts: AuthOptions) {
   const { authenticate } = createAuthenticator(opts);
+  const limiter = failureLimiter(app, opts.config);
   app.decorateRequest('auth', null as never);
   app.decorateRequest('caller', null as never);
   app.addHook('onRequest', async (request, reply) => {
@@ -175,11 +212,17 @@ export function installAuth(app: FastifyInstance, opts: AuthOptions) {
       request.caller = { kind: 'anonymous' };
       return;
     }
+    if (opts.config.ENABLE_AUTH) {
+      const wait = await limiter.blocked(request);
+      if (wait !== null) return tooManyFailures(reply, opts.style, wait);
+    }
     try {
       request.auth = await authenticate(request);
     } catch (err) {
-      if (err instanceof AuthFailure) return sendError(reply, opts.style, 401, err.message);
-      throw err;
+      if (!(err instanceof AuthFailure)) throw err;
+      const wait = await limiter.failed(request);
+      if (wait !== null) return tooManyFailures(reply, opts.style, wait);
+      return sendError(reply, opts.style, 401, err.message);
     }
     request.caller = callerOf(request.auth);
     const { userId, providerUserId, authProvider } = request.auth;

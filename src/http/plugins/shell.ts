@@ -1,9 +1,16 @@
-/** What both Fastify apps share: zod compilers, OpenAPI, health routes, log redaction. */
+/**
+ * What every Fastify app shares: zod compilers, input guards, the rate-limit store, OpenAPI,
+ * health routes, log redaction.
+ */
+import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { Redis } from 'ioredis';
 import type { Config } from '../../config.ts';
+import { safeErrorSerializer } from '../../logging/safe-errors.ts';
+import { installInputGuards } from './input.ts';
 
 export interface AppShellOptions {
   config: Config;
@@ -23,6 +30,8 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
             level: opts.config.LOG_LEVEL,
             // Secrets never reach the logs.
             redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+            // Failed queries are logged without their parameters.
+            serializers: { err: safeErrorSerializer },
           },
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     logController: new LogController({
@@ -33,6 +42,18 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  installInputGuards(app);
+  // Limits are applied where they are declared (failed authentication, the identity route); the
+  // counters are shared through Redis when there is one, so every replica sees the same count.
+  const redis = opts.config.REDIS_URL ? new Redis(opts.config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
+  redis?.on('error', () => {}); // skipOnError: a Redis outage lets requests through rather than failing them
+  if (redis) app.addHook('onClose', async () => void redis.disconnect());
+  await app.register(rateLimit, {
+    global: false,
+    timeWindow: opts.config.RATE_LIMIT_WINDOW_MS,
+    skipOnError: true,
+    ...(redis ? { redis, nameSpace: 'atelier-rl:' } : {}),
+  });
 
   app.addHook('onRoute', (route) => {
     // Documentation and health are public.
