@@ -2,6 +2,8 @@
  * What a failed RPC call means for the tx sender: retry it, treat it as success, realign the
  * nonce, or give up. Nodes differ in wording (geth, anvil, Arbitrum, hosted RPCs), so the
  * classification reads the whole cause chain: error names, HTTP status, JSON-RPC code and text.
+ * Pure. The node's own words win over transport hints: a refusal that arrives with HTTP 500 is
+ * still a refusal.
  */
 
 export type ErrorKind =
@@ -77,39 +79,4 @@ export function describeError(err: unknown): string {
   const message = typeof first?.message === 'string' ? first.message.split('\n')[0] : String(err);
   const text = short ? (details && !short.includes(details) ? `${short} (${details})` : short) : message;
   return text!.slice(0, 1000);
-}
-
-export interface RetryOptions {
-  /** Tries after the first one. */
-  retries: number;
-  baseMs: number;
-  maxMs: number;
-  onRetry?: (err: unknown, attempt: number, delayMs: number) => void;
-}
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Runs fn; retries transient failures with exponential backoff and jitter; rethrows the rest. */
-export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (attempt >= opts.retries || classifyError(err) !== 'transient') throw err;
-      const delay = Math.min(opts.maxMs, opts.baseMs * 2 ** attempt) * (0.75 + Math.random() * 0.5);
-      opts.onRetry?.(err, attempt + 1, Math.round(delay));
-      await sleep(delay);
-    }
-  }
-}
-
-/** True when a database error is a unique-constraint violation (PostgreSQL 23505), at any depth. */
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  return chain(err).some(
-    (l) =>
-      l.code === '23505' &&
-      (constraint === undefined ||
-        (l as { constraint?: unknown }).constraint === constraint ||
-        (typeof l.message === 'string' && l.message.includes(constraint))),
-  );
 }
