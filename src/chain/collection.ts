@@ -16,7 +16,7 @@ import {
 import { z } from 'zod';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { AppError } from '../domain/errors.ts';
-import { TxFailedError, type TxSender } from './tx-sender.ts';
+import { TxFailedError, type TxSender } from './tx/api.ts';
 
 export interface OnChainCollection {
   address: Address;

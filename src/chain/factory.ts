@@ -18,7 +18,7 @@ import {
 import { diamondFactoryAbi } from '../../contracts/abi/index.ts';
 import { AppError } from '../domain/errors.ts';
 import { revertError, simulateOrThrow } from './collection.ts';
-import type { TxSender } from './tx-sender.ts';
+import type { TxSender } from './tx/api.ts';
 
 export interface FactoryState {
   address: Address;

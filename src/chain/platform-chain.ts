@@ -13,7 +13,8 @@ import { AppError } from '../domain/errors.ts';
 import { ARTIFACTS_DIR, BUILD_COMMAND, artifactsAvailable, loadArtifact } from './artifacts.ts';
 import { DEV_CHAIN_ID, chainInfo, isSupportedChain, publicClientForUrl, rpcUrlFor } from './chains.ts';
 import { FACET_NAMES, deployPlatform, readDeploymentRecord, writeDeploymentRecord, type DeploymentRecord } from './deploy-platform.ts';
-import { createTxSender, type TxSender, type TxSenderOptions } from './tx-sender.ts';
+import type { TxSender, TxSenderOptions } from './tx/api.ts';
+import { createTxSender } from './tx/sender.ts';
 import { platformAccount, type ChainLogger } from './wallet.ts';
 
 /** The committed, static per-network records (deployments/<chainId>.json). */

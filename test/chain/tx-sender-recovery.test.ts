@@ -14,7 +14,7 @@ import { createPublicClient, getAddress, http, keccak256, parseTransaction, type
 import { privateKeyToAccount } from 'viem/accounts';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { chainTransactions } from '../../src/db/schema/index.ts';
-import { createTxSender } from '../../src/chain/tx-sender.ts';
+import { createTxSender } from '../../src/chain/tx/sender.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 import { startLocalAnvil, type LocalAnvil } from '../helpers/anvil-local.ts';
 import { randomAddress, rowById } from './helpers.ts';

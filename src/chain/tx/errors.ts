@@ -2,6 +2,8 @@
  * What a failed RPC call means for the tx sender: retry it, treat it as success, realign the
  * nonce, or give up. Nodes differ in wording (geth, anvil, Arbitrum, hosted RPCs), so the
  * classification reads the whole cause chain: error names, HTTP status, JSON-RPC code and text.
+ * Pure. The node's own words win over transport hints: a refusal that arrives with HTTP 500 is
+ * still a refusal.
  */
 
 export type ErrorKind =
@@ -38,16 +40,26 @@ function chain(err: unknown): ErrorLike[] {
   return out;
 }
 
+/**
+ * The words to classify: the node's and the transport's, not viem's. A viem error (it has a
+ * `shortMessage`) contributes only its `details`, which carry the node's message; its own text
+ * is generic ("Missing or invalid parameters." for every JSON-RPC -32000, whatever the node said)
+ * and its `message` also holds the request URL and body, which must never decide anything.
+ */
+function nodeText(links: ErrorLike[]): string {
+  return links
+    .flatMap((l) => (typeof l.shortMessage === 'string' ? [l.details] : [l.message, l.details]))
+    .filter((t): t is string => typeof t === 'string')
+    .join(' | ');
+}
+
 const TRANSIENT_TEXT =
   /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EAI_AGAIN|ENOTFOUND|socket hang up|fetch failed|network error|timed? ?out|rate.?limit|too many requests|header not found|temporarily unavailable|service unavailable|bad gateway|gateway timeout/i;
 const TRANSIENT_HTTP = new Set([408, 425, 429, 500, 502, 503, 504]);
 
 export function classifyError(err: unknown): ErrorKind {
   const links = chain(err);
-  const text = links
-    .flatMap((l) => [l.message, l.details, l.shortMessage])
-    .filter((t): t is string => typeof t === 'string')
-    .join(' | ');
+  const text = nodeText(links);
   if (/already known|already imported|known transaction|alreadyknown/i.test(text)) return 'already-known';
   if (/nonce too low|nonce has already been used|oldnonce|nonce is too low/i.test(text)) return 'nonce-too-low';
   if (/underpriced/i.test(text)) return 'underpriced';
@@ -76,40 +88,6 @@ export function describeError(err: unknown): string {
   const details = typeof first?.details === 'string' ? first.details : undefined;
   const message = typeof first?.message === 'string' ? first.message.split('\n')[0] : String(err);
   const text = short ? (details && !short.includes(details) ? `${short} (${details})` : short) : message;
-  return text!.slice(0, 1000);
-}
-
-export interface RetryOptions {
-  /** Tries after the first one. */
-  retries: number;
-  baseMs: number;
-  maxMs: number;
-  onRetry?: (err: unknown, attempt: number, delayMs: number) => void;
-}
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Runs fn; retries transient failures with exponential backoff and jitter; rethrows the rest. */
-export async function withRetry<T>(fn: () => Promise<T>, opts: RetryOptions): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (attempt >= opts.retries || classifyError(err) !== 'transient') throw err;
-      const delay = Math.min(opts.maxMs, opts.baseMs * 2 ** attempt) * (0.75 + Math.random() * 0.5);
-      opts.onRetry?.(err, attempt + 1, Math.round(delay));
-      await sleep(delay);
-    }
-  }
-}
-
-/** True when a database error is a unique-constraint violation (PostgreSQL 23505), at any depth. */
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  return chain(err).some(
-    (l) =>
-      l.code === '23505' &&
-      (constraint === undefined ||
-        (l as { constraint?: unknown }).constraint === constraint ||
-        (typeof l.message === 'string' && l.message.includes(constraint))),
-  );
+  // One line: some of viem's short messages span two.
+  return text!.replace(/\s*\n\s*/g, ' ').slice(0, 1000);
 }

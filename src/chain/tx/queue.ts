@@ -3,6 +3,8 @@
  * a time across every process (global concurrency 1), so processes sharing a wallet never pick
  * nonces concurrently. A job only takes a recorded row from `queued` to `sent`; waiting for the
  * receipt happens in the requesting process, so the wallet's throughput is not one tx per block.
+ * A job id is the row id, so a row is queued once; a consumer that dies mid-job loses its lock and
+ * BullMQ hands the job to another, where the conditional `queued → signed` makes the retry harmless.
  */
 import { Queue, QueueEvents, Worker } from 'bullmq';
 

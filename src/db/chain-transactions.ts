@@ -1,0 +1,202 @@
+/**
+ * `chain_transactions`, the tx sender's record of every chain write (docs/chain.md). The one
+ * module with SQL on this table.
+ *
+ * Invariants kept here:
+ * - every state change is conditional on the state it leaves (`WHERE status IN …`, and for a
+ *   replacement on the hash it replaces), so two processes acting on one row never both win;
+ * - the unique index (chain_id, from_address, nonce) refuses a nonce recorded twice for a wallet;
+ *   `markSigned` reports that as `nonce-taken` instead of throwing;
+ * - addresses are stored checksummed, data in lowercase hex, value in wei (the callers' job:
+ *   queries compare the stored forms).
+ */
+import { and, asc, eq, gte, inArray, isNotNull, max, sql } from 'drizzle-orm';
+import type { Executor } from './client.ts';
+import { isUniqueViolation } from './errors.ts';
+import { chainTransactions } from './schema/index.ts';
+
+const t = chainTransactions;
+const NONCE_INDEX = 'chain_transactions_wallet_nonce';
+
+export type ChainTransaction = typeof t.$inferSelect;
+
+/** `dropped`: finished on a dev chain that was reset since (anvil restarted without state); its nonce is released. */
+export type TxStatus = 'queued' | 'signed' | 'sent' | 'mined' | 'reverted' | 'failed' | 'dropped';
+/** Not final yet: reconcile picks these up. */
+export const UNFINISHED: readonly TxStatus[] = ['queued', 'signed', 'sent'];
+/** Signed, so holding a nonce, and not final. */
+export const IN_FLIGHT: readonly TxStatus[] = ['signed', 'sent'];
+
+/** One wallet on one chain: the scope of nonces. `address` checksummed. */
+export interface Wallet {
+  chainId: number;
+  address: string;
+}
+
+/** What a `queued` row records: the intent, before any nonce or signature. */
+export interface TxIntent {
+  purpose: string;
+  chain_id: number;
+  from_address: string;
+  to_address: string | null;
+  data: string | null;
+  /** wei, decimal */
+  value: string;
+  idempotency_key: string | null;
+}
+
+const ofWallet = (w: Wallet) => and(eq(t.chain_id, w.chainId), eq(t.from_address, w.address));
+const inStatus = (statuses: readonly TxStatus[]) => inArray(t.status, [...statuses]);
+
+/** Records an intent as `queued`. With an idempotency key already recorded: undefined, nothing written. */
+export async function insertIntent(db: Executor, intent: TxIntent): Promise<ChainTransaction | undefined> {
+  const insert = db.insert(t).values({ ...intent, status: 'queued' satisfies TxStatus });
+  const [row] = intent.idempotency_key
+    ? await insert.onConflictDoNothing({ target: t.idempotency_key }).returning()
+    : await insert.returning();
+  return row;
+}
+
+export async function findByIdempotencyKey(db: Executor, key: string): Promise<ChainTransaction | undefined> {
+  const [row] = await db.select().from(t).where(eq(t.idempotency_key, key));
+  return row;
+}
+
+export async function findTransaction(db: Executor, id: string): Promise<ChainTransaction | undefined> {
+  const [row] = await db.select().from(t).where(eq(t.id, id));
+  return row;
+}
+
+/** The wallet's rows that are not final, oldest first. */
+export async function listUnfinished(db: Executor, wallet: Wallet): Promise<ChainTransaction[]> {
+  return db
+    .select()
+    .from(t)
+    .where(and(ofWallet(wallet), inStatus(UNFINISHED)))
+    .orderBy(asc(t.created_at));
+}
+
+/** The highest nonce recorded for the wallet (optionally only on rows in these states), or null. */
+export async function highestNonce(db: Executor, wallet: Wallet, statuses?: readonly TxStatus[]): Promise<number | null> {
+  const [r] = await db
+    .select({ n: max(t.nonce) })
+    .from(t)
+    .where(and(ofWallet(wallet), isNotNull(t.nonce), statuses ? inStatus(statuses) : undefined));
+  return r?.n === null || r?.n === undefined ? null : Number(r.n);
+}
+
+/**
+ * Dev chain reset: the wallet's finished rows at or above `fromNonce` belong to a chain that no
+ * longer exists. They become `dropped` and give their nonce back (the unique index would refuse
+ * it on the new chain); hash and receipt stay. Returns how many rows changed.
+ */
+export async function dropRowsOfResetChain(db: Executor, wallet: Wallet, fromNonce: number): Promise<number> {
+  const dropped = await db
+    .update(t)
+    .set({
+      status: 'dropped' satisfies TxStatus,
+      nonce: null,
+      error: sql`'dev chain reset: nonce ' || ${t.nonce} || ' was used on a chain that no longer exists' || coalesce('; ' || ${t.error}, '')`,
+      updated_at: new Date(),
+    })
+    .where(and(ofWallet(wallet), gte(t.nonce, fromNonce), inStatus(['mined', 'reverted', 'failed'])))
+    .returning({ id: t.id });
+  return dropped.length;
+}
+
+export type SignOutcome =
+  | { kind: 'signed'; row: ChainTransaction }
+  /** Another caller took the row first (it is no longer `queued`). */
+  | { kind: 'not-queued' }
+  /** Another row of the wallet already holds this nonce. */
+  | { kind: 'nonce-taken' };
+
+/** `queued → signed` with the nonce, hash and raw transaction, before anything is broadcast. */
+export async function markSigned(db: Executor, id: string, signed: { nonce: number; hash: string; raw: string }): Promise<SignOutcome> {
+  try {
+    const [row] = await db
+      .update(t)
+      .set({
+        status: 'signed' satisfies TxStatus,
+        nonce: signed.nonce,
+        hash: signed.hash,
+        raw_tx: signed.raw,
+        attempts: sql`${t.attempts} + 1`,
+        updated_at: new Date(),
+      })
+      .where(and(eq(t.id, id), eq(t.status, 'queued')))
+      .returning();
+    return row ? { kind: 'signed', row } : { kind: 'not-queued' };
+  } catch (err) {
+    if (isUniqueViolation(err, NONCE_INDEX)) return { kind: 'nonce-taken' };
+    throw err;
+  }
+}
+
+/** `signed → sent`: the node accepted the current raw transaction. */
+export async function markSent(db: Executor, id: string): Promise<void> {
+  await db
+    .update(t)
+    .set({ status: 'sent' satisfies TxStatus, updated_at: new Date() })
+    .where(and(eq(t.id, id), eq(t.status, 'signed')));
+}
+
+/** `signed → queued`: the node refused this exact transaction; nonce, hash and raw are cleared to sign again. */
+export async function returnToQueued(db: Executor, id: string): Promise<void> {
+  await db
+    .update(t)
+    .set({ status: 'queued' satisfies TxStatus, nonce: null, hash: null, raw_tx: null, updated_at: new Date() })
+    .where(and(eq(t.id, id), eq(t.status, 'signed')));
+}
+
+/** `failed` when nothing reached the chain: the nonce is released (with hash and raw). */
+export async function markFailedUnsent(db: Executor, id: string, error: string, from: readonly TxStatus[]): Promise<void> {
+  await db
+    .update(t)
+    .set({ status: 'failed' satisfies TxStatus, error, nonce: null, hash: null, raw_tx: null, updated_at: new Date() })
+    .where(and(eq(t.id, id), inStatus(from)));
+}
+
+/** `failed` for an in-flight row whose nonce was spent by something else: the nonce stays recorded. */
+export async function markFailedNonceSpent(db: Executor, id: string, error: string): Promise<void> {
+  await db
+    .update(t)
+    .set({ status: 'failed' satisfies TxStatus, error, updated_at: new Date() })
+    .where(and(eq(t.id, id), inStatus(IN_FLIGHT)));
+}
+
+/** In flight → `mined`/`reverted` from a receipt: `hash` the mined one, the others in `replaced_hashes`. */
+export async function markFinished(
+  db: Executor,
+  id: string,
+  done: { status: 'mined' | 'reverted'; hash: string; replacedHashes: string[]; receipt: unknown },
+): Promise<void> {
+  await db
+    .update(t)
+    .set({ status: done.status, hash: done.hash, replaced_hashes: done.replacedHashes, receipt: done.receipt, updated_at: new Date() })
+    .where(and(eq(t.id, id), inStatus(IN_FLIGHT)));
+}
+
+/**
+ * A replacement (same nonce, higher fees), recorded only while `oldHash` is still the row's
+ * current hash, so two processes cannot both replace. Undefined when that condition failed.
+ */
+export async function recordReplacement(
+  db: Executor,
+  id: string,
+  oldHash: string,
+  next: { hash: string; raw: string },
+): Promise<ChainTransaction | undefined> {
+  const [row] = await db
+    .update(t)
+    .set({
+      hash: next.hash,
+      raw_tx: next.raw,
+      replaced_hashes: sql`${t.replaced_hashes} || ${JSON.stringify([oldHash])}::jsonb`,
+      attempts: sql`${t.attempts} + 1`,
+      updated_at: new Date(),
+    })
+    .where(and(eq(t.id, id), eq(t.hash, oldHash), inStatus(IN_FLIGHT)))
+    .returning();
+  return row;
+}
