@@ -6,7 +6,18 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeEventTopics, getAddress, parseEventLogs, toFunctionSelector, zeroAddress, type Address } from 'viem';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  encodeEventTopics,
+  getAddress,
+  parseEventLogs,
+  toEventSelector,
+  toFunctionSelector,
+  zeroAddress,
+  type AbiFunction,
+  type Address,
+} from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import {
   setupChain,
@@ -23,6 +34,27 @@ import { assertLoupeTellsTheTruth, dispatchedTo, type Facet } from './loupe.ts';
 
 const DIAMOND_CUT = toFunctionSelector('diamondCut((address,uint8,bytes4[])[],address,bytes)');
 const CORE_SLOT = '0xa7b176edf3a70942502572a234c16ed64889530632318bb3bd799d443b486300';
+
+test('docs/contracts.md "Owning your collection": every documented call exists with its selector', () => {
+  const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'contracts.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Owning your collection'), doc.indexOf('## Gas'));
+  const known = new Set(
+    (collectionAbi as readonly { type: string }[]).filter((i): i is AbiFunction => i.type === 'function').map((f) => toFunctionSelector(f)),
+  );
+  // "`sig` | `selector`" in the table, "`sig` `selector`" for reads, "`Error(..)` (`selector`)" for errors
+  const pairs = [...section.matchAll(/`(\w+\([^`]*\))` (?:\| |\()?`(0x[0-9a-f]{8})`/g)];
+  assert.ok(pairs.length >= 17, `documented calls found: ${pairs.length}`);
+  for (const [, signature, selector] of pairs) {
+    const sig = signature as string;
+    assert.equal(toFunctionSelector(sig), selector, sig); // errors are 4-byte selectors too
+    if (/^[a-z]/.test(sig)) assert.ok(known.has(selector as `0x${string}`), `${sig} is a collection function`);
+  }
+  // the event topic the indexer would use
+  assert.ok(section.includes(toEventSelector('UpgradesFrozen(address)')));
+  for (const call of section.matchAll(/cast send \$C "([^"]+)"/g)) {
+    assert.ok(known.has(toFunctionSelector(call[1] as string)), `cast example ${call[1]}`);
+  }
+});
 
 describe('creator-owned collection: the creator owns, the platform only mints', () => {
   let ctx: ChainContext;
