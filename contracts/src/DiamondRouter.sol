@@ -73,7 +73,7 @@ contract DiamondRouter {
     }
 
     /// The default facet of a selector. Must list exactly the selectors of _table()
-    /// (test/contracts/loupe.test.ts checks that every selector dispatches where the loupe says).
+    /// (test/contracts/diamond.test.ts checks that every selector dispatches where the loupe says).
     function _defaultFacet(bytes4 s) private view returns (address) {
         // ERC721Facet (most used first)
         if (
