@@ -185,6 +185,11 @@ export const collectionAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "UpgradesAreFrozen",
+    "type": "error"
+  },
+  {
     "anonymous": false,
     "inputs": [
       {
@@ -227,6 +232,19 @@ export const collectionAbi = [
     "type": "event"
   },
   {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "owner",
+        "type": "address"
+      }
+    ],
+    "name": "UpgradesFrozen",
+    "type": "event"
+  },
+  {
     "inputs": [
       {
         "components": [
@@ -264,6 +282,26 @@ export const collectionAbi = [
     "name": "diamondCut",
     "outputs": [],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "freezeUpgrades",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "upgradesFrozen",
+    "outputs": [
+      {
+        "internalType": "bool",
+        "name": "",
+        "type": "bool"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {

@@ -23,6 +23,11 @@ export const diamondRouterAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "UpgradesAreFrozen",
+    "type": "error"
+  },
+  {
     "stateMutability": "payable",
     "type": "fallback"
   }

@@ -174,6 +174,11 @@ export const metadataUpdateFacetAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "UpgradesAreFrozen",
+    "type": "error"
+  },
+  {
     "anonymous": false,
     "inputs": [
       {

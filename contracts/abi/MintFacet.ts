@@ -185,6 +185,11 @@ export const mintFacetAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "UpgradesAreFrozen",
+    "type": "error"
+  },
+  {
     "anonymous": false,
     "inputs": [
       {

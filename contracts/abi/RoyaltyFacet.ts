@@ -174,6 +174,11 @@ export const royaltyFacetAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "UpgradesAreFrozen",
+    "type": "error"
+  },
+  {
     "anonymous": false,
     "inputs": [
       {

@@ -52,6 +52,10 @@ contract DiamondRouter {
                 return(add(out, 32), mload(out))
             }
         }
+        // freezeUpgrades removed diamondCut for good, whatever the overrides say
+        if (msg.sig == DiamondCutFacet.diamondCut.selector) {
+            if (LibCore.ownerWord() & LibCore.UPGRADES_FROZEN != 0) revert IAtelierErrors.UpgradesAreFrozen();
+        }
         address facet;
         if (LibCore.mintWord() & LibCore.HAS_OVERRIDES != 0) {
             facet = LibDiamondStorage.layout_().facetOf[msg.sig];
@@ -69,7 +73,7 @@ contract DiamondRouter {
     }
 
     /// The default facet of a selector. Must list exactly the selectors of _table()
-    /// (test/contracts/loupe.test.ts checks that every selector dispatches where the loupe says).
+    /// (test/contracts/diamond.test.ts checks that every selector dispatches where the loupe says).
     function _defaultFacet(bytes4 s) private view returns (address) {
         // ERC721Facet (most used first)
         if (
@@ -100,7 +104,10 @@ contract DiamondRouter {
             s == MetadataUpdateFacet.emitMetadataUpdate.selector
                 || s == MetadataUpdateFacet.emitBatchMetadataUpdate.selector
         ) return METADATA_UPDATE;
-        if (s == DiamondCutFacet.diamondCut.selector) return CUT;
+        if (
+            s == DiamondCutFacet.diamondCut.selector || s == DiamondCutFacet.freezeUpgrades.selector
+                || s == DiamondCutFacet.upgradesFrozen.selector
+        ) return CUT;
         return address(0);
     }
 
@@ -108,7 +115,10 @@ contract DiamondRouter {
         f = new address[](8);
         s = new bytes4[][](8);
         f[0] = CUT;
-        s[0] = _sels1(DiamondCutFacet.diamondCut.selector);
+        s[0] = new bytes4[](3);
+        s[0][0] = DiamondCutFacet.diamondCut.selector;
+        s[0][1] = DiamondCutFacet.freezeUpgrades.selector;
+        s[0][2] = DiamondCutFacet.upgradesFrozen.selector;
         f[1] = LOUPE;
         s[1] = new bytes4[](5);
         s[1][0] = DiamondLoupeFacet.facets.selector;
@@ -151,11 +161,6 @@ contract DiamondRouter {
         );
         f[7] = ROYALTY;
         s[7] = _sels2(RoyaltyFacet.royaltyInfo.selector, RoyaltyFacet.setDefaultRoyalty.selector);
-    }
-
-    function _sels1(bytes4 a) private pure returns (bytes4[] memory r) {
-        r = new bytes4[](1);
-        r[0] = a;
     }
 
     function _sels2(bytes4 a, bytes4 b) private pure returns (bytes4[] memory r) {

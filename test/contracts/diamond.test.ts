@@ -41,20 +41,9 @@ import {
   type ChainContext,
   type Wallet,
 } from './fixture.ts';
+import { dispatchedTo as dispatched, assertLoupeTellsTheTruth as loupeTruth, type Facet } from './loupe.ts';
 
 const execFileP = promisify(execFile);
-
-interface Facet {
-  facetAddress: Address;
-  functionSelectors: readonly Hex[];
-}
-interface CallFrame {
-  type: string;
-  from: string;
-  to: string;
-  input: string;
-  calls?: CallFrame[];
-}
 
 function facetSelectors(name: string): Hex[] {
   return (loadArtifact(name).abi as Abi).filter((i): i is AbiFunction => i.type === 'function').map((f) => toFunctionSelector(f));
@@ -65,53 +54,13 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
   let owner: Wallet, minter: Wallet, alice: Wallet;
   let x: Address; // gets overrides
   let y: Address; // stays on the shared table
-  let router: Address;
 
-  /** The facet a call of `selector` on `collection` ends up delegatecalling (from a callTracer trace). */
-  async function dispatchedTo(collection: Address, selector: Hex): Promise<string | undefined> {
-    const input = (selector + '00'.repeat(4 * 32)) as Hex; // arguments are irrelevant: we only look at the route
-    const trace = (await ctx.publicClient.request({
-      method: 'debug_traceCall' as never,
-      params: [
-        { from: alice.account.address, to: collection, data: input, gas: toHex(5_000_000) },
-        'latest',
-        { tracer: 'callTracer' },
-      ] as never,
-    })) as CallFrame;
-    let frame: CallFrame | undefined = trace;
-    // proxy -> (router ->) facet, all by DELEGATECALL
-    for (;;) {
-      const next: CallFrame | undefined = frame?.calls?.find((f) => f.type === 'DELEGATECALL');
-      if (!next) return undefined;
-      if (getAddress(next.to) !== router) return getAddress(next.to);
-      frame = next;
-    }
-  }
-
-  async function assertLoupeTellsTheTruth(collection: Address): Promise<Facet[]> {
-    const facets = await read<Facet[]>(ctx, collection, 'facets');
-    const seen = new Set<string>();
-    for (const f of facets) {
-      assert.ok(f.functionSelectors.length > 0, `facet ${f.facetAddress} listed without selectors`);
-      assert.deepEqual(await read(ctx, collection, 'facetFunctionSelectors', [f.facetAddress]), f.functionSelectors);
-      for (const s of f.functionSelectors) {
-        assert.ok(!seen.has(s), `selector ${s} reported twice`);
-        seen.add(s);
-        assert.equal(await read(ctx, collection, 'facetAddress', [s]), f.facetAddress, `facetAddress(${s})`);
-        assert.equal(await dispatchedTo(collection, s), f.facetAddress, `selector ${s} dispatches to its facet`);
-      }
-    }
-    assert.deepEqual(
-      await read(ctx, collection, 'facetAddresses'),
-      facets.map((f) => f.facetAddress),
-    );
-    return facets;
-  }
+  const dispatchedTo = (collection: Address, selector: Hex) => dispatched(ctx, alice.account.address, collection, selector);
+  const assertLoupeTellsTheTruth = (collection: Address) => loupeTruth(ctx, alice.account.address, collection);
 
   before(async () => {
     ctx = await setupChain();
     [owner, minter, alice] = ctx.wallets as [Wallet, Wallet, Wallet];
-    router = getAddress(ctx.deployment.contracts.DiamondRouter);
     ({ address: x } = await createCollection(ctx, defaultParams(owner.account.address, minter.account.address)));
     ({ address: y } = await createCollection(ctx, defaultParams(owner.account.address, minter.account.address)));
     await write(ctx, minter, x, 'mintTo', [alice.account.address, 3n]);
@@ -134,7 +83,7 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
   test('every selector that answers is reported; unknown selectors revert with FunctionNotFound', async () => {
     const reported = new Set((await read<Facet[]>(ctx, y, 'facets')).flatMap((f) => f.functionSelectors));
     const all = FACET_NAMES.flatMap((n) => facetSelectors(n));
-    assert.equal(all.length, 35);
+    assert.equal(all.length, 37);
     for (const s of all) assert.ok(reported.has(s), `${s} is reported`);
     // router-only names and random selectors do not answer
     for (const s of ['0x00000000', '0xdeadbeef', toFunctionSelector('pendingCollection()'), toFunctionSelector('hello()')] as Hex[]) {
@@ -274,7 +223,17 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
     assert.equal(await read(ctx, y, 'supportsInterface', ['0x12345678']), false);
     const bad = encodeFunctionData({ abi: initAbi, functionName: 'fail' });
     assert.equal(await revertName(ctx, owner, x, 'diamondCut', [[], init, bad]), 'Error(TestCutInit: failed)');
-    assert.equal(await revertName(ctx, owner, x, 'diamondCut', [[], zeroAddress, '0x1234']), 'CutInitFailed');
+    // ERC-2535: with _init = 0, _calldata is not executed (it may carry anything) and is logged as given
+    const r = await write(ctx, owner, x, 'diamondCut', [[], zeroAddress, '0x1234']);
+    const ev = parseEventLogs({ abi: collectionAbi, logs: r.logs, eventName: 'DiamondCut' });
+    assert.deepEqual(
+      ev.map((e) => [e.args._init, e.args._calldata]),
+      [[zeroAddress, '0x1234']],
+    );
+    // an init without code is refused, an init that reverts without a reason too
+    assert.equal(await revertName(ctx, owner, x, 'diamondCut', [[], alice.account.address, '0x1234']), 'CutNoCode');
+    const { address: silent } = await deployArtifact(ctx, owner, 'TestNonReceiver');
+    assert.equal(await revertName(ctx, owner, x, 'diamondCut', [[], silent, '0x12345678']), 'CutInitFailed');
   });
 
   test('removing every override puts the collection back on the fast path', async () => {

@@ -92,10 +92,22 @@ export function defaultParams(owner: Address, minter: Address, overrides: Partia
   };
 }
 
-export async function waitOk(ctx: ChainContext, hash: Hex): Promise<TransactionReceipt> {
-  const receipt = await ctx.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-  if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
-  return receipt;
+/**
+ * Waits for the receipt by asking for it directly. viem's waitForTransactionReceipt waits for new
+ * blocks after a first miss; on an automining anvil under CPU load that miss can happen for a
+ * transaction that is mined, and no further block ever comes (seen: 180 s hangs in the gas bench).
+ */
+export async function waitOk(ctx: ChainContext, hash: Hex, timeoutMs = 60_000): Promise<TransactionReceipt> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const receipt = await ctx.publicClient.getTransactionReceipt({ hash }).catch(() => undefined);
+    if (receipt) {
+      if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted`);
+      return receipt;
+    }
+    if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 /** Sends a contract call from `wallet` and waits for a successful receipt. */

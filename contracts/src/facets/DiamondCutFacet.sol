@@ -6,13 +6,19 @@ import {IAtelierErrors} from "../libraries/Errors.sol";
 import {LibCore, LibDiamondStorage} from "../libraries/LibStorage.sol";
 import {LibTable} from "../libraries/LibTable.sol";
 
-/// @title ERC-2535 diamondCut for one collection.
+/// @title ERC-2535 diamondCut for one collection, and freezing it for good.
 /// @notice Changes apply to this collection only: they are recorded as overrides of the shared
 /// default table (selector => facet, or "removed"), consulted by the router before the defaults.
-/// Owner only.
+/// Owner only. freezeUpgrades removes diamondCut permanently (a bit in the owner word that the
+/// router, the loupe and diamondCut itself honour; nothing clears it).
 contract DiamondCutFacet is IDiamondCut, IAtelierErrors {
+    /// Emitted once, by freezeUpgrades (with DiamondCut removing the diamondCut selector).
+    event UpgradesFrozen(address indexed owner);
+
     function diamondCut(FacetCut[] calldata cuts, address init, bytes calldata data) external {
         LibCore.enforceOwner();
+        // the router refuses diamondCut once frozen; this guards a facet that delegatecalls here
+        if (LibCore.ownerWord() & LibCore.UPGRADES_FROZEN != 0) revert UpgradesAreFrozen();
         (address[] memory df, bytes4[][] memory ds) = LibTable.defaults();
         LibDiamondStorage.Layout storage l = LibDiamondStorage.layout_();
         for (uint256 i; i < cuts.length; ++i) {
@@ -42,10 +48,8 @@ contract DiamondCutFacet is IDiamondCut, IAtelierErrors {
         uint256 w = LibCore.mintWord();
         LibCore.setMintWord(l.selectors.length > 0 ? w | LibCore.HAS_OVERRIDES : w & ~LibCore.HAS_OVERRIDES);
         emit DiamondCut(cuts, init, data);
-        if (init == address(0)) {
-            if (data.length != 0) revert CutInitFailed(address(0));
-            return;
-        }
+        // ERC-2535: with _init = 0 the _calldata is not executed (it may hold anything)
+        if (init == address(0)) return;
         if (init.code.length == 0) revert CutNoCode(init);
         (bool ok, bytes memory reason) = init.delegatecall(data);
         if (!ok) {
@@ -54,6 +58,32 @@ contract DiamondCutFacet is IDiamondCut, IAtelierErrors {
                 revert(add(reason, 32), mload(reason))
             }
         }
+    }
+
+    /// @notice Owner only, once: removes diamondCut from this collection for good. The loupe stops
+    /// reporting it (facetAddress(0x1f931c1c) == 0, supportsInterface(0x1f931c1c) == false) and
+    /// any later diamondCut reverts with UpgradesAreFrozen(). Emits DiamondCut(Remove diamondCut)
+    /// when diamondCut was still callable, then UpgradesFrozen(owner).
+    function freezeUpgrades() external {
+        LibCore.enforceOwner();
+        uint256 w = LibCore.ownerWord();
+        if (w & LibCore.UPGRADES_FROZEN != 0) revert UpgradesAreFrozen();
+        (address[] memory df, bytes4[][] memory ds) = LibTable.defaults();
+        bool cuttable = LibTable.effective(df, ds, IDiamondCut.diamondCut.selector) != address(0);
+        LibCore.setOwnerWord(w | LibCore.UPGRADES_FROZEN);
+        if (cuttable) {
+            FacetCut[] memory removal = new FacetCut[](1);
+            removal[0].action = FacetCutAction.Remove;
+            removal[0].functionSelectors = new bytes4[](1);
+            removal[0].functionSelectors[0] = IDiamondCut.diamondCut.selector;
+            emit DiamondCut(removal, address(0), "");
+        }
+        emit UpgradesFrozen(msg.sender);
+    }
+
+    /// @notice True once freezeUpgrades was called.
+    function upgradesFrozen() external view returns (bool) {
+        return LibCore.ownerWord() & LibCore.UPGRADES_FROZEN != 0;
     }
 
     /// Record `target` for `sel`; an entry equal to the default is dropped (no override needed).

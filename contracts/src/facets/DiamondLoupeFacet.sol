@@ -35,8 +35,10 @@ contract DiamondLoupeFacet is IDiamondLoupe {
     }
 
     /// @notice ERC-165: ERC-165, ERC-721, ERC-721 metadata, ERC-173, ERC-2981, ERC-4906, the
-    /// ERC-2535 loupe and diamondCut; a diamondCut init may change answers for this collection.
+    /// ERC-2535 loupe and diamondCut (until freezeUpgrades); a diamondCut init may change answers
+    /// for this collection.
     function supportsInterface(bytes4 interfaceId) external view returns (bool) {
+        if (LibTable.frozenOut(interfaceId)) return false; // diamondCut's interface id is its selector
         uint8 o = LibDiamondStorage.layout_().interfaceOverride[interfaceId];
         if (o == 1) return interfaceId != 0xffffffff;
         if (o == 2) return false;
@@ -54,6 +56,7 @@ contract DiamondLoupeFacet is IDiamondLoupe {
     function _pairs() private view returns (bytes4[] memory sels, address[] memory owners, uint256 n) {
         (address[] memory f, bytes4[][] memory s) = LibTable.defaults();
         LibDiamondStorage.Layout storage l = LibDiamondStorage.layout_();
+        bool frozen = LibTable.frozenOut(LibTable.DIAMOND_CUT);
         uint256 total = l.selectors.length;
         for (uint256 i; i < s.length; ++i) {
             total += s[i].length;
@@ -64,7 +67,7 @@ contract DiamondLoupeFacet is IDiamondLoupe {
             for (uint256 j; j < s[i].length; ++j) {
                 bytes4 sel = s[i][j];
                 address o = l.facetOf[sel];
-                if (o == LibDiamondStorage.REMOVED) continue;
+                if (o == LibDiamondStorage.REMOVED || (frozen && sel == LibTable.DIAMOND_CUT)) continue;
                 sels[n] = sel;
                 owners[n] = o == address(0) ? f[i] : o;
                 ++n;

@@ -4,14 +4,25 @@ pragma solidity ^0.8.28;
 import {IERC721Receiver} from "@openzeppelin/contracts/token/ERC721/IERC721Receiver.sol";
 import {IERC721Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
 import {Strings} from "@openzeppelin/contracts/utils/Strings.sol";
-import {LibCore, LibERC721Storage} from "../libraries/LibStorage.sol";
+import {
+    LibCore,
+    LibERC721Storage,
+    OWNERSHIP_SPAN_SHIFT as SPAN_SHIFT,
+    OWNERSHIP_SPAN_MASK as SPAN_MASK,
+    OWNERSHIP_FIRST_MOVED as FIRST_MOVED,
+    OWNERSHIP_HAS_APPROVAL as HAS_APPROVAL,
+    OWNERSHIP_FIRST_OWNER_OFFSET as FIRST_OWNER_OFFSET,
+    OWNERSHIP_MAX_BATCH as MAX_BATCH
+} from "../libraries/LibStorage.sol";
 import {LibProxy} from "../libraries/LibProxy.sol";
 import {IERC4906Events} from "../interfaces/IEvents.sol";
 
 /// @title ERC-721 and its metadata extension for a collection.
-/// @notice Ownership is stored ERC721A-style: a mint writes one packed record per run of at most
-/// MAX_BATCH (10) consecutive tokens; the owner of a token without a record of its own is the owner
-/// in the nearest record below it, at most MAX_BATCH - 1 records away. Token ids start at 1.
+/// @notice Ownership is stored in runs: a mint writes one run head per run of at most MAX_BATCH (10)
+/// consecutive tokens; a token without a word of its own belongs to the owner of the run head
+/// below it (at most MAX_BATCH - 1 words away). A transfer never splits a run: it writes the
+/// token's own word (explicit owner), or, for a run head, moves the head token's owner to its
+/// first-owner word. Layout: LibERC721Storage. Token ids start at 1.
 contract ERC721Facet is IERC721Errors, IERC4906Events {
     event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
     event Approval(address indexed owner, address indexed approved, uint256 indexed tokenId);
@@ -19,6 +30,11 @@ contract ERC721Facet is IERC721Errors, IERC4906Events {
 
     bytes32 private constant TRANSFER_SIG = 0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef;
     uint256 private constant BASE = uint256(LibERC721Storage.OWNERSHIPS);
+    uint256 private constant ADDRESS_MASK = 0x00ffffffffffffffffffffffffffffffffffffffff;
+    /// kinds of _locate
+    uint256 private constant OWN = 0;
+    uint256 private constant RUN_HEAD = 1;
+    uint256 private constant IN_RUN = 2;
 
     // ------------------------------------------------------------------ views
 
@@ -28,12 +44,12 @@ contract ERC721Facet is IERC721Errors, IERC4906Events {
     }
 
     function ownerOf(uint256 tokenId) external view returns (address) {
-        (uint256 rec,) = _record(tokenId);
-        return address(uint160(rec));
+        (, uint256 word,) = _locate(tokenId);
+        return address(uint160(word));
     }
 
     function getApproved(uint256 tokenId) external view returns (address) {
-        _record(tokenId);
+        _locate(tokenId);
         return LibERC721Storage.layout_().tokenApprovals[tokenId];
     }
 
@@ -51,7 +67,7 @@ contract ERC721Facet is IERC721Errors, IERC4906Events {
 
     /// @notice baseURI + decimal tokenId ("" when the base URI is empty).
     function tokenURI(uint256 tokenId) external view returns (string memory) {
-        _record(tokenId);
+        _locate(tokenId);
         string memory base = _baseURI();
         if (bytes(base).length == 0) return "";
         return string.concat(base, Strings.toString(tokenId));
@@ -70,23 +86,16 @@ contract ERC721Facet is IERC721Errors, IERC4906Events {
     // ------------------------------------------------------------------ approvals
 
     function approve(address to, uint256 tokenId) external {
-        (uint256 rec, uint256 head) = _record(tokenId);
-        address owner = address(uint160(rec));
+        (uint256 slot, uint256 word,) = _locate(tokenId);
+        address owner = address(uint160(word));
         if (msg.sender != owner && !LibERC721Storage.layout_().operatorApprovals[owner][msg.sender]) {
             revert ERC721InvalidApprover(msg.sender);
         }
         LibERC721Storage.layout_().tokenApprovals[tokenId] = to;
-        // The token gets a record of its own carrying the hasApproval flag, so transfers of tokens
-        // never approved do not need to read the approvals slot.
-        uint256 newRec;
-        if (head == tokenId) {
-            newRec = rec | LibERC721Storage.HAS_APPROVAL;
-        } else {
-            uint256 runEnd = head + ((rec >> LibERC721Storage.SPAN_SHIFT) & LibERC721Storage.SPAN_MASK);
-            newRec = uint256(uint160(owner)) | ((runEnd - tokenId) << LibERC721Storage.SPAN_SHIFT)
-                | LibERC721Storage.HAS_APPROVAL;
-        }
-        if (newRec != rec) _store(tokenId, newRec);
+        // The word holding the token's owner carries the hasApproval flag (a token inside a run gets
+        // an explicit word), so transfers of tokens never approved do not read the approvals slot.
+        uint256 flagged = word | HAS_APPROVAL;
+        if (flagged != word) _store(slot, flagged);
         emit Approval(owner, to, tokenId);
     }
 
@@ -120,51 +129,68 @@ contract ERC721Facet is IERC721Errors, IERC4906Events {
         return base;
     }
 
-    function _load(uint256 tokenId) private view returns (uint256 v) {
-        uint256 base = BASE;
+    function _store(uint256 slot, uint256 v) private {
         assembly {
-            v := sload(add(base, tokenId))
+            sstore(slot, v)
         }
     }
 
-    function _store(uint256 tokenId, uint256 v) private {
-        uint256 base = BASE;
-        assembly {
-            sstore(add(base, tokenId), v)
-        }
-    }
-
-    /// The ownership record that covers tokenId and the token id it is stored at.
-    function _record(uint256 tokenId) private view returns (uint256 rec, uint256 head) {
+    /// Where the owner of tokenId is stored, and what that word holds:
+    ///   OWN       `slot` holds this token's owner alone (explicit word, head of a one-token run, or
+    ///             the first-owner word of a head that left its run);
+    ///   RUN_HEAD  the token heads a run of 2+ tokens whose head word (`slot`) it shares with them;
+    ///   IN_RUN    the token has no word of its own: `word` is the run owner (flags stripped) and
+    ///             `slot` the token's own, empty, ownership slot (read by the scan, so warm).
+    function _locate(uint256 tokenId) private view returns (uint256 slot, uint256 word, uint256 kind) {
         uint256 next = (LibCore.mintWord() >> LibCore.NEXT_SHIFT) & LibCore.MASK40;
         if (tokenId == 0 || tokenId >= next) revert ERC721NonexistentToken(tokenId);
         uint256 base = BASE;
-        uint256 maxBatch = LibERC721Storage.MAX_BATCH;
+        bool found;
         assembly {
-            head := tokenId
-            rec := sload(add(base, head))
-            if iszero(rec) {
-                // bounded: every run of at most MAX_BATCH tokens starts with a record
+            slot := add(base, tokenId)
+            word := sload(slot)
+            switch word
+            case 0 {
+                // bounded scan down to the run head: a run holds at most MAX_BATCH tokens
+                kind := IN_RUN
                 let lowest := 0
-                if gt(tokenId, maxBatch) { lowest := sub(tokenId, maxBatch) }
-                for {} 1 {} {
-                    head := sub(head, 1)
-                    if iszero(gt(head, lowest)) { break }
-                    rec := sload(add(base, head))
-                    if rec { break }
+                if gt(tokenId, MAX_BATCH) { lowest := sub(tokenId, MAX_BATCH) }
+                for { let h := sub(tokenId, 1) } gt(h, lowest) { h := sub(h, 1) } {
+                    let r := sload(add(base, h))
+                    let span := and(shr(SPAN_SHIFT, r), SPAN_MASK)
+                    if span {
+                        // the head's run must reach tokenId (always true for a minted token)
+                        if lt(sub(tokenId, h), span) {
+                            word := and(r, ADDRESS_MASK)
+                            found := 1
+                        }
+                        break
+                    }
+                }
+            }
+            default {
+                found := 1
+                let span := and(shr(SPAN_SHIFT, word), SPAN_MASK)
+                if gt(span, 1) {
+                    kind := RUN_HEAD
+                    if and(word, FIRST_MOVED) {
+                        kind := OWN
+                        slot := add(slot, FIRST_OWNER_OFFSET)
+                        word := sload(slot)
+                    }
                 }
             }
         }
-        if (rec == 0) revert ERC721NonexistentToken(tokenId);
+        if (!found) revert ERC721NonexistentToken(tokenId);
     }
 
     function _transfer(address from, address to, uint256 tokenId) private {
-        (uint256 rec, uint256 head) = _record(tokenId);
-        address owner = address(uint160(rec));
+        (uint256 slot, uint256 word, uint256 kind) = _locate(tokenId);
+        address owner = address(uint160(word));
         if (owner != from) revert ERC721IncorrectOwner(from, tokenId, owner);
         if (to == address(0)) revert ERC721InvalidReceiver(address(0));
         LibERC721Storage.Layout storage l = LibERC721Storage.layout_();
-        bool approvalFlag = head == tokenId && (rec & LibERC721Storage.HAS_APPROVAL) != 0;
+        bool approvalFlag = (word & HAS_APPROVAL) != 0; // never set for IN_RUN
         if (msg.sender != from && !l.operatorApprovals[from][msg.sender]) {
             if (!approvalFlag || l.tokenApprovals[tokenId] != msg.sender) {
                 revert ERC721InsufficientApproval(msg.sender, tokenId);
@@ -175,17 +201,13 @@ contract ERC721Facet is IERC721Errors, IERC4906Events {
             l.balances[from] -= 1;
             l.balances[to] += 1;
         }
-        uint256 runEnd = head + ((rec >> LibERC721Storage.SPAN_SHIFT) & LibERC721Storage.SPAN_MASK);
-        _store(
-            tokenId,
-            uint256(uint160(to)) | ((runEnd - tokenId) << LibERC721Storage.SPAN_SHIFT) | LibERC721Storage.NEXT_INITIALIZED
-        );
-        // Keep tokenId + 1 (same run, no record yet) with its owner.
-        if (!(head == tokenId && (rec & LibERC721Storage.NEXT_INITIALIZED) != 0)) {
-            uint256 nextId = tokenId + 1;
-            if (nextId < runEnd && _load(nextId) == 0) {
-                _store(nextId, uint256(uint160(from)) | ((runEnd - nextId) << LibERC721Storage.SPAN_SHIFT));
-            }
+        if (kind == RUN_HEAD) {
+            // the rest of the run keeps the head word; the head token's owner moves out of it
+            _store(slot + FIRST_OWNER_OFFSET, uint256(uint160(to)));
+            _store(slot, (word | FIRST_MOVED) & ~HAS_APPROVAL);
+        } else {
+            // OWN keeps its span (1 for a one-token run head, else 0); IN_RUN becomes an explicit word
+            _store(slot, uint256(uint160(to)) | (word & (SPAN_MASK << SPAN_SHIFT)));
         }
         assembly {
             log4(0, 0, TRANSFER_SIG, and(from, 0xffffffffffffffffffffffffffffffffffffffff), and(to, 0xffffffffffffffffffffffffffffffffffffffff), tokenId)

@@ -3,11 +3,11 @@ pragma solidity ^0.8.28;
 
 import {IERC721Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
 import {IAtelierErrors} from "../libraries/Errors.sol";
-import {LibCore, LibERC721Storage} from "../libraries/LibStorage.sol";
+import {LibCore, LibERC721Storage, OWNERSHIP_MAX_BATCH, OWNERSHIP_SPAN_SHIFT} from "../libraries/LibStorage.sol";
 import {IMintEvents} from "../interfaces/IEvents.sol";
 
 /// @title Minting and supply configuration of a collection.
-/// @notice mintTo writes one ownership record per run of at most MAX_BATCH (10) tokens, the
+/// @notice mintTo writes one run head (ownership word) per run of at most MAX_BATCH (10) tokens, the
 /// recipient's balance, the token counter (packed with the minter, maxSupply and the mint switch,
 /// so one storage word serves access control, limits and the counter) and one Transfer event per
 /// token. Token ids are sequential and start at 1.
@@ -38,14 +38,13 @@ contract MintFacet is IAtelierErrors, IMintEvents {
         unchecked {
             LibERC721Storage.layout_().balances[to] += quantity;
         }
-        uint256 batch = LibERC721Storage.MAX_BATCH;
         uint256 base = BASE;
         assembly {
             let owner := and(to, 0xffffffffffffffffffffffffffffffffffffffff)
-            for { let head := start } lt(head, end) { head := add(head, batch) } {
+            for { let head := start } lt(head, end) { head := add(head, OWNERSHIP_MAX_BATCH) } {
                 let span := sub(end, head)
-                if gt(span, batch) { span := batch }
-                sstore(add(base, head), or(owner, shl(160, span)))
+                if gt(span, OWNERSHIP_MAX_BATCH) { span := OWNERSHIP_MAX_BATCH }
+                sstore(add(base, head), or(owner, shl(OWNERSHIP_SPAN_SHIFT, span)))
             }
             for { let id := start } lt(id, end) { id := add(id, 1) } {
                 log4(0, 0, TRANSFER_SIG, 0, owner, id)

@@ -29,4 +29,6 @@ interface IAtelierErrors {
     error CutRemoveFacetNotZero(address facet);
     error CutInitFailed(address init);
     error CutEmptySelectors();
+    /// The owner froze upgrades (freezeUpgrades): diamondCut is gone for good.
+    error UpgradesAreFrozen();
 }

@@ -3,11 +3,25 @@ pragma solidity ^0.8.28;
 
 import {IAtelierErrors} from "./Errors.sol";
 
+// Layout of the ownership words of atelier.storage.ERC721.ownerships (see LibERC721Storage).
+uint256 constant OWNERSHIP_SPAN_SHIFT = 160;
+uint256 constant OWNERSHIP_SPAN_MASK = 0xffff;
+// bit 176: a run head whose head token left the run (its owner is in the first-owner word)
+uint256 constant OWNERSHIP_FIRST_MOVED = 0x100000000000000000000000000000000000000000000;
+// bit 177: tokenApprovals[tokenId] may be set
+uint256 constant OWNERSHIP_HAS_APPROVAL = 0x200000000000000000000000000000000000000000000;
+// First-owner words (owner of a run head after it left its run, plus HAS_APPROVAL) live at
+// OWNERSHIPS + 2^40 + tokenId, past every ownership word (token ids < 2^40).
+uint256 constant OWNERSHIP_FIRST_OWNER_OFFSET = 0x10000000000;
+// A mint writes one run head per run of at most MAX_BATCH tokens, so finding the owner of any
+// token reads at most MAX_BATCH ownership words (the scan is bounded).
+uint256 constant OWNERSHIP_MAX_BATCH = 10;
+
 /// @title Namespaced storage of a collection (ERC-7201).
 /// @notice Every facet reads and writes collection state only through these namespaces, so no two
 /// facets (ours or an owner's override facet) can collide on a slot. The namespace ids and their
 /// slots (erc7201 formula: keccak256(abi.encode(uint256(keccak256(id)) - 1)) & ~bytes32(uint256(0xff)))
-/// are checked by test/contracts/storage.test.ts.
+/// are checked by test/contracts/diamond.test.ts.
 library LibCore {
     /// @custom:storage-location erc7201:atelier.storage.Core
     /// word 0 ("mint word", read by every proxy call for the override flag):
@@ -22,6 +36,7 @@ library LibCore {
     ///   bit  176       baseURI was set by setBaseURI (else the creation value in the proxy code)
     ///   bit  177       contractURI was set by setContractURI (else the creation value)
     ///   bit  178       royalty receiver was set by setDefaultRoyalty (else the creation value in the code)
+    ///   bit  179       upgrades frozen (freezeUpgrades): diamondCut is gone for good
     bytes32 internal constant SLOT = 0xa7b176edf3a70942502572a234c16ed64889530632318bb3bd799d443b486300;
 
     uint256 internal constant ADDRESS_MASK = (1 << 160) - 1;
@@ -34,6 +49,7 @@ library LibCore {
     uint256 internal constant BASE_URI_SET = 1 << 176;
     uint256 internal constant CONTRACT_URI_SET = 1 << 177;
     uint256 internal constant ROYALTY_RECEIVER_SET = 1 << 178;
+    uint256 internal constant UPGRADES_FROZEN = 1 << 179;
 
     function mintWord() internal view returns (uint256 w) {
         assembly {
@@ -92,21 +108,26 @@ library LibERC721Storage {
     bytes32 internal constant SLOT = 0xc65aad0dc38ef6ff60e3d5dbcd49887f97e214efbc364665a1c0fb58c65aa900;
 
     /// @custom:storage-location erc7201:atelier.storage.ERC721.ownerships
-    /// Packed ownership records live at OWNERSHIPS + tokenId (like an array; token ids < 2^40):
+    /// Ownership words live at OWNERSHIPS + tokenId (like an array; token ids < 2^40). A word is
+    ///   zero               the token has no word of its own: its owner is the owner of its run head,
+    ///                      the nearest word below it with a non-zero span (at most MAX_BATCH - 1 below);
+    ///   span == 0          an explicit owner of this token alone (written by a transfer or approve of
+    ///                      a token inside a run; never a run head, so it never changes another token);
+    ///   span >= 1          a run head, written by mintTo: owner of the tokens tokenId .. tokenId+span-1
+    ///                      that have no word of their own (and of tokenId itself unless FIRST_MOVED).
     ///   bits   0..159  owner
-    ///   bits 160..175  span: number of tokens from this token to the end of its mint run
-    ///   bit  176       nextInitialized: the record of tokenId + 1 is known to be written (or is the run end)
-    ///   bit  177       hasApproval: tokenApprovals[tokenId] may be set
+    ///   bits 160..175  span (see above)
+    ///   bit  176       FIRST_MOVED (run heads only): the head token itself was transferred; its owner is
+    ///                  the first-owner word at OWNERSHIPS + FIRST_OWNER_OFFSET + tokenId
+    ///   bit  177       HAS_APPROVAL: tokenApprovals[tokenId] may be set (kept in the word that holds
+    ///                  this token's owner; a run head's flag is about the head token only)
+    /// Runs are only created by mintTo and never split, so a transfer writes one word for the token
+    /// (and sets FIRST_MOVED once when a run head leaves its run): no zero-to-non-zero write for
+    /// the other tokens of the run.
     bytes32 internal constant OWNERSHIPS = 0x155c6401baa9359616908c689a74584618913e7e3f5540593235b60c2033da00;
 
-    uint256 internal constant SPAN_SHIFT = 160;
-    uint256 internal constant SPAN_MASK = 0xffff;
-    uint256 internal constant NEXT_INITIALIZED = 1 << 176;
-    uint256 internal constant HAS_APPROVAL = 1 << 177;
-
-    /// A mint writes one ownership record per run of at most MAX_BATCH tokens, so finding the
-    /// owner of any token reads at most MAX_BATCH records (the scan is bounded).
-    uint256 internal constant MAX_BATCH = 10;
+    /// Field positions and MAX_BATCH: the file-level OWNERSHIP_* constants at the top of this file
+    /// (number literals, so inline assembly can use them).
 
     function layout_() internal pure returns (Layout storage l) {
         assembly {
