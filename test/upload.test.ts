@@ -8,7 +8,7 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { createApiKey } from '../src/db/api-keys.ts';
 import { flatFiles } from '../src/db/schema/index.ts';
-import { MAX_UPLOAD_BYTES } from '../src/http/backend/uploads.ts';
+import { MAX_UPLOAD_BYTES } from '../src/domain/uploads.ts';
 import { LocalStorage } from '../src/storage/local.ts';
 import { sniffType } from '../src/storage/mime.ts';
 import { bearer, client, ebml, gif, jpeg, mp4, png, svc, userToken, webp } from './helpers/content.ts';
