@@ -114,7 +114,9 @@ export function actorOf(caller: Caller, record?: Ownership): Actor {
   if (caller.kind === 'service') return 'operator';
   if (caller.kind === 'anonymous') return 'public';
   if (!record) return 'user';
-  if (record.ownerId !== null && record.ownerId === caller.userId) return 'owner';
+  // A platform record (no owner) has no owner and no curator: only the operator changes it.
+  if (record.ownerId === null) return 'user';
+  if (record.ownerId === caller.userId) return 'owner';
   if (record.collectionOwnerId && record.collectionOwnerId === caller.userId) return 'collection_owner';
   return 'user';
 }

@@ -76,7 +76,7 @@ export function createDeckService(decks: DeckPorts) {
     },
 
     /** The caller's own decks (the user a service call names). */
-    mine: (caller: Caller, filter: DeckFilter) => decks.listForUser(requireOwner(caller), filter),
+    mine: async (caller: Caller, filter: DeckFilter) => decks.listForUser(requireOwner(caller), filter),
     get: (id: string) => decks.detail(id),
     stats: (id: string) => decks.stats(id),
     listForCollection: (collectionId: string, filter: DeckFilter) => decks.listForCollection(collectionId, filter),

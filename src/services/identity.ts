@@ -51,7 +51,7 @@ export function createIdentityService(ports: IdentityPorts) {
       return ports.keys.create(requireOwner(caller), name);
     },
 
-    listKeys: (caller: Caller) => ports.keys.list(requireOwner(caller)),
+    listKeys: async (caller: Caller) => ports.keys.list(requireOwner(caller)),
 
     /** Revokes a key of the caller's; another user's key, or an unknown or revoked one, is 404. */
     async revokeKey(caller: Caller, id: string) {
