@@ -10,7 +10,7 @@ import { listGlobalCollections, type GlobalCollectionRow } from '../db/global-co
 import { getOutputWithOwners, type OutputRow } from '../db/outputs.ts';
 import { AppError, conflict, invalid } from '../domain/errors.ts';
 import { authorize, type Caller } from '../domain/policy.ts';
-import type { GenerationService, StartGenerationResult } from './generation.ts';
+import { NO_QUEUE, type GenerationService, type StartGenerationResult } from './generation.ts';
 import { ownership } from './ownership.ts';
 
 export interface DevelopPorts {
@@ -28,8 +28,6 @@ export function mediaKind(mime: string | null): string | null {
   const top = mime?.split('/')[0];
   return top === 'image' || top === 'video' || top === 'text' ? top : null;
 }
-
-export const NO_QUEUE = 'generation is not available: this backend has no job queue configured';
 
 export function createDevelopService(ports: DevelopPorts) {
   return {

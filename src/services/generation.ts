@@ -38,6 +38,10 @@ import { submitStep } from '../generation/steps.ts';
 import { DEFAULT_PRIORITY, type WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
 import { withSpan } from '../telemetry.ts';
+import { ownership } from './ownership.ts';
+
+/** Why generation routes answer 503 on a backend without a job queue. */
+export const NO_QUEUE = 'generation is not available: this backend has no job queue configured';
 
 /** What one generation asks for (the caller decides the owner and the charge). */
 export interface GenerationRequest {
@@ -149,7 +153,7 @@ export function createGenerationService(ports: GenerationPorts) {
       if (input.deckId) {
         const deck = await ports.decks.get(input.deckId);
         if (deck.collection_id !== outputCollectionId) throw invalid(`body.deck_id: deck ${deck.id} belongs to another collection`);
-        authorize(caller, 'deck.add_output', { ownerId: deck.user_id, collectionOwnerId: deck.collection_owner_id });
+        authorize(caller, 'deck.add_output', ownership(deck));
         if (deck.status === 'locked') throw conflict(`deck ${deck.id} is locked: no new outputs can be added`);
       }
 

@@ -1,6 +1,7 @@
 /** Deck routes (content-service.md §4.2). */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { iso } from '../../domain/time.ts';
 import type { DeckService } from '../../services/decks.ts';
 import { presentCollectionDeck, presentDeck, presentDeckDetail, presentUserDeck } from '../present/decks.ts';
 import { collectionIdParams, idParams, ok } from '../schemas/common.ts';
@@ -127,7 +128,7 @@ export const deckRoutes: FastifyPluginAsync<DeckRoutesOptions> = async (app, { d
     },
     async (req) => {
       const row = await decks.publish(req.caller, req.params.id);
-      return ok({ id: row.id, status: row.status, published_at: row.published_at?.toISOString() ?? null });
+      return ok({ id: row.id, status: row.status, published_at: iso(row.published_at) });
     },
   );
 

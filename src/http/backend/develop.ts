@@ -5,10 +5,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DevelopService } from '../../services/develop.ts';
+import { NO_QUEUE } from '../../services/generation.ts';
 import { requires } from '../plugins/availability.ts';
 import { idParams, ok } from '../schemas/common.ts';
 import { developBody, developCollectionsQuery, developCollectionsResponse, developResponse } from '../schemas/outputs.ts';
-import { NO_QUEUE } from './generation.ts';
 import { needUser } from './preconditions.ts';
 
 export interface DevelopRoutesOptions {

@@ -8,7 +8,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { OUTPUT_SOURCES } from '../../domain/content-statuses.ts';
-import type { GenerationService } from '../../services/generation.ts';
+import { NO_QUEUE, type GenerationService } from '../../services/generation.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { requires } from '../plugins/availability.ts';
 import { idParams, ok } from '../schemas/common.ts';
@@ -18,8 +18,6 @@ export interface GenerationRoutesOptions {
   /** Absent when the backend has no job queue. */
   generation?: GenerationService;
 }
-
-export const NO_QUEUE = 'generation is not available: this backend has no job queue configured';
 
 /** A user (or the service key, with or without a user) generates; others get 401 before validation. */
 const needCaller = async (req: FastifyRequest) => {
