@@ -237,6 +237,23 @@ describe('ownership', () => {
     assert.equal((await api(`/decks/${d.id}`, bearer(ann), { method: 'PATCH', body: { name: 'Still Ann' } })).status, 200);
     assert.equal((await api(`/decks/${d.id}/publish`, svc('ops'), { method: 'POST' })).status, 200);
   });
+
+  test("a platform deck (no owner) is changed by the service key only, not even by the collection's owner", async () => {
+    const creator = await userToken('deck-collection-creator');
+    const owned = await makeCollection(p, bearer(creator), 'Creator owned');
+    const [platformDeck] = await p.database.db
+      .insert(decks)
+      .values({ collection_id: owned, user_id: null, name: 'Platform' })
+      .returning({ id: decks.id });
+    const id = platformDeck!.id;
+    const patch = (h: Record<string, string>) => api(`/decks/${id}`, h, { method: 'PATCH', body: { name: 'taken' } });
+    const byCreator = await patch(bearer(creator));
+    assert.equal(byCreator.status, 403);
+    assert.match(byCreator.body.error, /belongs to the platform/);
+    assert.equal((await api(`/decks/${id}/lock`, bearer(creator), { method: 'POST' })).status, 403);
+    assert.equal((await api('/outputs', bearer(creator), { body: { collection_id: owned, deck_id: id } })).status, 403);
+    assert.equal((await patch(svc('ops'))).status, 200);
+  });
 });
 
 describe('stats and lists', () => {

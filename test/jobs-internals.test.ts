@@ -87,15 +87,15 @@ test('step completion write: retried after 1 s and 2 s, verified; gives up after
 test('reconciliation: waiting steps are left, lost ones re-queued (and then complete), failed ones fail the job', async () => {
   const jobId = await generate();
   await sleep(30);
-  const waiting = await reconcileStaleSteps({ db: p.database.db, config: p.config, queue: p.queue }, { staleMs: 0 });
+  const waiting = await reconcileStaleSteps({ db: p.database.db, queue: p.queue }, { staleMs: 0 });
   assert.equal(waiting.requeued, 0);
   assert.ok(waiting.running >= 1);
   // Fresh steps are not stale.
-  assert.equal((await reconcileStaleSteps({ db: p.database.db, config: p.config, queue: p.queue })).checked, 0);
+  assert.equal((await reconcileStaleSteps({ db: p.database.db, queue: p.queue })).checked, 0);
 
   // The queue store lost everything (an in-process queue after a restart).
   const fresh = new InProcessQueue<StepPayload>('generation');
-  const lost = await reconcileStaleSteps({ db: p.database.db, config: p.config, queue: fresh }, { staleMs: 0 });
+  const lost = await reconcileStaleSteps({ db: p.database.db, queue: fresh }, { staleMs: 0 });
   assert.ok(lost.requeued >= 1, JSON.stringify(lost));
   const w = await startGenerationWorker({ config: p.config, database: p.database, storage: p.storage, queue: fresh, reconcile: false });
   await waitFor('re-queued job completes', async () => ((await jobOf(jobId)).status === 'completed' ? true : undefined));
@@ -106,7 +106,7 @@ test('reconciliation: waiting steps are left, lost ones re-queued (and then comp
   const doomed = await generate();
   await sleep(30);
   const failedQueue = { getState: async () => 'failed' } as unknown as WorkQueue<StepPayload>;
-  const r = await reconcileStaleSteps({ db: p.database.db, config: p.config, queue: failedQueue }, { staleMs: 0 });
+  const r = await reconcileStaleSteps({ db: p.database.db, queue: failedQueue }, { staleMs: 0 });
   assert.ok(r.failed >= 1);
   const j = await jobOf(doomed);
   assert.equal(j.status, 'failed');

@@ -381,6 +381,24 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       assert.equal(hist.filter((h) => h.status === 'completed').length, 2, 'worker completion, then the failsafe after the failure');
     });
 
+    test("failsafes are the delivery path's (service key): the job's own user gets 403, another user 404", async () => {
+      const owner = bearer(await userToken(`failsafe-owner-${kind}`));
+      const mine = await generate({ variables: {} }, owner);
+      assert.equal(mine.status, 202, JSON.stringify(mine.body));
+      const jobId = mine.body.data.jobId;
+      const byOwner = await api(`/api/jobs/${jobId}/failed`, owner, { body: { error_message: 'no' } });
+      assert.equal(byOwner.status, 403);
+      assert.match(byOwner.body.error, /job\.force_fail is for the platform operator/);
+      const complete = await api(`/api/jobs/${jobId}/complete`, owner, { body: { workflow_output: 'https://cdn.example/z.png' } });
+      assert.equal(complete.status, 403);
+      const other = bearer(await userToken(`failsafe-other-${kind}`));
+      assert.equal((await api(`/api/jobs/${jobId}/failed`, other, { body: {} })).status, 404);
+      // The owner still sees and streams their job; nothing was applied by the refused calls.
+      const done = await waitJob(jobId, 'completed');
+      assert.notEqual(done.error_message, 'no');
+      assert.equal((await api(`/api/jobs/${jobId}`, owner)).status, 200);
+    });
+
     test('POST /collections/:id/generations: {jobId, outputId, deckId}; mint_state makes a minted deck; deck_id reuses a deck', async () => {
       const recipient = '0x' + 'ab'.repeat(20);
       const tx = '0x' + 'cd'.repeat(32);
@@ -416,6 +434,22 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       });
       assert.equal(badRecipient.status, 400);
       assert.match(badRecipient.body.error, /^body\.mint_state\.recipient/);
+
+      // Mint state comes only from the mint path: a user sending it gets 403 and is not charged.
+      const user = bearer(await userToken(`mint-state-user-${kind}`));
+      const before = (await api('/api/credits', user)).body.data.balance;
+      const byUser = await api(`/collections/${collectionId}/generations`, user, { body: { mint_state: { token_id: 9 } } });
+      assert.equal(byUser.status, 403);
+      assert.match(byUser.body.error, /token\.set_mint_state/);
+      assert.equal((await api('/api/credits', user)).body.data.balance, before);
+      // A deck the platform made (no user) takes outputs from the service key only.
+      const platform = await api(`/collections/${collectionId}/generations`, svc(), { body: {} });
+      assert.equal(platform.status, 202);
+      const intoPlatformDeck = await api(`/collections/${collectionId}/generations`, user, {
+        body: { deck_id: platform.body.data.deckId },
+      });
+      assert.equal(intoPlatformDeck.status, 403);
+      assert.match(intoPlatformDeck.body.error, /belongs to the platform/);
     });
 
     test('a collection with two steps runs them in order; the second gets the first image', async () => {

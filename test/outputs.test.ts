@@ -260,6 +260,21 @@ describe('ownership', () => {
     const intoAlice = await api('/outputs', bearer(bobToken), { body: { collection_id: ownedCollection, deck_id: o.deck_id } });
     assert.equal(intoAlice.status, 403);
   });
+
+  test("a platform output (no owner) is changed by the service key only, not even by the collection's owner", async () => {
+    const ownerToken = await userToken('platform-output-collection-owner');
+    const ownedCollection = await makeCollection(p, bearer(ownerToken), 'Owned, platform output');
+    const [row] = await p.database.db
+      .insert(outputs)
+      .values({ collection_id: ownedCollection, user_id: null, source: 'direct_api' })
+      .returning({ id: outputs.id });
+    const fail = (h: Record<string, string>) => api(`/outputs/${row!.id}/fail`, h, { method: 'PATCH', body: { error_message: 'x' } });
+    const byOwner = await fail(bearer(ownerToken));
+    assert.equal(byOwner.status, 403);
+    assert.match(byOwner.body.error, /belongs to the platform/);
+    assert.equal((await api(`/outputs/${row!.id}`, bearer(ownerToken), { method: 'DELETE' })).status, 403);
+    assert.equal((await fail(svc('ops'))).status, 200);
+  });
 });
 
 describe('PATCH /outputs/:id/deck', () => {

@@ -8,11 +8,12 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { createApiKey } from '../src/db/api-keys.ts';
 import { flatFiles } from '../src/db/schema/index.ts';
-import { MAX_UPLOAD_BYTES } from '../src/http/backend/uploads.ts';
+import { MAX_UPLOAD_BYTES } from '../src/domain/uploads.ts';
 import { LocalStorage } from '../src/storage/local.ts';
 import { sniffType } from '../src/storage/mime.ts';
 import { bearer, client, ebml, gif, jpeg, mp4, png, svc, userToken, webp } from './helpers/content.ts';
-import { asService, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { SignJWT } from 'jose';
+import { JWT_SECRET, asService, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 
 let p: TestPlatform;
 let api: ReturnType<typeof client>;
@@ -173,6 +174,23 @@ describe('paths and identity', () => {
     assert.match(noUser.body.error, /user_id/);
     // With the service key, miniapp_user_id alone identifies the owner.
     assert.equal((await upload({ base64Data: data, fid: '5' }, asService())).status, 200);
+    // A user uploads for themselves only: another miniapp user or fid is the service key's (upload.for_other).
+    const forOther = await upload({ base64Data: data, fid: '5' }, bearer(await userToken('uploader-jwt')));
+    assert.equal(forOther.status, 403);
+    assert.match(forOther.body.error, /upload\.for_other/);
+    const miniappOther = await upload(
+      { base64Data: data, miniapp_user_id: '3f1c2a9e-8a9b-4c2d-9e0f-1a2b3c4d5e6f' },
+      { 'X-Api-Key': key.key },
+    );
+    assert.equal(miniappOther.status, 403);
+    // An account whose fid identity (provider_e) is 777 uploads under fid 777.
+    const fidToken = await new SignJWT({ sub: '777', provider: 'provider_e' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode(JWT_SECRET));
+    const ownFid = await upload({ base64Data: data, fid: '777' }, bearer(fidToken));
+    assert.equal(ownFid.status, 200, JSON.stringify(ownFid.body));
+    assert.match(ownFid.body.data.path, /^user-uploads\/fid\/777\//);
     // A user_id header without a credential proves nothing.
     assert.equal((await upload({ base64Data: data }, { user_id: 'uploader' })).status, 401);
   });

@@ -52,3 +52,12 @@ export async function listApiKeys(db: Db, userId: string) {
     .where(eq(apiKeys.user_id, userId))
     .orderBy(apiKeys.created_at);
 }
+
+/** A key's owner and state (never its hash), or null. */
+export async function findApiKey(db: Db, id: string): Promise<{ id: string; user_id: string; revoked_at: Date | null } | null> {
+  const [row] = await db
+    .select({ id: apiKeys.id, user_id: apiKeys.user_id, revoked_at: apiKeys.revoked_at })
+    .from(apiKeys)
+    .where(eq(apiKeys.id, id));
+  return row ?? null;
+}

@@ -1,5 +1,7 @@
 /**
- * Decks (content-service.md §2.2, §3): queries, state rules and the presentation.
+ * Decks (content-service.md §2.2, §3): queries and state rules. Who may change a deck is
+ * src/domain/policy.ts (applied by src/services/decks.ts); the response shape is
+ * src/http/present/decks.ts.
  *
  * output_count counts the deck's outputs that are not hidden (pending, processing, completed,
  * failed). It changes only in single conditional statements inside the transaction that changes
@@ -11,43 +13,13 @@
  * active through PATCH; a locked deck may not (409).
  */
 import { and, asc, desc, eq, isNull, ne, sql } from 'drizzle-orm';
-import { conflict, forbidden, invalid, notFound } from '../domain/errors.ts';
+import { conflict, invalid, notFound } from '../domain/errors.ts';
 import type { Db } from './client.ts';
 import { collections, decks, outputs } from './schema/index.ts';
 import { findSocialLink, upsertSocialLink } from './social-links.ts';
-
-export const DECK_STATUSES = ['active', 'archived', 'published', 'locked'] as const;
-export type DeckStatus = (typeof DECK_STATUSES)[number];
+import type { DeckStatus } from '../domain/content-statuses.ts';
 
 export type DeckRow = typeof decks.$inferSelect;
-
-/** Who is asking: a user (userId) and whether the caller holds the service key. */
-export interface Caller {
-  userId: string | null;
-  isService: boolean;
-}
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-export function presentDeck(row: DeckRow) {
-  return {
-    id: row.id,
-    collection_id: row.collection_id,
-    user_id: row.user_id,
-    name: row.name,
-    description: row.description,
-    status: row.status,
-    output_count: row.output_count,
-    cover_output_id: row.cover_output_id,
-    published_at: iso(row.published_at),
-    is_custodial: row.is_custodial,
-    custodied_for: row.custodied_for,
-    token_id: row.token_id,
-    mint_status: row.mint_status,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
 
 export interface NewDeck {
   collection_id: string;
@@ -91,15 +63,18 @@ export async function getDeck(db: Db, id: string): Promise<DeckRow> {
   return row;
 }
 
-/** Owners change their decks; so does the owner of the deck's collection, and the service key. */
-export async function assertCanModifyDeck(db: Db, deck: DeckRow, caller: Caller) {
-  if (caller.isService || deck.user_id === null || deck.user_id === caller.userId) return;
-  const [c] = await db.select({ user_id: collections.user_id }).from(collections).where(eq(collections.id, deck.collection_id));
-  if (c?.user_id && c.user_id === caller.userId) return;
-  throw forbidden('only the deck owner can change it');
+/** The deck with the owner of its collection (the policy's collection_owner), or 404. */
+export async function getDeckWithOwners(db: Db, id: string): Promise<DeckRow & { collection_owner_id: string | null }> {
+  const [row] = await db
+    .select({ deck: decks, collection_owner_id: collections.user_id })
+    .from(decks)
+    .innerJoin(collections, eq(collections.id, decks.collection_id))
+    .where(eq(decks.id, id));
+  if (!row) throw notFound(`deck ${id}`);
+  return { ...row.deck, collection_owner_id: row.collection_owner_id };
 }
 
-/** GET /decks/:id: the deck, its collection and its visible outputs with their 1-based position. */
+/** GET /decks/:id: the deck, its collection and its visible outputs, oldest first. */
 export async function deckDetail(db: Db, id: string) {
   const deck = await getDeck(db, id);
   const collection = await requireCollection(db, deck.collection_id);
@@ -115,20 +90,9 @@ export async function deckDetail(db: Db, id: string) {
     .from(outputs)
     .where(and(eq(outputs.deck_id, id), ne(outputs.status, 'hidden')))
     .orderBy(asc(outputs.created_at), asc(outputs.id));
-  return {
-    ...presentDeck(deck),
-    collection: { id: collection.id, title: collection.title, cover_image_url: collection.cover_image_url },
-    outputs: rows.map((o, i) => ({
-      id: o.id,
-      url: o.url,
-      status: o.status,
-      mime_type: o.mime_type,
-      thumbnail_url: o.thumbnail_url,
-      created_at: o.created_at.toISOString(),
-      position: i + 1,
-    })),
-  };
+  return { deck, collection: { id: collection.id, title: collection.title, cover_image_url: collection.cover_image_url }, outputs: rows };
 }
+export type DeckDetail = Awaited<ReturnType<typeof deckDetail>>;
 
 export interface DeckPatch {
   name?: string;
@@ -222,15 +186,7 @@ export async function listCollectionDecks(db: Db, collectionId: string, f: DeckF
       ),
     )
     .orderBy(desc(decks.created_at), desc(decks.id));
-  return rows.map((d) => ({
-    id: d.id,
-    name: d.name,
-    status: d.status,
-    output_count: d.output_count,
-    created_at: d.created_at.toISOString(),
-    is_custodial: d.is_custodial,
-    custodied_for: d.custodied_for,
-  }));
+  return rows;
 }
 
 /** The user's own decks across collections, newest first, without archived ones. */
@@ -243,14 +199,7 @@ export async function listUserDecks(db: Db, userId: string, f: DeckFilter) {
     .innerJoin(collections, eq(collections.id, decks.collection_id))
     .where(and(eq(decks.user_id, userId), ne(decks.status, 'archived'), link === undefined ? undefined : eq(decks.custodied_for, link)))
     .orderBy(desc(decks.created_at), desc(decks.id));
-  return rows.map(({ deck, collection }) => ({
-    id: deck.id,
-    name: deck.name,
-    status: deck.status,
-    output_count: deck.output_count,
-    created_at: deck.created_at.toISOString(),
-    collection,
-  }));
+  return rows;
 }
 
 /** The deck an output joins when none is given and auto_create_deck is true (see outputs.ts). */

@@ -1,4 +1,5 @@
 /** Flat files (content-service.md §2.3): one row per stored file that someone wants to refer to. */
+import { inArray } from 'drizzle-orm';
 import type { Db } from './client.ts';
 import { flatFiles } from './schema/index.ts';
 
@@ -25,4 +26,13 @@ export async function createFlatFile(db: Db, input: NewFlatFile): Promise<FlatFi
     })
     .returning();
   return row!;
+}
+
+/** The flat files with these ids (unknown ids are left out). */
+export async function flatFilesByIds(db: Db, ids: readonly number[]): Promise<FlatFileRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(flatFiles)
+    .where(inArray(flatFiles.id, [...ids]));
 }

@@ -5,6 +5,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
 import { userIdentities, users } from './schema/index.ts';
+import { UUID_RE } from '../domain/ids.ts';
 
 export interface ExternalAccount {
   provider: string;
@@ -71,4 +72,16 @@ export async function resolveUser(db: Db, account: ExternalAccount): Promise<str
       .where(and(eq(userIdentities.provider, account.provider), eq(userIdentities.provider_user_id, account.providerUserId)));
     return winner[0]!.user_id;
   });
+}
+
+/** The user's account id at `provider` (for example their fid at provider_e), or null. */
+export async function providerUserIdOf(db: Db, userId: string, provider: string): Promise<string | null> {
+  // user_identities.user_id is a uuid: an id that is not one (a provider-id fallback) has none.
+  if (!UUID_RE.test(userId)) return null;
+  const [row] = await db
+    .select({ id: userIdentities.provider_user_id })
+    .from(userIdentities)
+    .where(and(eq(userIdentities.user_id, userId), eq(userIdentities.provider, provider)))
+    .limit(1);
+  return row?.id ?? null;
 }

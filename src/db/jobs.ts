@@ -1,7 +1,7 @@
 /**
- * Jobs, job steps, job history and retry backups (content-service.md §2.4, §3 Job): the queries
- * and the one presentation. State changes driven by generator events live in
- * src/generation/job-events.ts; this file only reads and creates rows.
+ * Jobs, job steps, job history and retry backups (content-service.md §2.4, §3 Job): reads and
+ * row creation. State changes are decided by src/generation/job-events.ts and run by
+ * src/db/job-events.ts; response shapes are src/http/present/jobs.ts.
  */
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import { notFound } from '../domain/errors.ts';
@@ -12,70 +12,6 @@ import { UUID_RE } from '../domain/ids.ts';
 export type JobRow = typeof jobs.$inferSelect;
 export type JobStepRow = typeof jobSteps.$inferSelect;
 export type JobHistoryRow = typeof jobHistory.$inferSelect;
-
-export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-export const TERMINAL_JOB_STATUSES: readonly string[] = ['completed', 'failed'];
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-export function presentJob(row: JobRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    status: row.status,
-    progress: row.progress,
-    error_message: row.error_message,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    started_at: iso(row.started_at),
-    completed_at: iso(row.completed_at),
-    job_type: row.job_type,
-    priority: row.priority,
-    workflow_id: row.workflow_id,
-    workflow_output: row.workflow_output,
-    retry_count: row.retry_count,
-    data: row.data as Record<string, unknown>,
-    user_id: row.user_id,
-    collection_id: row.collection_id,
-    output_id: row.output_id,
-  };
-}
-export type JobView = ReturnType<typeof presentJob>;
-
-export function presentStep(row: JobStepRow) {
-  return {
-    id: row.id,
-    job_id: row.job_id,
-    step_name: row.step_name,
-    step_type: row.step_type,
-    step_order: row.step_order,
-    status: row.status,
-    input_data: row.input_data ?? null,
-    output_data: row.output_data ?? null,
-    retry_attempt: row.retry_attempt,
-    error_message: row.error_message,
-    queue_job_id: row.queue_job_id,
-    started_at: iso(row.started_at),
-    completed_at: iso(row.completed_at),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
-
-export function presentHistory(row: JobHistoryRow) {
-  return {
-    id: row.id,
-    job_id: row.job_id,
-    status: row.status,
-    message: row.message,
-    progress: row.progress,
-    data: row.data ?? null,
-    created_at: row.created_at.toISOString(),
-  };
-}
-export type HistoryView = ReturnType<typeof presentHistory>;
 
 export async function findJob(db: Db, id: string): Promise<JobRow | null> {
   const [row] = await db.select().from(jobs).where(eq(jobs.id, id));
@@ -175,4 +111,9 @@ export async function staleSteps(db: Db, staleMs: number, limit = 500) {
     )
     .orderBy(asc(jobSteps.updated_at))
     .limit(limit);
+}
+
+/** The reconciler re-queued a step under `queueJobId`. */
+export async function setStepQueueJobId(db: Db, stepId: string, queueJobId: string): Promise<void> {
+  await db.update(jobSteps).set({ queue_job_id: queueJobId, updated_at: sql`now()` }).where(eq(jobSteps.id, stepId));
 }

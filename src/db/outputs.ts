@@ -1,5 +1,7 @@
 /**
- * Outputs (content-service.md §2.1, §3): queries, state rules and the presentation.
+ * Outputs (content-service.md §2.1, §3): queries and state rules. Who may change an output is
+ * src/domain/policy.ts (applied by src/services/outputs.ts); the response shape is
+ * src/http/present/outputs.ts.
  *
  * Deck counters: a deck's output_count counts its outputs that are not hidden. Every change of
  * it is one conditional UPDATE in the same transaction as the output change it follows:
@@ -11,54 +13,16 @@
  * Nothing reads a count and writes it back.
  */
 import { and, asc, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
-import { conflict, forbidden, invalid, notFound } from '../domain/errors.ts';
+import { conflict, invalid, notFound } from '../domain/errors.ts';
 import type { Db } from './client.ts';
-import { type Caller, ownDeckCondition } from './decks.ts';
+import { ownDeckCondition } from './decks.ts';
 import { collections, decks, flatFiles, outputs } from './schema/index.ts';
 import { findSocialLink, upsertSocialLink } from './social-links.ts';
 
-export const OUTPUT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'hidden'] as const;
-export type OutputStatus = (typeof OUTPUT_STATUSES)[number];
-export const OUTPUT_SOURCES = [
-  'direct_api',
-  'ai_terminal',
-  'miniapp',
-  'studio_component',
-  'studio_workflow',
-  'load_test',
-  'unknown',
-] as const;
 /** States from which an output may complete or fail. */
 const OPEN_STATES = ['pending', 'processing'];
 
 export type OutputRow = typeof outputs.$inferSelect;
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
-export function presentOutput(row: OutputRow) {
-  return {
-    id: row.id,
-    collection_id: row.collection_id,
-    deck_id: row.deck_id,
-    job_id: row.job_id,
-    user_id: row.user_id,
-    status: row.status,
-    source: row.source,
-    url: row.url,
-    mime_type: row.mime_type,
-    thumbnail_url: row.thumbnail_url,
-    flat_file_id: row.flat_file_id,
-    input_metadata: row.input_metadata ?? null,
-    output_metadata: row.output_metadata ?? null,
-    error_message: row.error_message,
-    is_custodial: row.is_custodial,
-    custodied_for: row.custodied_for,
-    parent_output_id: row.parent_output_id,
-    token_metadata: row.token_metadata ?? null,
-    created_at: row.created_at.toISOString(),
-    completed_at: iso(row.completed_at),
-  };
-}
 
 export async function getOutput(db: Db, id: string): Promise<OutputRow> {
   const [row] = await db.select().from(outputs).where(eq(outputs.id, id));
@@ -66,15 +30,15 @@ export async function getOutput(db: Db, id: string): Promise<OutputRow> {
   return row;
 }
 
-/** The output's owner, the owner of its collection, and the service key may change it. */
-export async function canModifyOutput(db: Db, row: OutputRow, caller: Caller): Promise<boolean> {
-  if (caller.isService || row.user_id === null || row.user_id === caller.userId) return true;
-  const [c] = await db.select({ user_id: collections.user_id }).from(collections).where(eq(collections.id, row.collection_id));
-  return !!c?.user_id && c.user_id === caller.userId;
-}
-
-export async function assertCanModifyOutput(db: Db, row: OutputRow, caller: Caller) {
-  if (!(await canModifyOutput(db, row, caller))) throw forbidden('only the output owner can change it');
+/** The output with the owner of its collection (the policy's collection_owner), or 404. */
+export async function getOutputWithOwners(db: Db, id: string): Promise<OutputRow & { collection_owner_id: string | null }> {
+  const [row] = await db
+    .select({ output: outputs, collection_owner_id: collections.user_id })
+    .from(outputs)
+    .innerJoin(collections, eq(collections.id, outputs.collection_id))
+    .where(eq(outputs.id, id));
+  if (!row) throw notFound(`output ${id}`);
+  return { ...row.output, collection_owner_id: row.collection_owner_id };
 }
 
 export interface NewOutput {
@@ -123,7 +87,7 @@ export async function createOutput(db: Db, input: NewOutput): Promise<OutputRow>
         .set(plusOne())
         .where(and(eq(decks.id, input.deck_id), eq(decks.collection_id, input.collection_id), ne(decks.status, 'locked')))
         .returning({ id: decks.id });
-      if (!d) await explainDeckRefusal(tx as unknown as Db, input.deck_id, input.collection_id, 'body.deck_id');
+      if (!d) await explainDeckRefusal(tx, input.deck_id, input.collection_id, 'body.deck_id');
       deckId = d!.id;
     } else if (input.auto_create_deck) {
       // One auto-created deck per owner and collection, even under concurrent first outputs.
@@ -243,7 +207,7 @@ export async function hideOutput(db: Db, id: string): Promise<OutputRow> {
       .set({ status: 'hidden', updated_at: sql`now()` })
       .where(and(eq(outputs.id, id), ne(outputs.status, 'hidden')))
       .returning();
-    if (!row) return getOutput(tx as unknown as Db, id);
+    if (!row) return getOutput(tx, id);
     if (row.deck_id) {
       await tx
         .update(decks)
@@ -278,7 +242,7 @@ export async function moveOutput(db: Db, id: string, newDeckId: string | null): 
         .where(and(...conditions))
         .returning({ id: decks.id });
       if (d) continue;
-      if (step.sign === 1) await explainDeckRefusal(tx as unknown as Db, step.deck, current.collection_id, 'body.deck_id');
+      if (step.sign === 1) await explainDeckRefusal(tx, step.deck, current.collection_id, 'body.deck_id');
       throw conflict(`deck ${step.deck} is locked: its outputs cannot move out`);
     }
     const [row] = await tx.update(outputs).set({ deck_id: newDeckId, updated_at: sql`now()` }).where(eq(outputs.id, id)).returning();
@@ -286,17 +250,23 @@ export async function moveOutput(db: Db, id: string, newDeckId: string | null): 
   });
 }
 
-/** GET /outputs/:id: the output with its deck {id, name} and collection {id, title}. */
+/** GET /outputs/:id: the output with its deck {id, name}, its collection {id, title} and the collection's owner. */
 export async function outputDetail(db: Db, id: string) {
   const [r] = await db
-    .select({ output: outputs, deck: { id: decks.id, name: decks.name }, collection: { id: collections.id, title: collections.title } })
+    .select({
+      output: outputs,
+      deck: { id: decks.id, name: decks.name },
+      collection: { id: collections.id, title: collections.title },
+      collection_owner_id: collections.user_id,
+    })
     .from(outputs)
     .innerJoin(collections, eq(collections.id, outputs.collection_id))
     .leftJoin(decks, eq(decks.id, outputs.deck_id))
     .where(eq(outputs.id, id));
   if (!r) throw notFound(`output ${id}`);
-  return { row: r.output, view: { ...presentOutput(r.output), deck: r.deck?.id ? r.deck : null, collection: r.collection } };
+  return { output: r.output, deck: r.deck?.id ? r.deck : null, collection: r.collection, collectionOwnerId: r.collection_owner_id };
 }
+export type OutputDetail = Awaited<ReturnType<typeof outputDetail>>;
 
 export interface OutputFilter {
   deck_id?: string;
@@ -331,17 +301,7 @@ export async function listCollectionOutputs(db: Db, collectionId: string, f: Out
     .orderBy(desc(outputs.created_at), desc(outputs.id))
     .limit(f.limit)
     .offset(f.offset);
-  return rows.map(({ output: o, deck }) => ({
-    id: o.id,
-    url: o.url,
-    status: o.status,
-    mime_type: o.mime_type,
-    thumbnail_url: o.thumbnail_url,
-    deck_id: o.deck_id,
-    deck: deck?.id ? deck : null,
-    created_at: o.created_at.toISOString(),
-    completed_at: iso(o.completed_at),
-  }));
+  return rows.map(({ output, deck }) => ({ output, deck: deck?.id ? deck : null }));
 }
 
 /** Every output of the collection by status; total includes hidden ones. */

@@ -6,11 +6,11 @@
  */
 import { asc, eq } from 'drizzle-orm';
 import { conflict, notFound } from '../domain/errors.ts';
+import type { WorkflowType } from '../domain/content-statuses.ts';
 import { UUID_RE } from '../domain/ids.ts';
 import type { Db } from './client.ts';
 import { workflows } from './schema/index.ts';
 
-export const WORKFLOW_TYPES = ['basic', 'comfy_workflow', 'fetch_api', 'direct_job', 'dynamic_json'] as const;
 export type WorkflowRow = typeof workflows.$inferSelect;
 
 /** The workflow a generation uses when none is named. */
@@ -22,7 +22,7 @@ export interface NewWorkflow {
   description?: string;
   data: unknown;
   output_mime_type: string;
-  type?: (typeof WORKFLOW_TYPES)[number];
+  type?: WorkflowType;
   display?: boolean;
   order?: number;
   models?: string[];
@@ -73,24 +73,6 @@ export const BUILTIN_WORKFLOWS: NewWorkflow[] = [
     display: false,
   },
 ];
-
-export function presentWorkflow(row: WorkflowRow, opts: { includeData?: boolean } = {}) {
-  return {
-    id: row.id,
-    name: row.name,
-    label: row.label,
-    type: row.type,
-    description: row.description,
-    created_at: row.created_at.toISOString(),
-    models: row.models,
-    custom_nodes: row.custom_nodes,
-    output_mime_type: row.output_mime_type,
-    display: row.display,
-    order: row.order,
-    requires_api_key: row.requires_api_key,
-    ...(opts.includeData ? { data: row.data ?? null } : {}),
-  };
-}
 
 /** Idempotent: inserts each built-in workflow whose name is free; never overwrites an edited one. */
 export async function seedBuiltinWorkflows(db: Db): Promise<number> {

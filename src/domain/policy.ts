@@ -96,6 +96,12 @@ export const POLICY = {
   // Custodial collections are made by the platform for a social identity.
   'custodial.create': SIGNED_IN,
 
+  // Identity (content-service.md §2.8): a merge moves every record of one user to another.
+  'user.merge': OPERATOR,
+  /** A user's own API keys; the key's owner (or the operator) revokes it. */
+  'api_key.create': SIGNED_IN,
+  'api_key.revoke': OWNERS,
+
   // Public documents.
   'metadata.read': EVERYONE,
 } as const satisfies Record<string, readonly Actor[]>;
@@ -108,7 +114,9 @@ export function actorOf(caller: Caller, record?: Ownership): Actor {
   if (caller.kind === 'service') return 'operator';
   if (caller.kind === 'anonymous') return 'public';
   if (!record) return 'user';
-  if (record.ownerId !== null && record.ownerId === caller.userId) return 'owner';
+  // A platform record (no owner) has no owner and no curator: only the operator changes it.
+  if (record.ownerId === null) return 'user';
+  if (record.ownerId === caller.userId) return 'owner';
   if (record.collectionOwnerId && record.collectionOwnerId === caller.userId) return 'collection_owner';
   return 'user';
 }

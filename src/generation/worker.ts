@@ -9,28 +9,32 @@
  * key, conditional updates) or, when it had completed, goes straight on to the next step or the
  * job completion, which is applied once.
  */
-import { eq, sql } from 'drizzle-orm';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { findStep, loadStepContext, staleSteps, type JobRow } from '../db/jobs.ts';
+import { finishGeneration } from '../db/job-events.ts';
+import { findStep, loadStepContext, setStepQueueJobId, staleSteps, type JobRow } from '../db/jobs.ts';
 import { failOutput } from '../db/outputs.ts';
-import { jobSteps } from '../db/schema/index.ts';
-import type { QueueJob, WorkerHandle } from '../queue/index.ts';
+import type { QueueJob, WorkerHandle, WorkQueue } from '../queue/index.ts';
 import { EXTENSION } from '../storage/mime.ts';
 import { makeThumbnail } from '../storage/thumbnails.ts';
 import type { Storage } from '../storage/types.ts';
 import { withSpan } from '../telemetry.ts';
-import {
-  createConnector,
-  GeneratorError,
-  type ConnectorConfig,
-  type GeneratorConnector,
-  type ReferenceImageInput,
-} from './connectors/index.ts';
-import { applyJobEvent, type ApplyOptions } from './job-events.ts';
+import { connectorConfigOf } from './connector-config.ts';
+import { createConnector, type GeneratorConnector, type ReferenceImageInput } from './connectors/index.ts';
+import { errorMessage, stepFailureAction } from './errors.ts';
+import { applyJobEvent, planFinish, type ApplyOptions } from './job-events.ts';
+import { queueJobId, queueOptions, type StepPayload } from './pipeline.ts';
 import { loadReferenceImages } from './reference-images.ts';
-import { queueJobId, submitStep, type GenerationContext, type StepPayload } from './pipeline.ts';
+import { submitStep } from './steps.ts';
 
-export interface WorkerContext extends GenerationContext {
+/** What the reconciler needs: the database and the queue. */
+export interface QueueContext {
+  db: Db;
+  queue: WorkQueue<StepPayload>;
+}
+
+export interface WorkerContext extends QueueContext {
+  config: Config;
   storage: Storage;
   /** Chooses the connector; default createConnector(type, config from COMFYUI_URL / OPENAI_*). */
   connectorFor?: (workflowType: string, workflowData: unknown) => GeneratorConnector;
@@ -41,15 +45,6 @@ export interface WorkerContext extends GenerationContext {
 
 /** Least time between two progress writes of a step (unless progress jumped 10 points). */
 export const PROGRESS_INTERVAL_MS = 1000;
-
-export function connectorConfigOf(config: GenerationContext['config']): ConnectorConfig {
-  return {
-    ...(config.COMFYUI_URL ? { comfyuiUrl: config.COMFYUI_URL } : {}),
-    ...(config.OPENAI_BASE_URL ? { openaiBaseUrl: config.OPENAI_BASE_URL } : {}),
-    ...(config.OPENAI_API_KEY ? { openaiApiKey: config.OPENAI_API_KEY } : {}),
-    ...(config.OPENAI_IMAGE_MODEL ? { openaiModel: config.OPENAI_IMAGE_MODEL } : {}),
-  };
-}
 
 export interface StepOutput extends Record<string, unknown> {
   key: string;
@@ -80,9 +75,8 @@ export function createStepHandler(ctx: WorkerContext) {
         try {
           ({ output, bytes } = await runStep(qjob, job, step === null, found.workflowData));
         } catch (err) {
-          const retryable = !(err instanceof GeneratorError) || err.retryable;
-          const message = err instanceof Error ? err.message : String(err);
-          if (retryable && qjob.attempt < p.attempts) throw err; // the queue tries again with backoff
+          if (stepFailureAction(err, qjob.attempt, p.attempts) === 'retry') throw err; // the queue tries again with backoff
+          const message = errorMessage(err);
           await failJob(db, p, `generation failed: ${message}`);
           return { failed: message };
         }
@@ -236,34 +230,16 @@ async function finishJob(
     workflow: p.workflow_context.workflow_name,
     ...(out.reference_images ? { reference_images: out.reference_images } : {}),
   };
-  await db.execute(sql`
-    with f as (
-      insert into flat_files (url, mime_type, size, user_id, rel_type)
-      select ${out.key}, ${out.mime_type}, ${out.size}::int, ${outputAtStart.userId}, 'generation'
-      where exists (select 1 from outputs where id = ${p.outputId}::uuid and status in ('pending', 'processing'))
-      returning id),
-    o as (
-      update outputs set status = 'completed', url = ${out.url}, mime_type = ${out.mime_type},
-        thumbnail_url = coalesce(${thumbnail}::text, thumbnail_url), flat_file_id = (select id from f),
-        output_metadata = ${JSON.stringify(meta)}::jsonb, completed_at = now(), updated_at = now(), error_message = null
-      where id = ${p.outputId}::uuid and status in ('pending', 'processing') and exists (select 1 from f)
-      returning id, url, mime_type, thumbnail_url, flat_file_id),
-    v as (
-      select id, url, mime_type, thumbnail_url, flat_file_id from o
-      union all
-      select id, url, mime_type, thumbnail_url, flat_file_id from outputs where id = ${p.outputId}::uuid and not exists (select 1 from o)),
-    j as (
-      update jobs set status = 'completed', progress = 100, workflow_output = coalesce((select url from v), ${out.url}), error_message = null,
-        completed_at = now(), updated_at = now(),
-        data = data || jsonb_build_object('outputs', coalesce((select jsonb_agg(jsonb_build_object('id', id, 'url', url, 'mime_type', mime_type,
-          'thumbnail_url', thumbnail_url, 'flat_file_id', flat_file_id)) from v), '[]'::jsonb))
-      where id = ${p.jobId} and status <> 'completed'
-      returning id, workflow_output),
-    h as (
-      insert into job_history (job_id, status, message, progress, data)
-      select id, 'completed', 'job completed', 100, jsonb_build_object('event', 'complete', 'workflow_output', workflow_output)
-      from j)
-    select count(*)::int as n from j`);
+  await finishGeneration(
+    db,
+    planFinish({
+      jobId: p.jobId,
+      outputId: p.outputId,
+      file: { key: out.key, url: out.url, mimeType: out.mime_type, size: out.size, ownerId: outputAtStart.userId, relType: 'generation' },
+      thumbnailUrl: thumbnail,
+      outputMetadata: meta,
+    }),
+  );
 }
 
 async function failJob(db: Db, p: StepPayload, message: string) {
@@ -305,7 +281,7 @@ export interface ReconcileReport {
  *   again under a new id: the handler is idempotent and finishes the job;
  * - waiting or active → left alone (still running; BullMQ's stall check covers dead workers).
  */
-export async function reconcileStaleSteps(ctx: GenerationContext, opts: { staleMs?: number } = {}): Promise<ReconcileReport> {
+export async function reconcileStaleSteps(ctx: QueueContext, opts: { staleMs?: number } = {}): Promise<ReconcileReport> {
   const { db, queue } = ctx;
   const report: ReconcileReport = { checked: 0, requeued: 0, failed: 0, running: 0 };
   const rows = await staleSteps(db, opts.staleMs ?? STALE_STEP_MS);
@@ -332,18 +308,15 @@ export async function reconcileStaleSteps(ctx: GenerationContext, opts: { staleM
     }
     const newId =
       state === 'unknown' && queueId ? queueId : `${queueJobId(step.job_id, step.step_order, step.retry_attempt)}-rc${Date.now()}`;
-    await queue.add(newId, payload, { priority: payload.workflow_context.workflow_priority, attempts: payload.attempts });
-    await db.update(jobSteps).set({ queue_job_id: newId, updated_at: new Date() }).where(eq(jobSteps.id, step.id));
+    await queue.add(newId, payload, queueOptions(payload));
+    await setStepQueueJobId(db, step.id, newId);
     report.requeued++;
   }
   return report;
 }
 
 /** Runs the reconciler every `intervalMs`; returns a stop function. */
-export function startReconciler(
-  ctx: GenerationContext,
-  opts: { intervalMs?: number; staleMs?: number; onError?: (err: unknown) => void } = {},
-) {
+export function startReconciler(ctx: QueueContext, opts: { intervalMs?: number; staleMs?: number; onError?: (err: unknown) => void } = {}) {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;

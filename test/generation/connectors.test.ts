@@ -14,7 +14,6 @@ import {
   buildSvg,
   createConnector,
   deterministicPromptId,
-  injectWorkflow,
   type GenerateRequest,
 } from '../../src/generation/connectors/index.ts';
 import { startFakeComfyUi, type FakeComfyUi } from '../fakes/fake-comfyui.ts';
@@ -290,25 +289,6 @@ describe('ComfyUI connector (against the fake ComfyUI)', () => {
       gone.generate(req(), () => {}),
       (e) => assert.equal(e.retryable, true),
     );
-  });
-
-  test('injectWorkflow: placeholders, literal $ in prompts, fallbacks without placeholders', () => {
-    const g = injectWorkflow(DEFAULT_COMFY_WORKFLOW, { prompt: 'cost $& $1', seed: 9, width: 512, height: 768, values: {} });
-    assert.equal(g['6']!.inputs.text, 'cost $& $1');
-    assert.equal(g['3']!.inputs.seed, 9);
-    assert.equal(g['5']!.inputs.height, 768);
-    assert.equal(DEFAULT_COMFY_WORKFLOW['3']!.inputs.seed, '{{seed}}', 'template untouched');
-    const plain = {
-      '10': { class_type: 'CLIPTextEncode', inputs: { text: 'negative stuff' }, _meta: { title: 'Negative' } },
-      '11': { class_type: 'CLIPTextEncode', inputs: { text: 'old positive' }, _meta: { title: 'Positive Prompt' } },
-      '12': { class_type: 'KSamplerAdvanced', inputs: { noise_seed: 1 } },
-      '13': { class_type: 'Note', inputs: { text: 'style of {{value:artist}}' } },
-    };
-    const p = injectWorkflow(plain, { prompt: 'new', seed: 5, width: 1, height: 1, values: { artist: 'Hokusai' } });
-    assert.equal(p['11']!.inputs.text, 'new');
-    assert.equal(p['10']!.inputs.text, 'negative stuff');
-    assert.equal(p['12']!.inputs.noise_seed, 5);
-    assert.equal(p['13']!.inputs.text, 'style of Hokusai');
   });
 });
 

@@ -17,8 +17,9 @@ import type { GeneratorConnector } from './types.ts';
 
 export * from './types.ts';
 export { ProceduralConnector, buildSvg } from './procedural.ts';
-export { ComfyUiConnector, DEFAULT_COMFY_WORKFLOW, deterministicPromptId, extractWorkflow, injectWorkflow } from './comfyui.ts';
-export type { ComfyNode, ComfyWorkflow, ComfyUiConnectorOptions, InjectContext } from './comfyui.ts';
+export { ComfyUiConnector, type ComfyUiConnectorOptions } from './comfyui.ts';
+export { DEFAULT_COMFY_WORKFLOW, deterministicPromptId, extractWorkflow, injectWorkflow } from './comfyui-workflow.ts';
+export type { ComfyNode, ComfyWorkflow, InjectContext } from './comfyui-workflow.ts';
 export { OpenAiImagesConnector, type OpenAiImagesConnectorOptions } from './openai.ts';
 
 export interface ConnectorConfig {

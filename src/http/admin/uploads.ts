@@ -5,7 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { assertUploadSize, decodedLength, relType, uploadFilename, type UploadResult } from '../backend/uploads.ts';
+import { assertUploadSize, decodedLength } from '../../domain/uploads.ts';
+import { relType, uploadFilename, type UploadResult } from '../schemas/uploads.ts';
 import { uuid } from '../schemas/common.ts';
 import type { AdminDeps } from './app.ts';
 

@@ -27,7 +27,8 @@ import type { WorkQueue } from '../../queue/index.ts';
 import { jobRoutes } from './jobs.ts';
 import { workflowRoutes } from './workflows.ts';
 import { developRoutes } from './develop.ts';
-import { seedBuiltinWorkflows } from '../../db/workflows.ts';
+import { generationRoutes } from './generation.ts';
+import { createContentServices } from '../../services/content.ts';
 
 export interface BackendDeps extends MintingDeps {
   config: Config;
@@ -66,24 +67,43 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   installAuth(app, { config: deps.config, db: deps.database.db, style: 'envelope' });
   collectionRoutes(app, deps);
   deployRoutes(app, deps);
-  outputRoutes(app, deps);
-  deckRoutes(app, deps);
-  if (deps.storage) uploadRoutes(app, { ...deps, storage: deps.storage });
   collectionDesignRoutes(app, deps);
-  identityRoutes(app, deps);
   indexerRoutes(app, deps);
   if (deps.indexer?.events) {
     const realtime = attachRealtime(app.server, deps.indexer.events);
     app.addHook('preClose', () => realtime.close());
   }
-  feedRoutes(app, deps);
-  custodialRoutes(app, deps);
   metadataRoutes(app, deps);
   mintingRoutes(app, deps);
-  jobRoutes(app, deps);
-  workflowRoutes(app, deps);
-  developRoutes(app, deps);
+
+  // Content (outputs, decks, jobs, workflows, uploads, feed, identity): one plugin per resource.
+  const content = createContentServices({
+    db: deps.database.db,
+    config: deps.config,
+    ...(deps.storage ? { storage: deps.storage } : {}),
+    ...(deps.jobQueue ? { queue: deps.jobQueue } : {}),
+    ...(deps.connectorFor ? { connectorFor: deps.connectorFor } : {}),
+    log: (msg, extra) => app.log.warn(extra, msg),
+  });
+  const stream = {
+    hlsBase: deps.config.VIDEO_STREAM_BASE_URL.replace(/\/+$/, ''),
+    thumbnailBase: deps.config.VIDEO_THUMBNAIL_BASE_URL.replace(/\/+$/, ''),
+  };
+  await app.register(outputRoutes, { outputs: content.outputs });
+  await app.register(deckRoutes, { decks: content.decks });
+  await app.register(developRoutes, { develop: content.develop, hasQueue: content.generation !== undefined });
+  await app.register(generationRoutes, { generation: content.generation });
+  await app.register(jobRoutes, {
+    jobs: content.jobs,
+    publicUrl: (key) => deps.storage?.publicUrl(key) ?? key,
+    ...(deps.sse ? { sse: deps.sse } : {}),
+  });
+  await app.register(workflowRoutes, { workflows: content.workflows });
+  await app.register(custodialRoutes, { custodial: content.custodial });
+  await app.register(uploadRoutes, { uploads: content.uploads });
+  await app.register(feedRoutes, { feed: content.feed, stream });
+  await app.register(identityRoutes, { identity: content.identity, config: deps.config });
   // The built-in workflows exist from the first start on (idempotent; edited ones are kept).
-  await seedBuiltinWorkflows(deps.database.db);
+  await content.workflows.seedBuiltins();
   return app;
 }

@@ -1,122 +1,186 @@
-/** Backend deck routes (content-service.md §4.2). */
-import type { FastifyInstance } from 'fastify';
+/** Deck routes (content-service.md §4.2). */
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import { iso } from '../../domain/time.ts';
+import type { DeckService } from '../../services/decks.ts';
+import { presentCollectionDeck, presentDeck, presentDeckDetail, presentUserDeck } from '../present/decks.ts';
+import { collectionIdParams, idParams, ok } from '../schemas/common.ts';
 import {
-  archiveDeck,
-  assertCanModifyDeck,
-  createDeck,
-  DECK_STATUSES,
-  deckDetail,
-  deckStats,
-  getDeck,
-  listCollectionDecks,
-  listUserDecks,
-  lockDeck,
-  presentDeck,
-  publishDeck,
-  updateDeck,
-} from '../../db/decks.ts';
-import { invalid } from '../../domain/errors.ts';
-import { requireUser } from '../plugins/auth.ts';
-import { collectionIdParams, idParams, ok, socialOrg, uuid } from '../schemas/common.ts';
-import type { BackendDeps } from './app.ts';
-import { callerOf, needUser, socialIdentifier } from './outputs.ts';
+  collectionDecksResponse,
+  createDeckBody,
+  deckDetailResponse,
+  deckResponse,
+  patchDeckBody,
+  publishResponse,
+  socialQuery,
+  userDecksResponse,
+} from '../schemas/decks.ts';
+import { deckStatsResponse, statusResponse } from '../schemas/outputs.ts';
+import { needUser } from './preconditions.ts';
 
-const name = z.string().trim().min(1, 'name must not be empty').max(200);
-const description = z.string().max(10_000);
-const together = (b: { social_org?: unknown; social_identifier?: unknown }) =>
-  (b.social_org === undefined) === (b.social_identifier === undefined);
-const togetherRule = { message: 'social_org and social_identifier go together', path: ['social_identifier'] };
+export interface DeckRoutesOptions {
+  decks: DeckService;
+}
 
-const createBody = z
-  .object({
-    collection_id: uuid,
-    name: name.optional(),
-    description: description.optional(),
-    social_org: socialOrg.optional(),
-    social_identifier: socialIdentifier.optional(),
-  })
-  .refine(together, togetherRule);
+const WHO = 'Needs a user_id (a user credential, or the service key with a user_id header).';
+const CHANGE = 'For the deck owner, the owner of its collection, or the service key (403 otherwise).';
 
-const patchBody = z.object({
-  name: name.optional(),
-  description: description.optional(),
-  cover_output_id: uuid.nullable().optional(),
-  status: z.enum(DECK_STATUSES).optional(),
-});
-
-const socialQuery = z
-  .object({ social_org: socialOrg.optional(), social_identifier: socialIdentifier.optional() })
-  .refine(together, togetherRule);
-
-export function deckRoutes(app: FastifyInstance, deps: BackendDeps) {
+export const deckRoutes: FastifyPluginAsync<DeckRoutesOptions> = async (app, { decks }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { db } = deps.database;
   const tags = ['decks'];
 
-  /** Loads the deck (404) and checks the caller may change it (403). */
-  const modifiable = async (req: Parameters<typeof callerOf>[0], id: string) => {
-    const caller = callerOf(req);
-    const deck = await getDeck(db, id);
-    await assertCanModifyDeck(db, deck, caller);
-    return deck;
-  };
+  r.post(
+    '/decks',
+    {
+      preValidation: needUser,
+      schema: {
+        tags,
+        operationId: 'createDeck',
+        summary: 'Create a deck',
+        description: `An active, empty deck in a collection, owned by the caller (held for a social identity with the custodial fields). ${WHO}`,
+        body: createDeckBody,
+        response: { 201: deckResponse },
+      },
+    },
+    async (req, reply) => reply.code(201).send(ok(presentDeck(await decks.create(req.caller, req.body)))),
+  );
 
-  r.post('/decks', { preValidation: needUser, schema: { body: createBody, tags } }, async (req, reply) => {
-    const userId = requireUser(req);
-    const row = await createDeck(db, { ...req.body, userId });
-    return reply.code(201).send(ok(presentDeck(row)));
-  });
+  r.get(
+    '/decks',
+    {
+      preValidation: needUser,
+      schema: {
+        tags,
+        operationId: 'listMyDecks',
+        summary: "The caller's decks",
+        description: `The caller's decks across collections, newest first, archived ones left out; optionally one custodial identity's. ${WHO}`,
+        querystring: socialQuery,
+        response: { 200: userDecksResponse },
+      },
+    },
+    async (req) => ok((await decks.mine(req.caller, req.query)).map(presentUserDeck)),
+  );
 
-  r.get('/decks', { preValidation: needUser, schema: { querystring: socialQuery, tags } }, async (req) => {
-    const userId = requireUser(req);
-    return ok(await listUserDecks(db, userId, req.query));
-  });
+  r.get(
+    '/decks/:id',
+    {
+      preValidation: needUser,
+      schema: {
+        tags,
+        operationId: 'getDeck',
+        summary: 'Get a deck',
+        description: `The deck, its collection and its visible outputs oldest first with their position. ${WHO}`,
+        params: idParams,
+        response: { 200: deckDetailResponse },
+      },
+    },
+    async (req) => ok(presentDeckDetail(await decks.get(req.params.id))),
+  );
 
-  r.get('/decks/:id', { preValidation: needUser, schema: { params: idParams, tags } }, async (req) => {
-    requireUser(req);
-    return ok(await deckDetail(db, req.params.id));
-  });
+  r.patch(
+    '/decks/:id',
+    {
+      preValidation: needUser,
+      schema: {
+        tags,
+        operationId: 'updateDeck',
+        summary: 'Change a deck',
+        description: `Name, description, cover output (a visible output of the deck) or status; a locked deck keeps its status (409). ${CHANGE}`,
+        params: idParams,
+        body: patchDeckBody,
+        response: { 200: deckResponse },
+      },
+    },
+    async (req) => ok(presentDeck(await decks.update(req.caller, req.params.id, req.body))),
+  );
 
-  r.patch('/decks/:id', { preValidation: needUser, schema: { params: idParams, body: patchBody, tags } }, async (req) => {
-    if (Object.values(req.body).every((v) => v === undefined)) {
-      throw invalid('body: give at least one of name, description, cover_output_id, status');
-    }
-    await modifiable(req, req.params.id);
-    const row = await updateDeck(db, req.params.id, req.body);
-    return ok({ ...presentDeck(row) });
-  });
+  r.delete(
+    '/decks/:id',
+    {
+      preValidation: needUser,
+      schema: {
+        tags,
+        operationId: 'archiveDeck',
+        summary: 'Archive a deck',
+        description: `Soft delete: the deck becomes archived (it may return to active through PATCH; a locked deck cannot be archived, 409). ${CHANGE}`,
+        params: idParams,
+        response: { 200: statusResponse },
+      },
+    },
+    async (req) => {
+      const row = await decks.archive(req.caller, req.params.id);
+      return ok({ id: row.id, status: row.status });
+    },
+  );
 
-  r.delete('/decks/:id', { preValidation: needUser, schema: { params: idParams, tags } }, async (req) => {
-    await modifiable(req, req.params.id);
-    const row = await archiveDeck(db, req.params.id);
-    return ok({ id: row.id, status: row.status });
-  });
+  r.post(
+    '/decks/:id/publish',
+    {
+      preValidation: needUser,
+      schema: {
+        tags,
+        operationId: 'publishDeck',
+        summary: 'Publish a deck',
+        description: `The deck becomes published; published_at is set once. A locked deck answers 409. ${CHANGE}`,
+        params: idParams,
+        response: { 200: publishResponse },
+      },
+    },
+    async (req) => {
+      const row = await decks.publish(req.caller, req.params.id);
+      return ok({ id: row.id, status: row.status, published_at: iso(row.published_at) });
+    },
+  );
 
-  r.post('/decks/:id/publish', { preValidation: needUser, schema: { params: idParams, tags } }, async (req) => {
-    await modifiable(req, req.params.id);
-    const row = await publishDeck(db, req.params.id);
-    return ok({ id: row.id, status: row.status, published_at: row.published_at?.toISOString() ?? null });
-  });
+  r.post(
+    '/decks/:id/lock',
+    {
+      preValidation: needUser,
+      schema: {
+        tags,
+        operationId: 'lockDeck',
+        summary: 'Lock a deck',
+        description: `The deck becomes locked for good: no new outputs, no status change. Locking twice is a no-op. ${CHANGE}`,
+        params: idParams,
+        response: { 200: statusResponse },
+      },
+    },
+    async (req) => {
+      const row = await decks.lock(req.caller, req.params.id);
+      return ok({ id: row.id, status: row.status });
+    },
+  );
 
-  r.post('/decks/:id/lock', { preValidation: needUser, schema: { params: idParams, tags } }, async (req) => {
-    await modifiable(req, req.params.id);
-    const row = await lockDeck(db, req.params.id);
-    return ok({ id: row.id, status: row.status });
-  });
-
-  r.get('/decks/:id/stats', { preValidation: needUser, schema: { params: idParams, tags } }, async (req) => {
-    requireUser(req);
-    return ok(await deckStats(db, req.params.id));
-  });
+  r.get(
+    '/decks/:id/stats',
+    {
+      preValidation: needUser,
+      schema: {
+        tags,
+        operationId: 'deckStats',
+        summary: "A deck's output counts",
+        description: `The deck's outputs by status (hidden ones not counted). ${WHO}`,
+        params: idParams,
+        response: { 200: deckStatsResponse },
+      },
+    },
+    async (req) => ok(await decks.stats(req.params.id)),
+  );
 
   r.get(
     '/collections/:collectionId/decks',
-    { preValidation: needUser, schema: { params: collectionIdParams, querystring: socialQuery, tags } },
-    async (req) => {
-      requireUser(req);
-      return ok(await listCollectionDecks(db, req.params.collectionId, req.query));
+    {
+      preValidation: needUser,
+      schema: {
+        tags,
+        operationId: 'listCollectionDecks',
+        summary: "A collection's decks",
+        description: `The collection's decks, newest first, archived ones left out; optionally one custodial identity's. ${WHO}`,
+        params: collectionIdParams,
+        querystring: socialQuery,
+        response: { 200: collectionDecksResponse },
+      },
     },
+    async (req) => ok((await decks.listForCollection(req.params.collectionId, req.query)).map(presentCollectionDeck)),
   );
-}
+};

@@ -2,64 +2,53 @@
  * The public feed for the mini application (content-service.md §4.7). Public: the mini app
  * shows it before anyone signs in (a decision: the spec leaves feed authentication open).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { deckFeedOutputs, featuredCollection, trendingCollections, type StreamSettings } from '../../db/feed.ts';
-import { queryInt, UUID_RE, uuid } from '../schemas/common.ts';
-import type { BackendDeps } from './app.ts';
+import type { FeedService } from '../../services/feed.ts';
+import { presentFeedCollection, presentFeedOutput, type StreamSettings } from '../present/feed.ts';
+import {
+  deckOutputsParams,
+  deckOutputsQuery,
+  deckOutputsResponse,
+  featuredQuery,
+  featuredResponse,
+  trendingQuery,
+  trendingResponse,
+} from '../schemas/feed.ts';
 
-const excludeList = z
-  .string()
-  .max(10_000)
-  .transform((v) =>
-    v
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
-  .refine((ids) => ids.every((id) => UUID_RE.test(id)), 'expected comma-separated collection UUIDs')
-  .refine((ids) => ids.length <= 200, 'at most 200 excluded collections');
+export interface FeedRoutesOptions {
+  feed: FeedService;
+  stream: StreamSettings;
+}
 
-const cursorParam = z.string().min(1).max(500);
-
-export function feedRoutes(app: FastifyInstance, deps: BackendDeps) {
+export const feedRoutes: FastifyPluginAsync<FeedRoutesOptions> = async (app, { feed, stream }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { db } = deps.database;
-  const stream: StreamSettings = {
-    hlsBase: deps.config.VIDEO_STREAM_BASE_URL.replace(/\/+$/, ''),
-    thumbnailBase: deps.config.VIDEO_THUMBNAIL_BASE_URL.replace(/\/+$/, ''),
-  };
+  const tags = ['feed'];
 
   r.get(
     '/miniapp/collections/trending',
     {
       config: { public: true },
       schema: {
-        tags: ['feed'],
-        querystring: z.object({
-          limit: queryInt(1, 100).default(20),
-          after: cursorParam.optional(),
-          outputs_per_deck: queryInt(0, 50).default(6),
-          trending_hours: queryInt(1, 24 * 365).default(48),
-          exclude: excludeList.optional(),
-        }),
+        tags,
+        operationId: 'feedTrendingCollections',
+        summary: 'Trending collections',
+        description:
+          'Collections with completed outputs, most completed outputs in the last `trending_hours` first, each with its featured deck. Cursor paginated (`after`). Public.',
+        querystring: trendingQuery,
+        response: { 200: trendingResponse },
       },
     },
     async (req) => {
       const q = req.query;
-      const page = await trendingCollections(
-        db,
-        {
-          limit: q.limit,
-          after: q.after,
-          outputsPerDeck: q.outputs_per_deck,
-          trendingHours: q.trending_hours,
-          exclude: q.exclude ?? [],
-        },
-        stream,
-      );
-      return { data: page.items, cursor: page.cursor, error: null };
+      const page = await feed.trending({
+        limit: q.limit,
+        ...(q.after ? { after: q.after } : {}),
+        outputsPerDeck: q.outputs_per_deck,
+        trendingHours: q.trending_hours,
+        exclude: q.exclude ?? [],
+      });
+      return { data: page.items.map((item) => presentFeedCollection(item, stream)), cursor: page.cursor, error: null };
     },
   );
 
@@ -67,9 +56,16 @@ export function feedRoutes(app: FastifyInstance, deps: BackendDeps) {
     '/miniapp/collections/featured',
     {
       config: { public: true },
-      schema: { tags: ['feed'], querystring: z.object({ outputs_per_deck: queryInt(0, 50).default(6) }) },
+      schema: {
+        tags,
+        operationId: 'feedFeaturedCollection',
+        summary: 'The featured collection',
+        description: 'The newest collection flagged featured, else the most trending one, with its featured deck. 404 when none. Public.',
+        querystring: featuredQuery,
+        response: { 200: featuredResponse },
+      },
     },
-    async (req) => ({ data: await featuredCollection(db, req.query.outputs_per_deck, stream), error: null }),
+    async (req) => ({ data: presentFeedCollection(await feed.featured(req.query.outputs_per_deck), stream), error: null }),
   );
 
   r.get(
@@ -77,14 +73,30 @@ export function feedRoutes(app: FastifyInstance, deps: BackendDeps) {
     {
       config: { public: true },
       schema: {
-        tags: ['feed'],
-        params: z.object({ deckId: uuid }),
-        querystring: z.object({ limit: queryInt(1, 100).default(20), after: cursorParam.optional() }),
+        tags,
+        operationId: 'feedDeckOutputs',
+        summary: "A deck's outputs",
+        description: 'Completed outputs of a deck, newest first, cursor paginated (`after`). Public.',
+        params: deckOutputsParams,
+        querystring: deckOutputsQuery,
+        response: { 200: deckOutputsResponse },
       },
     },
     async (req) => {
-      const page = await deckFeedOutputs(db, req.params.deckId, req.query, stream);
-      return { data: page.data, cursor: page.cursor, error: null };
+      const page = await feed.deckOutputs(req.params.deckId, {
+        limit: req.query.limit,
+        ...(req.query.after ? { after: req.query.after } : {}),
+      });
+      const cover = page.deck.cover_image_url ?? null;
+      return {
+        data: {
+          deck_id: page.deck.id,
+          deck_name: page.deck.name,
+          outputs: page.outputs.map((o) => presentFeedOutput(o, page.creator, cover, stream)),
+        },
+        cursor: page.cursor,
+        error: null,
+      };
     },
   );
-}
+};

@@ -1,82 +1,139 @@
 /**
- * Identity routes (content-service.md §2.8, §4.8): resolve a provider token to the internal user,
- * the caller's profile, user merge (service key only), and user API keys.
+ * Identity routes (content-service.md §2.8, §4.8; docs/auth.md): resolve a provider token to the
+ * internal user, the caller's profile, user merge (service key only), and user API keys.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../db/api-keys.ts';
-import { resolveUser } from '../../db/identity.ts';
-import { getUserWithIdentities, mergeUsers } from '../../db/users.ts';
-import { forbidden, notFound, unauthorized } from '../../domain/errors.ts';
-import { AuthFailure, claimsOf, createAuthenticator, requireUser } from '../plugins/auth.ts';
-import { idParams, ok, UUID_RE, uuid } from '../schemas/common.ts';
-import type { BackendDeps } from './app.ts';
+import type { Config } from '../../config.ts';
+import { unauthorized } from '../../domain/errors.ts';
+import type { IdentityService } from '../../services/identity.ts';
+import { AuthFailure, claimsOf, createAuthenticator } from '../plugins/auth.ts';
+import { presentApiKey, presentProfile } from '../present/identity.ts';
+import { idParams, ok } from '../schemas/common.ts';
+import {
+  createdKeyResponse,
+  createKeyBody,
+  keyListResponse,
+  mergeBody,
+  mergeResponse,
+  profileResponse,
+  resolveBody,
+  resolveResponse,
+  revokedKeyResponse,
+} from '../schemas/identity.ts';
 
-export function identityRoutes(app: FastifyInstance, deps: BackendDeps) {
+export interface IdentityRoutesOptions {
+  identity: IdentityService;
+  config: Config;
+}
+
+export const identityRoutes: FastifyPluginAsync<IdentityRoutesOptions> = async (app, { identity, config }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { db } = deps.database;
-  const { verifyJwt, canVerifyJwt } = createAuthenticator({ config: deps.config, db, style: 'envelope' });
+  const tags = ['identity'];
+  // Token verification is authentication: the same verifier as the middleware's.
+  const { verifyJwt, canVerifyJwt } = createAuthenticator({ config, style: 'envelope' });
 
   r.post(
     '/api/auth/resolve',
     {
       config: { public: true },
       schema: {
-        tags: ['identity'],
-        body: z.object({ access_token: z.string().min(1, 'access_token is required').max(10_000) }),
+        tags,
+        operationId: 'resolveIdentity',
+        summary: 'Resolve a provider token',
+        description:
+          "Verifies an identity provider's access token like the middleware does and answers the internal user id, creating the user and identity when needed. Public.",
+        body: resolveBody,
+        response: { 200: resolveResponse },
       },
     },
     async (req) => {
       if (!canVerifyJwt) throw unauthorized('no identity provider is configured (JWT_SECRET or JWT_JWKS_URL)');
       let claims;
       try {
-        claims = claimsOf(await verifyJwt(req.body.access_token), deps.config);
+        claims = claimsOf(await verifyJwt(req.body.access_token), config);
       } catch (err) {
         if (err instanceof AuthFailure) throw unauthorized(err.message);
         throw err;
       }
-      const { provider, sub, email } = claims;
-      const userId = await resolveUser(db, { provider, providerUserId: sub, email });
-      return ok({ user_id: userId, provider, provider_user_id: sub });
+      return ok(await identity.resolve(claims));
     },
   );
 
-  r.get('/api/me', { schema: { tags: ['identity'] } }, async (req) => {
-    const userId = requireUser(req);
-    if (!UUID_RE.test(userId)) throw notFound(`user ${userId} (not resolved to an internal user)`);
-    return ok(await getUserWithIdentities(db, userId));
-  });
+  r.get(
+    '/api/me',
+    {
+      schema: {
+        tags,
+        operationId: 'getMe',
+        summary: "The caller's user",
+        description: "The caller's user record with its identities; 404 when the caller is not resolved to an internal user.",
+        response: { 200: profileResponse },
+      },
+    },
+    async (req) => ok(presentProfile(await identity.me(req.caller))),
+  );
 
   r.post(
     '/api/users/merge',
     {
       schema: {
-        tags: ['identity'],
-        body: z.object({ primary_user_id: uuid, secondary_user_id: uuid }),
+        tags,
+        operationId: 'mergeUsers',
+        summary: 'Merge two users',
+        description:
+          'Moves every owned record, the identities and the credit balance of the secondary user to the primary and deletes the secondary, in one transaction. The service key only.',
+        body: mergeBody,
+        response: { 200: mergeResponse },
       },
     },
-    async (req) => {
-      if (req.auth.method !== 'service_key' && req.auth.method !== 'disabled') {
-        throw forbidden('merging users needs the service key');
-      }
-      return ok(await mergeUsers(db, req.body.primary_user_id, req.body.secondary_user_id));
-    },
+    async (req) => ok(await identity.merge(req.caller, req.body.primary_user_id, req.body.secondary_user_id)),
   );
 
   r.post(
     '/api/keys',
-    { schema: { tags: ['identity'], body: z.object({ name: z.string().trim().min(1).max(100) }) } },
+    {
+      schema: {
+        tags,
+        operationId: 'createApiKey',
+        summary: 'Create an API key',
+        description: "A new API key for the caller's user; the key is shown once (only its hash is stored).",
+        body: createKeyBody,
+        response: { 201: createdKeyResponse },
+      },
+    },
     async (req, reply) => {
-      const key = await createApiKey(db, requireUser(req), req.body.name);
-      return reply.code(201).send(ok(key));
+      const key = await identity.createKey(req.caller, req.body.name);
+      return reply.code(201).send(ok({ ...presentApiKey({ ...key, last_used_at: null, revoked_at: null }), key: key.key }));
     },
   );
 
-  r.get('/api/keys', { schema: { tags: ['identity'] } }, async (req) => ok(await listApiKeys(db, requireUser(req))));
+  r.get(
+    '/api/keys',
+    {
+      schema: {
+        tags,
+        operationId: 'listApiKeys',
+        summary: "The caller's API keys",
+        description: "The caller's API keys without their secrets.",
+        response: { 200: keyListResponse },
+      },
+    },
+    async (req) => ok((await identity.listKeys(req.caller)).map(presentApiKey)),
+  );
 
-  r.delete('/api/keys/:id', { schema: { tags: ['identity'], params: idParams } }, async (req) => {
-    if (!(await revokeApiKey(db, requireUser(req), req.params.id))) throw notFound(`API key ${req.params.id}`);
-    return ok({ id: req.params.id, revoked: true });
-  });
-}
+  r.delete(
+    '/api/keys/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'revokeApiKey',
+        summary: 'Revoke an API key',
+        description: "Revokes one of the caller's keys; an unknown, revoked or another user's key is 404.",
+        params: idParams,
+        response: { 200: revokedKeyResponse },
+      },
+    },
+    async (req) => ok(await identity.revokeKey(req.caller, req.params.id)),
+  );
+};

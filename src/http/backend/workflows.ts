@@ -3,154 +3,141 @@
  * GET/POST /api/workflows, GET /api/workflows/:name, GET /api/models, GET /api/custom-nodes,
  * POST /workflows/:id/test. Decisions in docs/jobs.md.
  */
-import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { createWorkflow, getWorkflow, listWorkflows, presentWorkflow, requirementIndex, WORKFLOW_TYPES } from '../../db/workflows.ts';
-import { AppError, forbidden } from '../../domain/errors.ts';
-import { createConnector, GeneratorError, MAX_SIZE } from '../../generation/connectors/index.ts';
-import { connectorConfigOf } from '../../generation/worker.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { WorkflowService } from '../../services/workflows.ts';
 import { withSpan } from '../../telemetry.ts';
-import { requireUser } from '../plugins/auth.ts';
 import { STATUS_OF_KIND } from '../plugins/errors.ts';
-import { ok, queryBool, queryInt } from '../schemas/common.ts';
-import type { BackendDeps } from './app.ts';
-import { isTrusted } from './collections.ts';
+import { presentWorkflow } from '../present/workflows.ts';
+import { ok } from '../schemas/common.ts';
+import {
+  createWorkflowBody,
+  listWorkflowsQuery,
+  requirementsResponse,
+  testWorkflowBody,
+  testWorkflowResponse,
+  workflowIdParams,
+  workflowListResponse,
+  workflowNameParams,
+  workflowResponse,
+} from '../schemas/workflows.ts';
 
-const listQuery = z.object({
-  include: z.string().max(50).optional(),
-  require_api_keys: queryBool.optional(),
-  limit: queryInt(1, 500).optional(),
-  offset: queryInt(0, 1_000_000).optional(),
-});
+export interface WorkflowRoutesOptions {
+  workflows: WorkflowService;
+}
 
-const name = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
-const nameList = z.array(z.string().trim().min(1).max(300)).max(200);
-
-const createBody = z.object({
-  name,
-  label: z.string().trim().min(1).max(200),
-  description: z.string().max(10_000),
-  data: z.unknown().refine((v) => v !== undefined, 'data is required'),
-  output_mime_type: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'expected a MIME type such as image/png'),
-  type: z.enum(WORKFLOW_TYPES).optional(),
-  display: z.boolean().optional(),
-  order: z.number().int().min(-1_000_000).max(1_000_000).optional(),
-  models: nameList.optional(),
-  custom_nodes: nameList.optional(),
-  requires_api_key: z.boolean().optional(),
-});
-
-const testBody = z.object({
-  inputs: z
-    .object({
-      prompt: z.string().max(10_000).optional(),
-      seed: z
-        .number()
-        .int()
-        .min(0)
-        .max(2 ** 32 - 1)
-        .optional(),
-      width: z.number().int().min(16).max(MAX_SIZE).optional(),
-      height: z.number().int().min(16).max(MAX_SIZE).optional(),
-    })
-    .catchall(z.union([z.string().max(2048), z.number(), z.boolean()])),
-});
-
-export function workflowRoutes(app: FastifyInstance, deps: BackendDeps) {
+export const workflowRoutes: FastifyPluginAsync<WorkflowRoutesOptions> = async (app, { workflows }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const { db } = deps.database;
   const tags = ['workflows'];
 
-  r.get('/api/workflows', { schema: { querystring: listQuery, tags } }, async (req) => {
-    const q = req.query;
-    const includeData = q.include === 'eq.true' || q.include === 'true' || q.include === 'data';
-    const rows = await listWorkflows(db, { requiresApiKey: q.require_api_keys === true, limit: q.limit ?? 100, offset: q.offset ?? 0 });
-    return ok(rows.map((w) => presentWorkflow(w, { includeData })));
-  });
-
-  r.get('/api/workflows/:name', { schema: { params: z.object({ name: z.string().trim().min(1).max(100) }), tags } }, async (req) =>
-    ok(presentWorkflow(await getWorkflow(db, req.params.name), { includeData: true })),
+  r.get(
+    '/api/workflows',
+    {
+      schema: {
+        tags,
+        operationId: 'listWorkflows',
+        summary: 'List workflows',
+        description:
+          'Workflows by order and name; `include=eq.true` adds their data, `require_api_keys=true` keeps those needing an API key.',
+        querystring: listWorkflowsQuery,
+        response: { 200: workflowListResponse },
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      const includeData = q.include === 'eq.true' || q.include === 'true' || q.include === 'data';
+      const rows = await workflows.list({ requiresApiKey: q.require_api_keys === true, limit: q.limit ?? 100, offset: q.offset ?? 0 });
+      return ok(rows.map((w) => presentWorkflow(w, { includeData })));
+    },
   );
 
-  r.post('/api/workflows', { schema: { body: createBody, tags } }, async (req, reply) => {
-    // Workflows are platform-wide and run on the platform's generators: only the service key adds them.
-    if (!isTrusted(req.auth.method)) throw forbidden('only the service API key can create workflows');
-    const row = await createWorkflow(db, req.body);
-    return reply.code(201).send(ok(presentWorkflow(row, { includeData: true })));
-  });
-
-  r.get('/api/models', { schema: { tags } }, async () => ok(await requirementIndex(db, 'models')));
-  r.get('/api/custom-nodes', { schema: { tags } }, async () => ok(await requirementIndex(db, 'custom_nodes')));
+  r.get(
+    '/api/workflows/:name',
+    {
+      schema: {
+        tags,
+        operationId: 'getWorkflow',
+        summary: 'Get a workflow',
+        description: 'One workflow by name or id, with its data, models and custom nodes.',
+        params: workflowNameParams,
+        response: { 200: workflowResponse },
+      },
+    },
+    async (req) => ok(presentWorkflow(await workflows.get(req.params.name), { includeData: true })),
+  );
 
   r.post(
-    '/workflows/:id/test',
-    { schema: { params: z.object({ id: z.string().trim().min(1).max(100) }), body: testBody, tags } },
-    async (req, reply) => {
-      const route = '/workflows/:id/test';
-      return withSpan('workflow.execute', { 'http.method': 'POST', 'http.route': route, 'workflow.id': req.params.id }, async (span) => {
+    '/api/workflows',
+    {
+      schema: {
+        tags,
+        operationId: 'createWorkflow',
+        summary: 'Create a workflow',
+        description:
+          'A new workflow (its type chooses the connector). Platform-wide: the service key only (403 otherwise); a taken name is 409.',
+        body: createWorkflowBody,
+        response: { 201: workflowResponse },
+      },
+    },
+    async (req, reply) => reply.code(201).send(ok(presentWorkflow(await workflows.create(req.caller, req.body), { includeData: true }))),
+  );
+
+  r.get(
+    '/api/models',
+    {
+      schema: {
+        tags,
+        operationId: 'listModels',
+        summary: 'Models the workflows need',
+        description: 'Each model name once, with the workflows that need it.',
+        response: { 200: requirementsResponse },
+      },
+    },
+    async () => ok(await workflows.requirements('models')),
+  );
+
+  r.get(
+    '/api/custom-nodes',
+    {
+      schema: {
+        tags,
+        operationId: 'listCustomNodes',
+        summary: 'Custom nodes the workflows need',
+        description: 'Each custom node name once, with the workflows that need it.',
+        response: { 200: requirementsResponse },
+      },
+    },
+    async () => ok(await workflows.requirements('custom_nodes')),
+  );
+
+  const route = '/workflows/:id/test';
+  r.post(
+    route,
+    {
+      schema: {
+        tags,
+        operationId: 'testWorkflow',
+        summary: 'Test a workflow',
+        description:
+          'Runs the workflow once with `inputs` (prompt, seed, width, height; other keys are variable values) and stores the image. Records a workflow.execute span. Any signed-in caller.',
+        params: workflowIdParams,
+        body: testWorkflowBody,
+        response: { 200: testWorkflowResponse },
+      },
+    },
+    async (req) =>
+      withSpan('workflow.execute', { 'http.method': 'POST', 'http.route': route, 'workflow.id': req.params.id }, async (span) => {
         try {
-          if (!isTrusted(req.auth.method)) requireUser(req);
-          const workflow = await getWorkflow(db, req.params.id);
-          span.setAttributes({ 'workflow.id': workflow.id, 'workflow.name': workflow.name, 'workflow.type': workflow.type });
-          const { prompt, seed, width, height, ...rest } = req.body.inputs;
-          const values = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, String(v)]));
-          const connector = (
-            deps.connectorFor ?? ((t: string, d: unknown) => createConnector(t, connectorConfigOf(deps.config), { workflowData: d }))
-          )(workflow.type, workflow.data);
-          const started = Date.now();
-          let result;
-          try {
-            result = await connector.generate(
-              {
-                prompt: prompt ?? workflow.label,
-                seed: seed ?? 0,
-                values,
-                referenceImages: [],
-                ...(width ? { width } : {}),
-                ...(height ? { height } : {}),
-              },
-              () => undefined,
-            );
-          } catch (err) {
-            if (err instanceof GeneratorError) {
-              throw new AppError(err.retryable ? 'upstream' : 'invalid', `workflow ${workflow.name} failed: ${err.message}`);
-            }
-            throw err;
-          }
-          const durationMs = Date.now() - started;
-          let url: string | null = null;
-          if (deps.storage) {
-            const ext = result.mimeType.split('/')[1]?.replace('jpeg', 'jpg') ?? 'bin';
-            url = (await deps.storage.put(`workflow-tests/${workflow.name}/${randomUUID()}.${ext}`, result.bytes, result.mimeType)).url;
-          }
-          span.setAttribute('http.status_code', 200);
-          return reply.send(
-            ok({
-              workflow: { id: workflow.id, name: workflow.name, type: workflow.type },
-              connector: connector.kind,
-              url,
-              mime_type: result.mimeType,
-              size: result.bytes.length,
-              duration_ms: durationMs,
-              meta: result.meta ?? null,
-            }),
+          const result = await workflows.test(req.caller, req.params.id, req.body.inputs, (w) =>
+            span.setAttributes({ 'workflow.id': w.id, 'workflow.name': w.name, 'workflow.type': w.type }),
           );
+          span.setAttribute('http.status_code', 200);
+          return ok(result);
         } catch (err) {
           span.setAttribute('http.status_code', err instanceof AppError ? STATUS_OF_KIND[err.kind] : 500);
           throw err;
         }
-      });
-    },
+      }),
   );
-}
+};

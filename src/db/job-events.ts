@@ -1,0 +1,323 @@
+/**
+ * The statements that change a job's state (content-service.md §3 Job). Which states a change
+ * applies from and to, and what its history entry says, are decided by
+ * src/generation/job-events.ts (the single owner of the rules); this module only runs them.
+ *
+ * Invariants: every change is a conditional UPDATE (its guard lists the states it applies from),
+ * so a re-delivered event changes nothing; its history entry is written in the same statement
+ * (data-modifying CTEs) or transaction, so whoever sees the new status also sees its entry (the
+ * SSE stream relies on it). One statement per event keeps the worker to one round trip each.
+ */
+import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import { firstRow, tx, type Db } from './client.ts';
+import type { JobRow } from './jobs.ts';
+import { jobHistory, jobRetryBackups, jobSteps, jobs, outputs } from './schema/index.ts';
+
+/** A history entry; `progress` undefined takes the job's progress after the change. */
+export interface HistoryEntry {
+  status: string;
+  message: string;
+  progress?: number;
+  data: Record<string, unknown>;
+}
+
+const count = async (db: Db, query: ReturnType<typeof sql>) => Number((await firstRow<{ n: number }>(db, query))?.n ?? 0);
+const list = (values: readonly string[]) =>
+  sql.join(
+    values.map((v) => sql`${v}`),
+    sql`, `,
+  );
+
+export interface StartStatement {
+  jobId: string;
+  stepOrder: number;
+  retryAttempt: number;
+  queueJobId: string | null;
+  /** Moved along with the job (the first step), or null. */
+  outputId: string | null;
+  jobFrom: readonly string[];
+  stepFrom: readonly string[];
+  outputFrom: string;
+  to: string;
+  history: HistoryEntry;
+}
+
+/** Job, step, output and history in one statement; true when the job changed. */
+export function startStep(db: Db, s: StartStatement): Promise<boolean> {
+  return count(
+    db,
+    sql`with j as (
+          update jobs set status = ${s.to}, started_at = coalesce(started_at, now()), updated_at = now()
+          where id = ${s.jobId} and status in (${list(s.jobFrom)}) and retry_count = ${s.retryAttempt}
+          returning id, progress),
+        s as (
+          update job_steps set status = ${s.to}, started_at = coalesce(started_at, now()), updated_at = now(),
+            queue_job_id = coalesce(${s.queueJobId}::text, queue_job_id)
+          where job_id = ${s.jobId} and step_order = ${s.stepOrder} and retry_attempt = ${s.retryAttempt}
+            and status in (${list(s.stepFrom)}) and exists (select 1 from j)),
+        o as (
+          update outputs set status = ${s.to}, updated_at = now()
+          where id = ${s.outputId}::uuid and status = ${s.outputFrom} and exists (select 1 from j)),
+        h as (
+          insert into job_history (job_id, status, message, progress, data)
+          select id, ${s.history.status}, ${s.history.message}, progress, ${JSON.stringify(s.history.data)}::jsonb from j)
+        select count(*)::int as n from j`,
+  ).then((n) => n > 0);
+}
+
+export interface ProgressStatement {
+  jobId: string;
+  stepOrder: number;
+  retryAttempt: number;
+  jobIn: string;
+  /** Overall progress; written only when higher than the job's (never backwards). */
+  progress: number;
+  history: HistoryEntry;
+}
+
+export function recordProgress(db: Db, s: ProgressStatement): Promise<boolean> {
+  return count(
+    db,
+    sql`with j as (
+          update jobs set progress = ${s.progress}, updated_at = now()
+          where id = ${s.jobId} and status = ${s.jobIn} and retry_count = ${s.retryAttempt}
+            and (progress is null or progress < ${s.progress})
+          returning id),
+        s as (
+          update job_steps set updated_at = now()
+          where job_id = ${s.jobId} and step_order = ${s.stepOrder} and retry_attempt = ${s.retryAttempt}
+            and exists (select 1 from j)),
+        h as (
+          insert into job_history (job_id, status, message, progress, data)
+          select id, ${s.history.status}, ${s.history.message}, ${s.progress}::real, ${JSON.stringify(s.history.data)}::jsonb from j)
+        select count(*)::int as n from j`,
+  ).then((n) => n > 0);
+}
+
+export interface StepCompletionStatement {
+  jobId: string;
+  stepOrder: number;
+  retryAttempt: number;
+  /** The step's status after completion; a step already in it is left alone (idempotent). */
+  to: string;
+  output: Record<string, unknown>;
+  jobIn: readonly string[];
+  progress: number;
+  history: HistoryEntry;
+}
+
+/** In a transaction of its own: a failure to begin or commit counts as a failed write. */
+export function completeStep(db: Db, s: StepCompletionStatement): Promise<boolean> {
+  return tx(db, (t) =>
+    count(
+      t,
+      sql`with s as (
+            update job_steps set status = ${s.to}, output_data = ${JSON.stringify(s.output)}::jsonb, completed_at = now(),
+              updated_at = now(), error_message = null
+            where job_id = ${s.jobId} and step_order = ${s.stepOrder} and retry_attempt = ${s.retryAttempt} and status <> ${s.to}
+            returning job_id),
+          j as (
+            update jobs set progress = greatest(coalesce(progress, 0), ${s.progress}::real), updated_at = now()
+            where id = ${s.jobId} and status in (${list(s.jobIn)}) and exists (select 1 from s)),
+          h as (
+            insert into job_history (job_id, status, message, progress, data)
+            select job_id, ${s.history.status}, ${s.history.message}, ${s.progress}::real, ${JSON.stringify(s.history.data)}::jsonb from s)
+          select count(*)::int as n from s`,
+    ),
+  ).then((n) => n > 0);
+}
+
+/** The step's status (the verification read after a completion write), or null. */
+export async function stepStatus(db: Db, jobId: string, stepOrder: number, retryAttempt: number): Promise<string | null> {
+  const [row] = await db
+    .select({ status: jobSteps.status })
+    .from(jobSteps)
+    .where(and(eq(jobSteps.job_id, jobId), eq(jobSteps.step_order, stepOrder), eq(jobSteps.retry_attempt, retryAttempt)));
+  return row?.status ?? null;
+}
+
+export interface CompletionStatement {
+  jobId: string;
+  /** The job changes unless it already has this status: applied (and recorded) exactly once. */
+  to: string;
+  workflowOutput: string;
+  /** Merged into the job's data (outputs, metadata). */
+  data: Record<string, unknown>;
+  history: HistoryEntry;
+}
+
+export function completeJob(db: Db, s: CompletionStatement): Promise<boolean> {
+  const data = Object.keys(s.data).length > 0 ? sql`data || ${JSON.stringify(s.data)}::jsonb` : sql`data`;
+  return count(
+    db,
+    sql`with j as (
+          update jobs set status = ${s.to}, progress = 100, workflow_output = ${s.workflowOutput}, error_message = null,
+            completed_at = now(), updated_at = now(), data = ${data}
+          where id = ${s.jobId} and status <> ${s.to}
+          returning id),
+        h as (
+          insert into job_history (job_id, status, message, progress, data)
+          select id, ${s.history.status}, ${s.history.message}, 100, ${JSON.stringify(s.history.data)}::jsonb from j)
+        select count(*)::int as n from j`,
+  ).then((n) => n > 0);
+}
+
+export interface FailureStatement {
+  jobId: string;
+  to: string;
+  /** The job fails only from a status not listed here. */
+  jobNotIn: readonly string[];
+  message: string;
+  /** The step that failed (unless already in `stepNotIn`), or the open steps of the current attempt. */
+  step: { order: number; retryAttempt: number; notIn: readonly string[] } | { openIn: readonly string[] };
+  history: HistoryEntry;
+}
+
+/** The job, its steps and the history entry in one transaction; the job after it, or null. */
+export function failJob(db: Db, s: FailureStatement): Promise<JobRow | null> {
+  return tx(db, async (t) => {
+    const [job] = await t
+      .update(jobs)
+      .set({ status: s.to, error_message: s.message, updated_at: sql`now()`, completed_at: null })
+      .where(and(eq(jobs.id, s.jobId), notInArray(jobs.status, [...s.jobNotIn])))
+      .returning();
+    if (!job) return null;
+    const stepSet = { status: s.to, error_message: s.message, updated_at: sql`now()` };
+    const stepOf = eq(jobSteps.job_id, s.jobId);
+    if ('order' in s.step) {
+      await t
+        .update(jobSteps)
+        .set(stepSet)
+        .where(
+          and(
+            stepOf,
+            eq(jobSteps.step_order, s.step.order),
+            eq(jobSteps.retry_attempt, s.step.retryAttempt),
+            notInArray(jobSteps.status, [...s.step.notIn]),
+          ),
+        );
+    } else {
+      await t
+        .update(jobSteps)
+        .set(stepSet)
+        .where(and(stepOf, eq(jobSteps.retry_attempt, job.retry_count), inArray(jobSteps.status, [...s.step.openIn])));
+    }
+    await t.insert(jobHistory).values({
+      job_id: s.jobId,
+      status: s.history.status,
+      message: s.history.message,
+      progress: job.progress,
+      data: s.history.data,
+    });
+    return job;
+  });
+}
+
+export interface FinishStatement {
+  jobId: string;
+  outputId: string;
+  /** The stored image of the last step. */
+  file: { key: string; url: string; mimeType: string; size: number; ownerId: string | null; relType: string };
+  thumbnailUrl: string | null;
+  outputMetadata: Record<string, unknown>;
+  /** The output completes (and the flat file is made) only from these states. */
+  outputFrom: readonly string[];
+  outputTo: string;
+  jobTo: string;
+  history: Omit<HistoryEntry, 'data'> & { data: Record<string, unknown> };
+}
+
+/**
+ * The end of a generation in one statement: the flat file (only while the output is open), the
+ * output's completion (conditional), and the job's completion with its history entry (applied
+ * once). When another finisher completed the output first, the job records what that one wrote.
+ */
+export async function finishGeneration(db: Db, s: FinishStatement): Promise<void> {
+  const f = s.file;
+  const open = list(s.outputFrom);
+  await db.execute(sql`
+    with f as (
+      insert into flat_files (url, mime_type, size, user_id, rel_type)
+      select ${f.key}, ${f.mimeType}, ${f.size}::int, ${f.ownerId}, ${f.relType}
+      where exists (select 1 from outputs where id = ${s.outputId}::uuid and status in (${open}))
+      returning id),
+    o as (
+      update outputs set status = ${s.outputTo}, url = ${f.url}, mime_type = ${f.mimeType},
+        thumbnail_url = coalesce(${s.thumbnailUrl}::text, thumbnail_url), flat_file_id = (select id from f),
+        output_metadata = ${JSON.stringify(s.outputMetadata)}::jsonb, completed_at = now(), updated_at = now(), error_message = null
+      where id = ${s.outputId}::uuid and status in (${open}) and exists (select 1 from f)
+      returning id, url, mime_type, thumbnail_url, flat_file_id),
+    v as (
+      select id, url, mime_type, thumbnail_url, flat_file_id from o
+      union all
+      select id, url, mime_type, thumbnail_url, flat_file_id from outputs where id = ${s.outputId}::uuid and not exists (select 1 from o)),
+    j as (
+      update jobs set status = ${s.jobTo}, progress = 100, workflow_output = coalesce((select url from v), ${f.url}), error_message = null,
+        completed_at = now(), updated_at = now(),
+        data = data || jsonb_build_object('outputs', coalesce((select jsonb_agg(jsonb_build_object('id', id, 'url', url, 'mime_type', mime_type,
+          'thumbnail_url', thumbnail_url, 'flat_file_id', flat_file_id)) from v), '[]'::jsonb))
+      where id = ${s.jobId} and status <> ${s.jobTo}
+      returning id, workflow_output),
+    h as (
+      insert into job_history (job_id, status, message, progress, data)
+      select id, ${s.history.status}, ${s.history.message}, 100,
+        ${JSON.stringify(s.history.data)}::jsonb || jsonb_build_object('workflow_output', workflow_output)
+      from j)
+    select count(*)::int as n from j`);
+}
+
+export interface RetryStatement {
+  jobId: string;
+  /** The job as it was read: the reset applies only if it has not changed since. */
+  current: Pick<JobRow, 'status' | 'retry_count' | 'data' | 'error_message' | 'workflow_output'>;
+  maxRetries: number;
+  to: string;
+  /** An output still in one of these goes back to `outputTo` (a completed one is left as it is). */
+  outputFrom: readonly string[];
+  outputTo: string;
+  history: (attempt: number) => HistoryEntry;
+}
+
+/**
+ * A retry in one transaction: the job back to `to` with retry_count + 1 (conditional on the
+ * state that was read, so two retries cannot both pass), the previous state into
+ * job_retry_backups, the history entry, the output reopened. The job after it, or null.
+ */
+export function resetForRetry(db: Db, s: RetryStatement): Promise<JobRow | null> {
+  return tx(db, async (t) => {
+    const [updated] = await t
+      .update(jobs)
+      .set({
+        status: s.to,
+        progress: 0,
+        error_message: null,
+        workflow_output: null,
+        completed_at: null,
+        retry_count: sql`${jobs.retry_count} + 1`,
+        updated_at: sql`now()`,
+      })
+      .where(
+        sql`${jobs.id} = ${s.jobId} and ${jobs.retry_count} = ${s.current.retry_count} and ${jobs.retry_count} < ${s.maxRetries}
+            and ${jobs.status} = ${s.current.status}`,
+      )
+      .returning();
+    if (!updated) return null;
+    await t.insert(jobRetryBackups).values({
+      job_id: s.jobId,
+      retry_attempt: updated.retry_count,
+      original_status: s.current.status,
+      original_data: s.current.data as Record<string, unknown>,
+      original_error: s.current.error_message,
+      original_workflow_output: s.current.workflow_output,
+    });
+    const h = s.history(updated.retry_count);
+    await t.insert(jobHistory).values({ job_id: s.jobId, status: h.status, message: h.message, progress: h.progress ?? 0, data: h.data });
+    if (updated.output_id) {
+      await t
+        .update(outputs)
+        .set({ status: s.outputTo, error_message: null, updated_at: sql`now()` })
+        .where(and(eq(outputs.id, updated.output_id), inArray(outputs.status, [...s.outputFrom])));
+    }
+    return updated;
+  });
+}

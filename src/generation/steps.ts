@@ -1,0 +1,30 @@
+/**
+ * Submitting a step: its row, then its queue job. Both are idempotent (the row is created unless
+ * it exists; the same queue id is one queue job), so a step submitted twice (a re-delivered
+ * previous step, a retry racing a reconciler) runs once.
+ */
+import type { Db } from '../db/client.ts';
+import { ensureStep } from '../db/jobs.ts';
+import type { WorkQueue } from '../queue/index.ts';
+import { buildStepPayload, queueJobId, queueOptions, type JobForStep, type StepPayload } from './pipeline.ts';
+
+export interface StepContext {
+  db: Db;
+  queue: WorkQueue<StepPayload>;
+}
+
+/** Creates the step row and queues it. */
+export async function submitStep(ctx: StepContext, job: JobForStep, stepOrder: number, retryAttempt: number): Promise<void> {
+  const payload = buildStepPayload(job, stepOrder, retryAttempt);
+  const id = queueJobId(job.id, stepOrder, retryAttempt);
+  await ensureStep(ctx.db, {
+    jobId: job.id,
+    stepName: payload.payload.nodeName,
+    stepType: payload.type,
+    stepOrder,
+    retryAttempt,
+    queueJobId: id,
+    input: payload as unknown as Record<string, unknown>,
+  });
+  await ctx.queue.add(id, payload, queueOptions(payload));
+}

@@ -1,0 +1,109 @@
+/**
+ * Generation routes (content-service.md §4.3, nft-service.md §4.2.1, docs/jobs.md):
+ * POST /api/collections/:id/generate (legacy alias /generator/v2/:id),
+ * POST /collections/:id/generations and POST /api/jobs/:id/retry. They need the job queue:
+ * without one every route here answers 503.
+ */
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { OUTPUT_SOURCES } from '../../domain/content-statuses.ts';
+import { NO_QUEUE, type GenerationService } from '../../services/generation.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { requires } from '../plugins/availability.ts';
+import { idParams, ok } from '../schemas/common.ts';
+import { generateBody, generateResponse, generationsBody, generationsResponse, jobParams, retryResponse } from '../schemas/jobs.ts';
+
+export interface GenerationRoutesOptions {
+  /** Absent when the backend has no job queue. */
+  generation?: GenerationService;
+}
+
+/** A user (or the service key, with or without a user) generates; others get 401 before validation. */
+const needCaller = async (req: FastifyRequest) => {
+  if (req.caller.kind !== 'service') requireUser(req);
+};
+
+export const generationRoutes: FastifyPluginAsync<GenerationRoutesOptions> = async (app, opts) => {
+  requires(app, () => opts.generation !== undefined, NO_QUEUE);
+  // Present whenever a handler runs: `requires` answered 503 otherwise.
+  const generation = () => opts.generation as GenerationService;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['jobs'];
+
+  const generate = async (req: FastifyRequest, params: { id: string }, body: z.infer<typeof generateBody>) => {
+    const result = await generation().start(req.caller, {
+      collectionId: params.id,
+      variables: body.variables,
+      source: 'direct_api',
+      jobType: 'collection_generation',
+      ...(body.workflow_id ? { workflowId: body.workflow_id } : {}),
+      ...(body.workflow_priority ? { priority: body.workflow_priority } : {}),
+    });
+    return ok({ jobId: result.jobId });
+  };
+  const description =
+    'Validates the collection data, resolves the variables, charges credits (users), creates the deck, pending output and job, queues the first step and returns at once (202); the job runs asynchronously.';
+  for (const [path, operationId, summary] of [
+    ['/api/collections/:id/generate', 'generateCollection', 'Generate from a collection'],
+    ['/generator/v2/:id', 'generateCollectionLegacy', 'Generate from a collection (legacy path)'],
+  ] as const) {
+    r.post(
+      path,
+      {
+        preValidation: needCaller,
+        schema: { tags, operationId, summary, description, params: idParams, body: generateBody, response: { 202: generateResponse } },
+      },
+      async (req, reply) => reply.code(202).send(await generate(req, req.params, req.body)),
+    );
+  }
+
+  r.post(
+    '/collections/:id/generations',
+    {
+      preValidation: needCaller,
+      schema: {
+        tags,
+        operationId: 'createGeneration',
+        summary: 'Start a generation',
+        description: `${description} Optionally into a given deck (which the caller may add to), for a custodial identity, or with \`mint_state\` (service key only) for a minted token's deck.`,
+        params: idParams,
+        body: generationsBody,
+        response: { 202: generationsResponse },
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const source = b.job_type && (OUTPUT_SOURCES as readonly string[]).includes(b.job_type) ? b.job_type : 'direct_api';
+      const result = await generation().start(req.caller, {
+        collectionId: req.params.id,
+        variables: b.variables,
+        source,
+        jobType: b.job_type ?? 'collection_generation',
+        ...(b.workflow_id ? { workflowId: b.workflow_id } : {}),
+        ...(b.workflow_priority ? { priority: b.workflow_priority } : {}),
+        ...(b.deck_id ? { deckId: b.deck_id } : {}),
+        ...(b.mint_state ? { mintState: b.mint_state } : {}),
+        ...(b.social_org && b.social_identifier ? { socialOrg: b.social_org, socialIdentifier: b.social_identifier } : {}),
+        ...(b.social_pfp ? { socialPfp: b.social_pfp } : {}),
+      });
+      return reply.code(202).send(ok(result));
+    },
+  );
+
+  r.post(
+    '/api/jobs/:id/retry',
+    {
+      schema: {
+        tags,
+        operationId: 'retryJob',
+        summary: 'Retry a job',
+        description:
+          "Same job id, retry_count + 1, the previous state backed up, the generation re-run from its first step. For failed jobs and stuck ones; 409 after 3 retries or for a completed or still moving job. The job's owner and the service key; 404 for others.",
+        params: jobParams,
+        response: { 200: retryResponse },
+      },
+    },
+    async (req) => ok(await generation().retry(req.caller, req.params.id)),
+  );
+};

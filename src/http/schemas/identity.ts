@@ -1,0 +1,46 @@
+/** Request and response schemas of identity routes (content-service.md §2.8, §4.8; docs/auth.md). */
+import { z } from 'zod';
+import { uuid } from './common.ts';
+import { envelope } from './envelope.ts';
+
+export const resolveBody = z.object({ access_token: z.string().min(1, 'access_token is required').max(10_000) });
+export const mergeBody = z.object({ primary_user_id: uuid, secondary_user_id: uuid });
+export const createKeyBody = z.object({ name: z.string().trim().min(1).max(100) });
+
+const ts = z.string().nullable();
+export const resolveResponse = envelope(z.object({ user_id: z.string(), provider: z.string(), provider_user_id: z.string() }));
+export const profileResponse = envelope(
+  z.object({
+    id: z.string(),
+    email: z.string().nullable(),
+    display_name: z.string().nullable(),
+    avatar_url: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    last_login_at: ts,
+    is_active: z.boolean(),
+    is_blocked: z.boolean(),
+    identities: z.array(
+      z.object({
+        id: z.string(),
+        provider: z.string(),
+        provider_user_id: z.string(),
+        provider_email: z.string().nullable(),
+        linked_at: z.string(),
+        last_used_at: ts,
+      }),
+    ),
+  }),
+);
+export const mergeResponse = envelope(
+  z.object({
+    primary_user_id: z.string(),
+    merged_user_id: z.string(),
+    identities_moved: z.number().int(),
+    records_moved: z.record(z.string(), z.number().int()),
+  }),
+);
+const apiKey = z.object({ id: z.string(), name: z.string(), key_prefix: z.string(), created_at: z.string() });
+export const createdKeyResponse = envelope(apiKey.extend({ key: z.string().describe('shown once') }));
+export const keyListResponse = envelope(z.array(apiKey.extend({ last_used_at: ts, revoked_at: ts })));
+export const revokedKeyResponse = envelope(z.object({ id: z.string(), revoked: z.literal(true) }));

@@ -1,0 +1,54 @@
+/**
+ * The content services on their real ports (the database, the configured storage, the job
+ * queue, the connectors): built once per backend by src/http/backend/app.ts.
+ */
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import type { GeneratorConnector } from '../generation/connectors/index.ts';
+import type { StepPayload } from '../generation/pipeline.ts';
+import type { WorkQueue } from '../queue/index.ts';
+import type { Storage } from '../storage/types.ts';
+import { custodialServiceOn } from './custodial.ts';
+import { deckServiceOn } from './decks.ts';
+import { developServiceOn } from './develop.ts';
+import { feedServiceOn } from './feed.ts';
+import { generationServiceOn } from './generation.ts';
+import { identityServiceOn } from './identity.ts';
+import { jobServiceOn } from './jobs.ts';
+import { outputServiceOn } from './outputs.ts';
+import { uploadServiceOn } from './uploads.ts';
+import { workflowServiceOn } from './workflows.ts';
+
+export interface ContentDeps {
+  db: Db;
+  config: Config;
+  /** Without it, uploads are unavailable and outputs get no thumbnails. */
+  storage?: Storage;
+  /** Without it, starting, retrying and developing generations are unavailable. */
+  queue?: WorkQueue<StepPayload>;
+  /** Connector choice for workflow tests; default from COMFYUI_URL / OPENAI_*. */
+  connectorFor?: (workflowType: string, workflowData: unknown) => GeneratorConnector;
+  log?: (msg: string, extra: Record<string, unknown>) => void;
+}
+
+export function createContentServices(deps: ContentDeps) {
+  const { db, config, storage, queue } = deps;
+  const generation = queue ? generationServiceOn({ db, config, queue, ...(storage ? { storage } : {}) }) : undefined;
+  return {
+    generation,
+    jobs: jobServiceOn(db, config),
+    outputs: outputServiceOn(db, storage, deps.log),
+    decks: deckServiceOn(db),
+    develop: developServiceOn(db, generation),
+    workflows: workflowServiceOn(db, config, {
+      ...(storage ? { storage } : {}),
+      ...(deps.connectorFor ? { connectorFor: deps.connectorFor } : {}),
+    }),
+    uploads: storage ? uploadServiceOn(db, storage) : undefined,
+    custodial: custodialServiceOn(db),
+    identity: identityServiceOn(db),
+    feed: feedServiceOn(db),
+  };
+}
+
+export type ContentServices = ReturnType<typeof createContentServices>;

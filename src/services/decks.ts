@@ -1,0 +1,101 @@
+/**
+ * Deck use cases (content-service.md §4.2, docs/content.md): create, read, change, archive,
+ * publish, lock, stats, lists. Changes are authorized through domain/policy.ts: the deck's owner,
+ * the owner of its collection and the operator; a platform deck (no owner) only the operator.
+ * State rules (a locked deck keeps its status) are src/db/decks.ts.
+ */
+import type { Db } from '../db/client.ts';
+import {
+  archiveDeck,
+  createDeck,
+  deckDetail,
+  deckStats,
+  getDeckWithOwners,
+  listCollectionDecks,
+  listUserDecks,
+  lockDeck,
+  publishDeck,
+  updateDeck,
+  type DeckDetail,
+  type DeckFilter,
+  type DeckPatch,
+  type DeckRow,
+  type NewDeck,
+} from '../db/decks.ts';
+import { invalid } from '../domain/errors.ts';
+import { authorize, type Action, type Caller } from '../domain/policy.ts';
+import { ownership, requireOwner } from './ownership.ts';
+
+export interface DeckPorts {
+  get(id: string): Promise<DeckRow & { collection_owner_id: string | null }>;
+  detail(id: string): Promise<DeckDetail>;
+  create(input: NewDeck): Promise<DeckRow>;
+  update(id: string, patch: DeckPatch): Promise<DeckRow>;
+  archive(id: string): Promise<DeckRow>;
+  publish(id: string): Promise<DeckRow>;
+  lock(id: string): Promise<DeckRow>;
+  stats(id: string): ReturnType<typeof deckStats>;
+  listForCollection(collectionId: string, filter: DeckFilter): ReturnType<typeof listCollectionDecks>;
+  listForUser(userId: string, filter: DeckFilter): ReturnType<typeof listUserDecks>;
+}
+
+export function createDeckService(decks: DeckPorts) {
+  /** Loads the deck (404) and checks the caller may do `action` to it (403). */
+  async function checked(caller: Caller, id: string, action: Action) {
+    authorize(caller, action, ownership(await decks.get(id)));
+  }
+
+  return {
+    /** A new active deck in any collection; it is the caller's. */
+    async create(caller: Caller, input: Omit<NewDeck, 'userId'>): Promise<DeckRow> {
+      authorize(caller, 'deck.create');
+      return decks.create({ ...input, userId: requireOwner(caller) });
+    },
+
+    async update(caller: Caller, id: string, patch: DeckPatch): Promise<DeckRow> {
+      if (Object.values(patch).every((v) => v === undefined)) {
+        throw invalid('body: give at least one of name, description, cover_output_id, status');
+      }
+      await checked(caller, id, patch.status === 'locked' ? 'deck.lock' : 'deck.update');
+      return decks.update(id, patch);
+    },
+
+    async archive(caller: Caller, id: string): Promise<DeckRow> {
+      await checked(caller, id, 'deck.delete');
+      return decks.archive(id);
+    },
+
+    async publish(caller: Caller, id: string): Promise<DeckRow> {
+      await checked(caller, id, 'deck.publish');
+      return decks.publish(id);
+    },
+
+    async lock(caller: Caller, id: string): Promise<DeckRow> {
+      await checked(caller, id, 'deck.lock');
+      return decks.lock(id);
+    },
+
+    /** The caller's own decks (the user a service call names). */
+    mine: async (caller: Caller, filter: DeckFilter) => decks.listForUser(requireOwner(caller), filter),
+    get: (id: string) => decks.detail(id),
+    stats: (id: string) => decks.stats(id),
+    listForCollection: (collectionId: string, filter: DeckFilter) => decks.listForCollection(collectionId, filter),
+  };
+}
+
+export type DeckService = ReturnType<typeof createDeckService>;
+
+export function deckServiceOn(db: Db): DeckService {
+  return createDeckService({
+    get: (id) => getDeckWithOwners(db, id),
+    detail: (id) => deckDetail(db, id),
+    create: (input) => createDeck(db, input),
+    update: (id, patch) => updateDeck(db, id, patch),
+    archive: (id) => archiveDeck(db, id),
+    publish: (id) => publishDeck(db, id),
+    lock: (id) => lockDeck(db, id),
+    stats: (id) => deckStats(db, id),
+    listForCollection: (collectionId, filter) => listCollectionDecks(db, collectionId, filter),
+    listForUser: (userId, filter) => listUserDecks(db, userId, filter),
+  });
+}

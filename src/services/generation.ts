@@ -1,0 +1,300 @@
+/**
+ * Generation use cases (content-service.md §4.3, nft-service.md §4.2.1, docs/jobs.md): start a
+ * generation (generate routes, generations route, develop, minting, samples) and retry a job.
+ *
+ * Start: authorize, build the job's data (pure, src/generation/pipeline.ts), charge credits, write
+ * the deck, output, job, history and step 0 in one statement, queue step 0 and return at once; a
+ * worker does the rest. Invariants: any failure after the debit refunds it; a failure to queue
+ * fails the job and its output (503); a token id gets one deck per collection (409).
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { getCollection } from '../db/collections.ts';
+import { addCredits, debitCredits } from '../db/credits.ts';
+import { getDeckWithOwners } from '../db/decks.ts';
+import { insertGenerationRows, type GenerationRows, type GenerationRowsResult } from '../db/generation-rows.ts';
+import { resetForRetry } from '../db/job-events.ts';
+import { findJob, type JobRow } from '../db/jobs.ts';
+import { failOutput } from '../db/outputs.ts';
+import { upsertSocialLink } from '../db/social-links.ts';
+import { DEFAULT_WORKFLOW, findWorkflow } from '../db/workflows.ts';
+import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
+import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
+import { applyJobEvent, planRetry, retryRefusal } from '../generation/job-events.ts';
+import {
+  buildJobData,
+  buildStepPayload,
+  inputMetadataOf,
+  MAX_JOB_RETRIES,
+  queueJobId,
+  queueOptions,
+  RETRY_LIMIT_MESSAGE,
+  type JobWorkflow,
+  type MintState,
+  type StepPayload,
+} from '../generation/pipeline.ts';
+import { submitStep } from '../generation/steps.ts';
+import { DEFAULT_PRIORITY, type WorkQueue } from '../queue/index.ts';
+import type { Storage } from '../storage/types.ts';
+import { withSpan } from '../telemetry.ts';
+import { ownership } from './ownership.ts';
+
+/** Why generation routes answer 503 on a backend without a job queue. */
+export const NO_QUEUE = 'generation is not available: this backend has no job queue configured';
+
+/** What one generation asks for (the caller decides the owner and the charge). */
+export interface GenerationRequest {
+  collectionId: string;
+  variables: Record<string, unknown>;
+  deckId?: string;
+  /** The mint path only (`token.set_mint_state`). */
+  mintState?: MintState;
+  source: string;
+  jobType: string;
+  workflowId?: string;
+  priority?: number;
+  socialPfp?: string | null;
+  socialOrg?: string;
+  socialIdentifier?: string;
+  /** Fixed seed (tests, reproductions); random otherwise. `variables.seed` wins over it. */
+  seed?: number;
+  /** Develop: the output this one is made from. */
+  parentOutputId?: string;
+  /** Develop: the output (and its deck) belong to the source's collection; default collectionId. */
+  outputCollectionId?: string;
+}
+
+export interface StartGenerationResult {
+  jobId: string;
+  outputId: string;
+  deckId: string;
+}
+
+export interface RetryResult {
+  jobId: string;
+  retryAttempt: number;
+  message: string;
+}
+
+export interface GenerationPorts {
+  collections: { get(id: string): Promise<{ id: string; title: string; data: unknown }> };
+  workflows: { find(idOrName: string): Promise<JobWorkflow | null> };
+  decks: {
+    get(
+      id: string,
+    ): Promise<{ id: string; collection_id: string; user_id: string | null; status: string; collection_owner_id: string | null }>;
+  };
+  /** `debit` throws 402 when the balance is short. */
+  credits: { debit(userId: string, amount: number): Promise<void>; refund(userId: string, amount: number): Promise<void> };
+  socialLinks: { upsert(org: string, identifier: string): Promise<{ id: string }> };
+  rows: { insert(rows: GenerationRows): Promise<GenerationRowsResult> };
+  queue: Pick<WorkQueue<StepPayload>, 'add'>;
+  jobs: {
+    find(id: string): Promise<JobRow | null>;
+    /** The job and its open output fail (step 0 could not be queued). */
+    failSubmission(jobId: string, outputId: string, message: string): Promise<void>;
+    resetForRetry: (statement: ReturnType<typeof planRetry>) => Promise<JobRow | null>;
+    submitStep(job: JobRow, stepOrder: number, retryAttempt: number): Promise<void>;
+  };
+  settings: { creditsPerGeneration: number; stuckAfterMs: number };
+  /** Randomness and time, replaceable in tests. */
+  uuid?: () => string;
+  seed?: () => number;
+  now?: () => Date;
+}
+
+export function createGenerationService(ports: GenerationPorts) {
+  const uuid = ports.uuid ?? randomUUID;
+  const seed = ports.seed ?? (() => randomInt(0, 2 ** 32 - 1));
+  const now = ports.now ?? (() => new Date());
+
+  async function resolveWorkflow(workflowId: string | undefined): Promise<JobWorkflow> {
+    const row = await ports.workflows.find(workflowId ?? DEFAULT_WORKFLOW);
+    if (row) return row;
+    if (!workflowId)
+      throw new AppError(
+        'unavailable',
+        `the default workflow "${DEFAULT_WORKFLOW}" is missing: restart the backend to create the built-in workflows`,
+      );
+    throw invalid(`body.workflow_id: workflow ${workflowId} does not exist`);
+  }
+
+  /**
+   * Starts one generation for `caller` (the output, deck and job are the caller's; the operator's
+   * are the user's it names, or the platform's). Errors: 404 collection or deck, 400 bad
+   * variables / workflow / deck, COLLECTION_CORRUPTED (400), 402 credits, 403, 409 locked deck
+   * or taken token id, 503 queue.
+   */
+  async function start(caller: Caller, input: GenerationRequest): Promise<StartGenerationResult> {
+    authorize(caller, 'collection.generate');
+    if (input.mintState) authorize(caller, 'token.set_mint_state');
+    return withSpan('job.submit', { 'job.workflow_id': input.workflowId ?? DEFAULT_WORKFLOW, 'job.type': input.jobType }, async (span) => {
+      const userId = ownerFor(caller);
+      const collection = await ports.collections.get(input.collectionId);
+      const workflow = await resolveWorkflow(input.workflowId);
+      span.setAttribute('job.workflow_id', workflow.id);
+      const jobId = uuid();
+      const outputId = uuid();
+      // A new deck's id is chosen here so that the job's data can name it.
+      const data = buildJobData({
+        collection,
+        workflow,
+        requestedVariables: input.variables ?? {},
+        seed: input.seed ?? seed(),
+        socialPfp: input.socialPfp ?? null,
+        deckId: input.deckId ?? uuid(),
+        outputId,
+        source: input.source,
+        ...(input.mintState ? { mintState: input.mintState } : {}),
+      });
+
+      const outputCollectionId = input.outputCollectionId ?? collection.id;
+      if (input.deckId) {
+        const deck = await ports.decks.get(input.deckId);
+        if (deck.collection_id !== outputCollectionId) throw invalid(`body.deck_id: deck ${deck.id} belongs to another collection`);
+        authorize(caller, 'deck.add_output', ownership(deck));
+        if (deck.status === 'locked') throw conflict(`deck ${deck.id} is locked: no new outputs can be added`);
+      }
+
+      const cost = ports.settings.creditsPerGeneration;
+      const charged = caller.kind === 'user' && cost > 0 ? caller.userId : null;
+      if (charged) await ports.credits.debit(charged, cost);
+      try {
+        // The social link (custodial generations) is found or created first; the rest is one statement.
+        const custodiedFor =
+          input.socialOrg && input.socialIdentifier ? (await ports.socialLinks.upsert(input.socialOrg, input.socialIdentifier)).id : null;
+        const priority = input.priority ?? DEFAULT_PRIORITY;
+        const step0 = buildStepPayload({ id: jobId, output_id: outputId, data, priority }, 0, 0);
+        const queueId = queueJobId(jobId, 0, 0);
+        const inserted = await ports.rows.insert({
+          jobId,
+          outputId,
+          deckId: input.deckId ?? null,
+          newDeck: {
+            id: data.deckId,
+            name: input.mintState ? `${collection.title} #${input.mintState.token_id}` : collection.title,
+            userId,
+            custodiedFor,
+          },
+          ...(input.mintState ? { mintState: input.mintState } : {}),
+          outputCollectionId,
+          output: {
+            userId,
+            source: input.source,
+            inputMetadata: inputMetadataOf(data),
+            custodiedFor,
+            parentOutputId: input.parentOutputId ?? null,
+          },
+          job: {
+            name: collection.title,
+            description: `${input.jobType} of collection ${collection.id}`,
+            jobType: input.jobType,
+            priority,
+            workflowId: workflow.id,
+            data,
+            userId,
+            collectionId: collection.id,
+          },
+          step0: { stepName: step0.payload.nodeName, stepType: step0.type, queueJobId: queueId, input: step0 },
+        });
+        if ('refused' in inserted) {
+          if (inserted.refused === 'token_taken')
+            throw conflict(`body.mint_state.token_id: token ${input.mintState?.token_id} of this collection already has a deck`);
+          throw conflict(`deck ${input.deckId} is locked: no new outputs can be added`);
+        }
+        try {
+          await ports.queue.add(queueId, step0, queueOptions(step0));
+        } catch (err) {
+          const message = `could not submit the job to the queue: ${err instanceof Error ? err.message : String(err)}`;
+          await ports.jobs.failSubmission(jobId, outputId, message);
+          throw new AppError('unavailable', message);
+        }
+        span.setAttribute('job.id', jobId);
+        return { jobId, outputId, deckId: inserted.deckId };
+      } catch (err) {
+        if (charged) await ports.credits.refund(charged, cost).catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * POST /api/jobs/:id/retry: same job id, retry_count + 1, the original data backed up, the
+   * generation re-run from its first step under new queue ids. Jobs the caller may not see are
+   * 404; refusals are 409 (job-events.ts `retryRefusal`).
+   */
+  async function retry(caller: Caller, jobId: string): Promise<RetryResult> {
+    const current = await ports.jobs.find(jobId);
+    if (!current || !can(caller, 'job.read', { ownerId: current.user_id })) throw notFound(`job ${jobId}`);
+    authorize(caller, 'job.retry', { ownerId: current.user_id });
+    const refusal = retryRefusal(current, now(), ports.settings.stuckAfterMs);
+    if (refusal) throw refusal;
+    const job = await ports.jobs.resetForRetry(planRetry(current, jobId));
+    if (!job) {
+      const again = await ports.jobs.find(jobId);
+      if (again && again.retry_count >= MAX_JOB_RETRIES)
+        throw conflict(RETRY_LIMIT_MESSAGE, { code: 'MAX_RETRIES_REACHED', retry_count: again.retry_count });
+      throw conflict(`job ${jobId} changed while retrying: try again`);
+    }
+    await ports.jobs.submitStep(job, 0, job.retry_count);
+    return { jobId, retryAttempt: job.retry_count, message: `Job queued for retry ${job.retry_count} of ${MAX_JOB_RETRIES}` };
+  }
+
+  return { start, retry };
+}
+
+export type GenerationService = ReturnType<typeof createGenerationService>;
+
+/** What the real ports are built from; BackendDeps and the minting routes both provide it. */
+export interface GenerationContext {
+  db: Db;
+  config: Config;
+  queue: WorkQueue<StepPayload>;
+  storage?: Storage;
+}
+
+/** The service on the database, the configured credits and the queue. */
+export function generationServiceOn(ctx: GenerationContext): GenerationService {
+  const { db, config, queue } = ctx;
+  return createGenerationService({
+    collections: { get: (id) => getCollection(db, id) },
+    workflows: { find: (idOrName) => findWorkflow(db, idOrName) },
+    decks: { get: (id) => getDeckWithOwners(db, id) },
+    credits: {
+      debit: async (userId, amount) => void (await debitCredits(db, userId, amount, config.CREDITS_INITIAL_GRANT)),
+      refund: async (userId, amount) => void (await addCredits(db, userId, amount, config.CREDITS_INITIAL_GRANT)),
+    },
+    socialLinks: { upsert: (org, identifier) => upsertSocialLink(db, org, identifier) },
+    rows: { insert: (rows) => insertGenerationRows(db, rows) },
+    queue,
+    jobs: {
+      find: (id) => findJob(db, id),
+      failSubmission: async (jobId, outputId, message) => {
+        await applyJobEvent(db, jobId, { type: 'error', message, source: 'worker' });
+        await failOutput(db, outputId, message).catch(() => undefined);
+      },
+      resetForRetry: (statement) => resetForRetry(db, statement),
+      submitStep: (job, order, attempt) => submitStep({ db, queue }, job, order, attempt),
+    },
+    settings: { creditsPerGeneration: config.CREDITS_PER_GENERATION, stuckAfterMs: config.JOB_STALE_STEP_MS },
+  });
+}
+
+/** The input of `startGeneration`: a request plus who it is for (kept for the minting and sample paths). */
+export interface StartGenerationInput extends GenerationRequest {
+  /** The user the output, deck and job belong to (null: the platform). */
+  userId: string | null;
+  /** Trusted callers (the service key, the mint and sample paths): not charged, any deck, mint state. */
+  isService?: boolean;
+}
+
+/**
+ * One generation for a caller that has already authorized the request (minting, samples): the
+ * caller is the operator when `isService`, else the user `userId`.
+ */
+export function startGeneration(ctx: GenerationContext, input: StartGenerationInput): Promise<StartGenerationResult> {
+  const { userId, isService, ...request } = input;
+  const caller: Caller = isService ? { kind: 'service', userId } : userId ? { kind: 'user', userId } : { kind: 'anonymous' };
+  return generationServiceOn(ctx).start(caller, request);
+}

@@ -1,0 +1,81 @@
+/**
+ * Identity use cases (content-service.md §2.8, §4.8; docs/auth.md): resolve a verified provider
+ * account to the internal user, the caller's profile, the merge of two users (operator only:
+ * `user.merge`), and the caller's API keys. Token verification is the HTTP layer's (it is
+ * authentication); this module gets the verified claims.
+ */
+import type { Db } from '../db/client.ts';
+import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from '../db/api-keys.ts';
+import { resolveUser, type ExternalAccount } from '../db/identity.ts';
+import { getUserWithIdentities, mergeUsers } from '../db/users.ts';
+import { notFound } from '../domain/errors.ts';
+import { UUID_RE } from '../domain/ids.ts';
+import { authorize, can, type Caller } from '../domain/policy.ts';
+import { requireOwner } from './ownership.ts';
+
+export interface IdentityPorts {
+  resolve(account: ExternalAccount): Promise<string>;
+  profile(userId: string): ReturnType<typeof getUserWithIdentities>;
+  merge(primary: string, secondary: string): ReturnType<typeof mergeUsers>;
+  keys: {
+    create(userId: string, name: string): ReturnType<typeof createApiKey>;
+    list(userId: string): ReturnType<typeof listApiKeys>;
+    find(id: string): Promise<{ id: string; user_id: string } | null>;
+    revoke(userId: string, id: string): Promise<boolean>;
+  };
+}
+
+export function createIdentityService(ports: IdentityPorts) {
+  return {
+    /** Rules 1–3: the internal user of a verified provider account (created when needed). */
+    async resolve(claims: { provider: string; sub: string; email: string | null }) {
+      const userId = await ports.resolve({ provider: claims.provider, providerUserId: claims.sub, email: claims.email });
+      return { user_id: userId, provider: claims.provider, provider_user_id: claims.sub };
+    },
+
+    /** The caller's user record with its identities; 404 when the caller is not an internal user. */
+    async me(caller: Caller) {
+      const userId = requireOwner(caller);
+      if (!UUID_RE.test(userId)) throw notFound(`user ${userId} (not resolved to an internal user)`);
+      return ports.profile(userId);
+    },
+
+    /** Rule 4: every record and identity of `secondary` moves to `primary`, atomically. */
+    async merge(caller: Caller, primary: string, secondary: string) {
+      authorize(caller, 'user.merge');
+      return ports.merge(primary, secondary);
+    },
+
+    async createKey(caller: Caller, name: string) {
+      authorize(caller, 'api_key.create');
+      return ports.keys.create(requireOwner(caller), name);
+    },
+
+    listKeys: async (caller: Caller) => ports.keys.list(requireOwner(caller)),
+
+    /** Revokes a key of the caller's; another user's key, or an unknown or revoked one, is 404. */
+    async revokeKey(caller: Caller, id: string) {
+      requireOwner(caller);
+      const key = await ports.keys.find(id);
+      if (!key || !can(caller, 'api_key.revoke', { ownerId: key.user_id })) throw notFound(`API key ${id}`);
+      if (!(await ports.keys.revoke(key.user_id, id))) throw notFound(`API key ${id}`);
+      return { id, revoked: true as const };
+    },
+  };
+}
+
+export type IdentityService = ReturnType<typeof createIdentityService>;
+
+export function identityServiceOn(db: Db): IdentityService {
+  return createIdentityService({
+    resolve: (account) => resolveUser(db, account),
+    profile: (userId) => getUserWithIdentities(db, userId),
+    merge: (primary, secondary) => mergeUsers(db, primary, secondary),
+    keys: {
+      create: (userId, name) => createApiKey(db, userId, name),
+      list: (userId) => listApiKeys(db, userId),
+      find: (id) => findApiKey(db, id),
+      revoke: (userId, id) => revokeApiKey(db, userId, id),
+    },
+  });
+}

@@ -1,0 +1,151 @@
+/**
+ * Job use cases besides starting and retrying (content-service.md §4.3, §6.1, docs/jobs.md):
+ * read a job, its forensics and its history (the SSE stream), the failsafes
+ * (POST /api/jobs/:id/complete|failed) and the caller's credit balance.
+ *
+ * Visibility: a job is seen by its owner and the operator; anyone else gets 404 (no leak). The
+ * failsafes are the delivery path's: operator only (`job.force_complete`, `job.force_fail`).
+ */
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import { getBalance } from '../db/credits.ts';
+import { flatFilesByIds, type FlatFileRow } from '../db/flat-files.ts';
+import { findJob, historyAfter, listRetryBackups, listSteps, type JobHistoryRow, type JobRow, type JobStepRow } from '../db/jobs.ts';
+import { completeOutput, failOutput } from '../db/outputs.ts';
+import { notFound } from '../domain/errors.ts';
+import { authorize, can, type Caller } from '../domain/policy.ts';
+import { applyJobEvent, type ApplyResult, type JobEvent } from '../generation/job-events.ts';
+import { requireOwner } from './ownership.ts';
+
+export interface JobPorts {
+  jobs: {
+    find(id: string): Promise<JobRow | null>;
+    historyAfter(jobId: string, afterId: number, limit?: number): Promise<JobHistoryRow[]>;
+    steps(jobId: string): Promise<JobStepRow[]>;
+    retryBackups(jobId: string): ReturnType<typeof listRetryBackups>;
+  };
+  flatFiles: { byIds(ids: readonly number[]): Promise<FlatFileRow[]> };
+  /** Applies a job event (src/generation/job-events.ts). */
+  apply(jobId: string, event: JobEvent): Promise<ApplyResult>;
+  /** The job's output, changed only while it is open (a closed one is left as it is). */
+  outputs: { complete(id: string, url: string): Promise<void>; fail(id: string, message: string): Promise<void> };
+  credits: { balance(userId: string): Promise<number>; costPerGeneration: number };
+}
+
+export interface JobForensics {
+  job: JobRow;
+  steps: JobStepRow[];
+  history: JobHistoryRow[];
+  backups: Awaited<ReturnType<typeof listRetryBackups>>;
+  flatFiles: FlatFileRow[];
+}
+
+/** The flat file ids of a job's recorded outputs. */
+export function flatFileIdsOf(data: unknown): number[] {
+  const outputs = (data as { outputs?: unknown } | null)?.outputs;
+  const ids = new Set<number>();
+  for (const o of Array.isArray(outputs) ? outputs : []) {
+    const id = (o as { flat_file_id?: unknown } | null)?.flat_file_id;
+    if (typeof id === 'number') ids.add(id);
+  }
+  return [...ids];
+}
+
+export function createJobService(ports: JobPorts) {
+  /** The job when the caller may see it; 404 otherwise (also for jobs that exist). */
+  async function visible(caller: Caller, id: string): Promise<JobRow> {
+    const job = await ports.jobs.find(id);
+    if (!job || !can(caller, 'job.read', { ownerId: job.user_id })) throw notFound(`job ${id}`);
+    return job;
+  }
+
+  async function reread(id: string): Promise<JobRow> {
+    const job = await ports.jobs.find(id);
+    if (!job) throw notFound(`job ${id}`);
+    return job;
+  }
+
+  return {
+    get: visible,
+
+    async forensics(caller: Caller, id: string): Promise<JobForensics> {
+      const job = await visible(caller, id);
+      const [steps, history, backups, flatFiles] = await Promise.all([
+        ports.jobs.steps(job.id),
+        ports.jobs.historyAfter(job.id, 0, 10_000),
+        ports.jobs.retryBackups(job.id),
+        ports.flatFiles.byIds(flatFileIdsOf(job.data)),
+      ]);
+      return { job, steps, history, backups, flatFiles };
+    },
+
+    /** What the stream sends: the job now and its history entries after `afterId` (the job is read first). */
+    async snapshot(jobId: string, afterId: number, limit?: number): Promise<{ job: JobRow | null; history: JobHistoryRow[] }> {
+      const job = await ports.jobs.find(jobId);
+      return { job, history: await ports.jobs.historyAfter(jobId, afterId, limit) };
+    },
+
+    /** Failsafe: any state → completed (a completed job stays as it was); an open output completes with that URL. */
+    async forceComplete(caller: Caller, id: string, input: { workflowOutput: string; outputs?: unknown; metadata?: unknown }) {
+      const job = await visible(caller, id);
+      authorize(caller, 'job.force_complete', { ownerId: job.user_id });
+      if (job.output_id) await ports.outputs.complete(job.output_id, input.workflowOutput);
+      await ports.apply(job.id, {
+        type: 'complete',
+        workflowOutput: input.workflowOutput,
+        ...(input.outputs !== undefined ? { outputs: input.outputs } : {}),
+        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+        source: 'failsafe',
+      });
+      return reread(job.id);
+    },
+
+    /** Failsafe: any state → failed (details in the history entry); an open output fails. */
+    async forceFail(caller: Caller, id: string, input: { message?: string; details?: unknown }) {
+      const job = await visible(caller, id);
+      authorize(caller, 'job.force_fail', { ownerId: job.user_id });
+      const message = input.message?.trim() || 'job failed (reported by failsafe)';
+      const res = await ports.apply(job.id, {
+        type: 'error',
+        message,
+        ...(input.details !== undefined ? { details: input.details } : {}),
+        force: true,
+        source: 'failsafe',
+      });
+      if (res.applied && job.output_id) await ports.outputs.fail(job.output_id, message);
+      return reread(job.id);
+    },
+
+    /** The caller's credit balance (created with the starting grant on first use). */
+    async credits(caller: Caller) {
+      const userId = requireOwner(caller);
+      return { user_id: userId, balance: await ports.credits.balance(userId), cost_per_generation: ports.credits.costPerGeneration };
+    },
+  };
+}
+
+export type JobService = ReturnType<typeof createJobService>;
+
+const ignore = () => undefined;
+
+export function jobServiceOn(db: Db, config: Config): JobService {
+  return createJobService({
+    jobs: {
+      find: (id) => findJob(db, id),
+      historyAfter: (jobId, afterId, limit) => historyAfter(db, jobId, afterId, limit),
+      steps: (jobId) => listSteps(db, jobId),
+      retryBackups: (jobId) => listRetryBackups(db, jobId),
+    },
+    flatFiles: { byIds: (ids) => flatFilesByIds(db, ids) },
+    apply: (jobId, event) => applyJobEvent(db, jobId, event),
+    outputs: {
+      // Only while it is open: a completed, failed or hidden output answers 409, which changes nothing here.
+      complete: (id, url) => completeOutput(db, id, { url }).then(ignore, ignore),
+      fail: (id, message) => failOutput(db, id, message).then(ignore, ignore),
+    },
+    credits: {
+      balance: (userId) => getBalance(db, userId, config.CREDITS_INITIAL_GRANT),
+      costPerGeneration: config.CREDITS_PER_GENERATION,
+    },
+  });
+}
