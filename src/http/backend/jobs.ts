@@ -31,7 +31,6 @@ import { MAX_PRIORITY, MIN_PRIORITY } from '../../queue/index.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { address, idParams, ok, socialOrg, txHash, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
-import { isTrusted } from './collections.ts';
 
 export const SSE_HEARTBEAT_MS = 15_000;
 export const SSE_POLL_MS = 500;
@@ -87,11 +86,11 @@ const forensicsParams = z.object({ jobId: z.string().trim().min(1).max(200) });
 
 /** A user sees their own jobs; the service key sees every job. Others get a 404 (no leak). */
 function canSee(req: FastifyRequest, job: JobRow) {
-  return isTrusted(req.auth.method) || (req.auth.userId !== null && job.user_id === req.auth.userId);
+  return req.caller.kind === 'service' || (req.auth.userId !== null && job.user_id === req.auth.userId);
 }
 
 function callerUser(req: FastifyRequest): { userId: string | null; isService: boolean } {
-  const isService = isTrusted(req.auth.method);
+  const isService = req.caller.kind === 'service';
   if (isService) return { userId: req.auth.userId, isService };
   return { userId: requireUser(req), isService };
 }

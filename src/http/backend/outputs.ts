@@ -24,7 +24,6 @@ import { makeThumbnail } from '../../storage/thumbnails.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { collectionIdParams, idParams, ok, queryInt, socialOrg, uuid } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
-import { isTrusted } from './collections.ts';
 
 export const socialIdentifier = z.string().trim().min(1).max(255);
 const togetherRule = {
@@ -91,7 +90,7 @@ export const needUser = async (req: FastifyRequest) => {
   requireUser(req);
 };
 
-export const callerOf = (req: FastifyRequest): Caller => ({ userId: requireUser(req), isService: isTrusted(req.auth.method) });
+export const callerOf = (req: FastifyRequest): Caller => ({ userId: requireUser(req), isService: req.caller.kind === 'service' });
 
 export function outputRoutes(app: FastifyInstance, deps: BackendDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();

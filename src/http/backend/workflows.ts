@@ -16,7 +16,6 @@ import { requireUser } from '../plugins/auth.ts';
 import { STATUS_OF_KIND } from '../plugins/errors.ts';
 import { ok, queryBool, queryInt } from '../schemas/common.ts';
 import type { BackendDeps } from './app.ts';
-import { isTrusted } from './collections.ts';
 
 const listQuery = z.object({
   include: z.string().max(50).optional(),
@@ -85,7 +84,7 @@ export function workflowRoutes(app: FastifyInstance, deps: BackendDeps) {
 
   r.post('/api/workflows', { schema: { body: createBody, tags } }, async (req, reply) => {
     // Workflows are platform-wide and run on the platform's generators: only the service key adds them.
-    if (!isTrusted(req.auth.method)) throw forbidden('only the service API key can create workflows');
+    if (req.caller.kind !== 'service') throw forbidden('only the service API key can create workflows');
     const row = await createWorkflow(db, req.body);
     return reply.code(201).send(ok(presentWorkflow(row, { includeData: true })));
   });
@@ -100,7 +99,7 @@ export function workflowRoutes(app: FastifyInstance, deps: BackendDeps) {
       const route = '/workflows/:id/test';
       return withSpan('workflow.execute', { 'http.method': 'POST', 'http.route': route, 'workflow.id': req.params.id }, async (span) => {
         try {
-          if (!isTrusted(req.auth.method)) requireUser(req);
+          if (req.caller.kind !== 'service') requireUser(req);
           const workflow = await getWorkflow(db, req.params.id);
           span.setAttributes({ 'workflow.id': workflow.id, 'workflow.name': workflow.name, 'workflow.type': workflow.type });
           const { prompt, seed, width, height, ...rest } = req.body.inputs;
