@@ -239,7 +239,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
      * gives it to one; the other's result carries the ids it really got.
      */
     async mintToken(caller: Caller, collectionId: string, tokenId: number, body: MintBody, senderKey: string) {
-      const c = await store.getCollection(collectionId);
+      const c = await loadForMint(caller, collectionId);
       const next = c.tokens_minted + 1;
       if (tokenId !== next) {
         throw conflict(`token ids are minted in order: the next token id of collection ${c.id} is ${next}, not ${tokenId}`, {
