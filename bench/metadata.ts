@@ -17,7 +17,7 @@ import { buildBackendApp } from '../src/http/backend/app.ts';
 import { decks, outputs } from '../src/db/schema/index.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 import { sampleData } from '../test/helpers/platform.ts';
-import { MetadataCache } from '../src/http/backend/metadata.ts';
+import { MetadataCache } from '../src/services/metadata-documents.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);

@@ -5,8 +5,7 @@
  */
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { startMetadataUpdater } from './chain/metadata-updates.ts';
-import { startRepairer } from './chain/repair.ts';
+import { startNftDuties } from './services/nft-ports.ts';
 import { createChainServices } from './chain/platform-chain.ts';
 import {
   ensureServiceKey,
@@ -101,19 +100,17 @@ async function main(argv: string[]): Promise<void> {
       // Chain services on the configured RPCs (no embedded anvil: that is `atelier start`'s).
       const chain = createChainServices({ config, db: database.db, deploymentsDir: path.join(config.dataDir, 'deployments') });
       const app = await startBackend(config, database, { chain });
-      // ERC-4906 for completed artwork; safe in every replica (one send per output: idempotency key).
-      const metadataUpdater = startMetadataUpdater(database.db, chain, {
-        onError: (err) => app.log.warn({ err }, 'MetadataUpdate failed'),
-      });
-      // Crash repair (src/chain/repair.ts): at start and every 30 s; safe in every replica.
-      const repairer = startRepairer(database.db, {
+      // ERC-4906 for completed artwork and the crash repair (mints, deploys): at start and on a
+      // timer; safe in every replica (services/nft-ports.ts).
+      const duties = startNftDuties({
+        db: database.db,
+        config,
+        chain,
         metadataBaseUrl: config.METADATA_BASE_URL ?? publicBaseUrl(config),
-        onError: (err) => app.log.warn({ err }, 'crash repair failed'),
-        onRepaired: (what) => app.log.info(what, 'crash repair'),
+        log: app.log,
       });
       onShutdown(async () => {
-        await metadataUpdater.stop();
-        await repairer.stop();
+        await duties.stop();
         await app.close();
         await chain.close();
         await database.close();

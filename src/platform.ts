@@ -11,8 +11,7 @@ import { openDatabase, type Database } from './db/client.ts';
 import { buildAdminApp, type AdminDeps } from './http/admin/app.ts';
 import { startPlatformChain, stderrChainLogger } from './chain/dev-chain.ts';
 import type { ChainServices } from './chain/platform-chain.ts';
-import { startMetadataUpdater } from './chain/metadata-updates.ts';
-import { startRepairer } from './chain/repair.ts';
+import { startNftDuties } from './services/nft-ports.ts';
 import { buildBackendApp } from './http/backend/app.ts';
 import { createStorage } from './storage/index.ts';
 import { startIndexer } from './indexer/service.ts';
@@ -140,15 +139,14 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
   const adminConfig = { ...config, BACKEND_API_URL: config.BACKEND_API_URL ?? backendUrl };
   const admin = await startAdmin(adminConfig, { chain: chain.services });
   const adminUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.ADMIN_PORT}`;
-  // ERC-4906: MetadataUpdate for each token whose artwork completed (docs/minting.md).
-  const metadataUpdater = startMetadataUpdater(database.db, chain.services, {
-    onError: (err) => backend.log.warn({ err }, 'MetadataUpdate failed'),
-  });
-  // Crash repair: decks of mined mints, collections left `deploying` (src/chain/repair.ts).
-  const repairer = startRepairer(database.db, {
+  // ERC-4906 MetadataUpdate for completed artwork, and the crash repair of mints and deploys
+  // (services/metadata-updates.ts, services/crash-repair.ts; docs/minting.md).
+  const duties = startNftDuties({
+    db: database.db,
+    config,
+    chain: chain.services,
     metadataBaseUrl: config.METADATA_BASE_URL ?? publicBaseUrl(config),
-    onError: (err) => backend.log.warn({ err }, 'crash repair failed'),
-    onRepaired: (what) => backend.log.info(what, 'crash repair'),
+    log: backend.log,
   });
   return {
     backend,
@@ -160,8 +158,7 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
     factoryAddress: chain.deployment?.contracts.DiamondFactory,
     async stop() {
       await indexer?.stop();
-      await metadataUpdater.stop();
-      await repairer.stop();
+      await duties.stop();
       await admin.close();
       await backend.close();
       await chain.stop(); // stops anvil, which writes its state

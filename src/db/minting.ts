@@ -1,11 +1,13 @@
-/** Token (deck) queries of the minting routes (nft-service.md §2.5, §4.2, §4.3). */
+/**
+ * Minted tokens (decks with a token id, nft-service.md §2.5): the SQL of the mint path, the public
+ * metadata read, the crash repair's and the MetadataUpdate emitter's candidates. Rows only: the
+ * responses are shaped in http/present/minting.ts.
+ */
 import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
-import type { Db } from './client.ts';
+import { rows, type Db } from './client.ts';
 import { collections, decks, jobs, outputs, userIdentities, users } from './schema/index.ts';
 import { notFound } from '../domain/errors.ts';
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID_RE } from '../domain/ids.ts';
 
 /** tokens_minted follows the chain: ids are sequential from 1, so the highest id minted is the count. */
 export async function recordMinted(db: Db, collectionId: string, highestTokenId: number) {
@@ -81,26 +83,22 @@ export async function linkCover(db: Db, deckId: string, outputId: string, tokenM
   await db.update(decks).set({ cover_output_id: outputId, updated_at: sql`now()` }).where(eq(decks.id, deckId));
 }
 
-export async function listMints(db: Db, collectionId: string) {
-  const rows = await db
+export type DeckRow = typeof decks.$inferSelect;
+
+/** The minted tokens (decks with a token id) of a collection, by token id. */
+export async function listMints(db: Db, collectionId: string): Promise<DeckRow[]> {
+  return db
     .select()
     .from(decks)
     .where(and(eq(decks.collection_id, collectionId), isNotNull(decks.token_id)))
     .orderBy(asc(decks.token_id));
-  return rows.map((d) => ({
-    id: d.id,
-    token_id: d.token_id,
-    mint_tx_hash: d.mint_tx_hash,
-    mint_recipient: d.mint_recipient,
-    mint_status: d.mint_status,
-    minted_at: iso(d.minted_at),
-  }));
 }
 
+/** One page of minted tokens with their cover output's status and image, and the total. */
 export async function listTokens(db: Db, collectionId: string, page: number, limit: number) {
   const where = and(eq(decks.collection_id, collectionId), isNotNull(decks.token_id));
   const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(decks).where(where);
-  const rows = await db
+  const found = await db
     .select({ deck: decks, output: { status: outputs.status, url: outputs.url } })
     .from(decks)
     .leftJoin(outputs, eq(outputs.id, decks.cover_output_id))
@@ -108,67 +106,114 @@ export async function listTokens(db: Db, collectionId: string, page: number, lim
     .orderBy(asc(decks.token_id))
     .limit(limit)
     .offset((page - 1) * limit);
-  return {
-    tokens: rows.map(({ deck, output }) => ({
-      token_id: deck.token_id,
-      deck_id: deck.id,
-      metadata_uri: deck.metadata_uri,
-      mint_status: deck.mint_status,
-      mint_tx_hash: deck.mint_tx_hash,
-      mint_recipient: deck.mint_recipient,
-      minted_at: iso(deck.minted_at),
-      current_owner: deck.current_owner,
-      artwork_status: output
-        ? output.status === 'completed'
-          ? 'completed'
-          : output.status === 'failed'
-            ? 'failed'
-            : 'generating'
-        : 'none',
-      image: output?.status === 'completed' ? output.url : null,
-    })),
-    page,
-    limit,
-    total: Number(count?.n ?? 0),
-  };
+  return { rows: found, total: Number(count?.n ?? 0) };
 }
 
-/** GET /nft/decks/:deckId/mint-status. */
-export async function mintStatus(db: Db, deckId: string) {
+/** A deck with its artwork (the cover output, else its newest output) and that output's job. */
+export async function deckWithArtwork(db: Db, deckId: string) {
   const [deck] = await db.select().from(decks).where(eq(decks.id, deckId));
   if (!deck) throw notFound(`deck ${deckId}`);
-  let output = deck.cover_output_id
-    ? (await db.select().from(outputs).where(eq(outputs.id, deck.cover_output_id)))[0]
-    : (await db.select().from(outputs).where(eq(outputs.deck_id, deckId)).orderBy(desc(outputs.created_at)).limit(1))[0];
-  output ??= undefined;
-  const job = output?.job_id ? (await db.select().from(jobs).where(eq(jobs.id, output.job_id)))[0] : undefined;
-  const status = !output ? 'none' : output.status === 'completed' ? 'completed' : output.status === 'failed' ? 'failed' : 'generating';
-  return {
-    deck_id: deck.id,
-    collection_id: deck.collection_id,
-    token_id: deck.token_id,
-    mint_status: deck.mint_status,
-    mint_tx_hash: deck.mint_tx_hash,
-    mint_recipient: deck.mint_recipient,
-    minted_at: iso(deck.minted_at),
-    metadata_uri: deck.metadata_uri,
-    current_owner: deck.current_owner,
-    last_transfer_at: iso(deck.last_transfer_at),
-    generation: {
-      status,
-      output_id: output?.id ?? null,
-      job_id: output?.job_id ?? null,
-      job_status: job?.status ?? null,
-      progress: job?.progress ?? null,
-      image: output?.status === 'completed' ? output.url : null,
-      error: output?.error_message ?? job?.error_message ?? null,
-    },
-  };
+  const [output] = deck.cover_output_id
+    ? await db.select().from(outputs).where(eq(outputs.id, deck.cover_output_id))
+    : await db.select().from(outputs).where(eq(outputs.deck_id, deckId)).orderBy(desc(outputs.created_at)).limit(1);
+  const [job] = output?.job_id ? await db.select().from(jobs).where(eq(jobs.id, output.job_id)) : [];
+  return { deck, output, job };
+}
+
+/** One indexed query: a minted token's collection and cover output (public metadata). */
+export async function tokenForMetadata(db: Db, collectionId: string, tokenId: number) {
+  const [row] = await db
+    .select({
+      collection: {
+        id: collections.id,
+        title: collections.title,
+        description: collections.description,
+        cover_image_url: collections.cover_image_url,
+      },
+      output: {
+        id: outputs.id,
+        status: outputs.status,
+        url: outputs.url,
+        token_metadata: outputs.token_metadata,
+        input_metadata: outputs.input_metadata,
+      },
+    })
+    .from(decks)
+    .innerJoin(collections, eq(collections.id, decks.collection_id))
+    .leftJoin(outputs, eq(outputs.id, decks.cover_output_id))
+    .where(and(eq(decks.collection_id, collectionId), eq(decks.token_id, tokenId), isNotNull(decks.mint_status)))
+    .limit(1);
+  return row;
+}
+
+const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const ZERO_TOPIC = `0x${'0'.repeat(64)}`;
+
+/** A mined mint transaction and the collection it minted on. */
+export interface MintTransaction {
+  hash: string;
+  receipt: unknown;
+  to_address: string;
+  collection_id: string;
+  title: string;
+}
+
+/**
+ * Mined `mint` transactions (updated between `lookbackS` and `graceS` seconds ago) whose stored
+ * receipt has more Transfer-from-0x0 logs of the collection than there are decks carrying the hash.
+ */
+export async function mintsMissingDecks(db: Db, graceS: number, lookbackS: number, limit = 100): Promise<MintTransaction[]> {
+  return rows<MintTransaction>(
+    db,
+    sql`
+    select t.hash, t.receipt, t.to_address, c.id as collection_id, c.title
+    from chain_transactions t
+    join collections c on c.chain_id = t.chain_id and lower(c.contract_address) = lower(t.to_address)
+    where t.purpose = 'mint' and t.status = 'mined' and t.receipt is not null
+      and t.updated_at < now() - make_interval(secs => ${graceS})
+      and t.updated_at > now() - make_interval(secs => ${lookbackS})
+      and (select count(*) from decks d where d.collection_id = c.id and lower(d.mint_tx_hash) = lower(t.hash))
+        < (select count(*) from jsonb_array_elements(t.receipt->'logs') l
+           where lower(l->>'address') = lower(t.to_address)
+             and l->'topics'->>0 = ${TRANSFER_TOPIC} and l->'topics'->>1 = ${ZERO_TOPIC})
+    order by t.updated_at
+    limit ${limit}`,
+  );
+}
+
+/** A minted token whose artwork completed and whose MetadataUpdate was not sent yet. */
+export interface PendingMetadataUpdate {
+  output_id: string;
+  token_id: number;
+  contract_address: string;
+  chain_id: number;
+}
+
+/**
+ * Minted decks whose cover output completed in the last 7 days and that have no chain transaction
+ * with the idempotency key `<keyPrefix><outputId>` yet, oldest first.
+ */
+export async function pendingMetadataUpdates(db: Db, keyPrefix: string, limit: number): Promise<PendingMetadataUpdate[]> {
+  const found = await rows<PendingMetadataUpdate>(
+    db,
+    sql`
+    select o.id as output_id, d.token_id, c.contract_address, c.chain_id
+    from decks d
+    join outputs o on o.id = d.cover_output_id
+    join collections c on c.id = d.collection_id
+    where d.mint_status = 'minted' and d.token_id is not null and o.status = 'completed'
+      and c.contract_address is not null and c.chain_id is not null
+      and o.completed_at > now() - interval '7 days'
+      and not exists (select 1 from chain_transactions t where t.idempotency_key = ${keyPrefix} || o.id::text)
+    order by o.completed_at
+    limit ${limit}`,
+  );
+  return found.map((r) => ({ ...r, token_id: Number(r.token_id), chain_id: Number(r.chain_id) }));
 }
 
 /** The profile picture of a user id (users.avatar_url), when the id is an internal user. */
 export async function avatarOfUser(db: Db, userId: string | null | undefined): Promise<string | null> {
-  if (!userId || !UUID.test(userId)) return null;
+  if (!userId || !UUID_RE.test(userId)) return null;
   const [u] = await db.select({ avatar_url: users.avatar_url }).from(users).where(eq(users.id, userId));
   return u?.avatar_url ?? null;
 }

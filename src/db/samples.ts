@@ -7,9 +7,9 @@
  */
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
-import { collections, outputs, payments, sampleAllowances, samples } from './schema/index.ts';
+import { outputs, payments, sampleAllowances, samples } from './schema/index.ts';
 import { paymentError } from '../domain/payment-errors.ts';
-import { notFound } from '../domain/errors.ts';
+import { isUniqueViolation } from './errors.ts';
 
 export const COLLECTION_SUBJECT = '*';
 
@@ -80,17 +80,7 @@ export async function allowanceUsage(db: Db, collectionId: string, subject: stri
   return { collection: used(COLLECTION_SUBJECT), user: used(subject) };
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  const parts: string[] = [];
-  let e: unknown = err;
-  for (let i = 0; e && i < 5; i++) {
-    parts.push(String((e as { message?: string }).message ?? ''), String((e as { code?: string }).code ?? ''));
-    e = (e as { cause?: unknown }).cause;
-  }
-  return parts.some((p) => p === '23505' || /duplicate key|payments_chain_tx/.test(p));
-}
-
-/** Claims a verified payment: 409 PAYMENT_ALREADY_USED when the hash was accepted before. */
+/** A payment verified on chain, to be claimed. */
 export interface PaymentRecord {
   chainId: number;
   txHash: string;
@@ -103,6 +93,7 @@ export interface PaymentRecord {
 /** How long a request holds a payment while it creates the samples; a retry after it may resume. */
 export const PAYMENT_LEASE_SECONDS = 120;
 
+/** Claims a verified payment: 409 PAYMENT_ALREADY_USED when the hash was accepted before. */
 export async function claimPayment(db: Db, p: PaymentRecord, collectionId: string, sampleCount: number): Promise<string> {
   try {
     const [row] = await db
@@ -122,7 +113,7 @@ export async function claimPayment(db: Db, p: PaymentRecord, collectionId: strin
       .returning({ id: payments.id });
     return row!.id;
   } catch (err) {
-    if (isUniqueViolation(err)) throw usedError(p.txHash);
+    if (isUniqueViolation(err, 'payments_chain_tx')) throw usedError(p.txHash);
     throw err;
   }
 }
@@ -199,13 +190,11 @@ export async function insertSamples(db: Db, rows: NewSample[]) {
   return db.insert(samples).values(rows).returning();
 }
 
-const sampleStatus = (s: string | null) => (s === 'completed' ? 'completed' : s === 'failed' || s === 'hidden' ? 'failed' : 'pending');
+export type SampleRow = typeof samples.$inferSelect;
 
-/** A collection's samples (§2.9), newest first; optionally one wallet's. */
+/** A collection's samples (§2.9) with their output, newest first; optionally one wallet's. */
 export async function listSamples(db: Db, collectionId: string, opts: { wallet?: string; limit?: number } = {}) {
-  const [c] = await db.select({ id: collections.id }).from(collections).where(eq(collections.id, collectionId));
-  if (!c) throw notFound(`collection ${collectionId}`);
-  const rows = await db
+  return db
     .select({ sample: samples, output: { status: outputs.status, url: outputs.url, input_metadata: outputs.input_metadata } })
     .from(samples)
     .leftJoin(outputs, eq(outputs.id, samples.output_id))
@@ -217,23 +206,6 @@ export async function listSamples(db: Db, collectionId: string, opts: { wallet?:
     )
     .orderBy(desc(samples.created_at), desc(samples.id))
     .limit(opts.limit ?? 100);
-  return rows.map(({ sample, output }) => {
-    const traits =
-      Array.isArray(sample.traits) && sample.traits.length > 0
-        ? sample.traits
-        : ((output?.input_metadata as { traits?: unknown } | null)?.traits ?? []);
-    const status = sampleStatus(output?.status ?? null);
-    return {
-      outputId: sample.output_id,
-      jobId: sample.job_id,
-      url: status === 'completed' ? (output?.url ?? null) : null,
-      status,
-      is_free: sample.is_free,
-      wallet_address: sample.wallet_address,
-      created_at: sample.created_at.toISOString(),
-      traits,
-    };
-  });
 }
 
 export async function paidSampleCount(db: Db, collectionId: string): Promise<number> {

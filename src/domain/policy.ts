@@ -44,6 +44,8 @@ export const POLICY = {
   'collection.update': OWNERS,
   'collection.reset': OWNERS,
   'collection.deploy': OWNERS,
+  /** A record's deployment state (claim, release, write-back of a deployment made elsewhere) is the platform's. */
+  'collection.record_deployment': OPERATOR,
   /** Marking a collection global (develop source) is the platform's decision. */
   'collection.set_global': OPERATOR,
   /** Owner-only mints; a public mint is decided by the collection's mint policy (services/minting). */

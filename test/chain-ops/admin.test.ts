@@ -13,11 +13,20 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
 import { deployCollection } from '../../src/chain/factory.ts';
-import { designDeployKeyPrefix, repairDeploys } from '../../src/chain/repair.ts';
+import { deployKey } from '../../src/services/deploy.ts';
+import { deployServiceOf } from '../../src/services/nft-ports.ts';
 import { DEV_ADDRESS } from '../../src/chain/wallet.ts';
 import { chainTransactions, collections } from '../../src/db/schema/index.ts';
 import { sampleData } from '../helpers/platform.ts';
-import { adminCall, backendCall, collectionParams, deployFactory, startChainPlatform, type ChainPlatform } from './helpers.ts';
+import {
+  adminCall,
+  backendCall,
+  collectionParams,
+  deployFactory,
+  METADATA_BASE,
+  startChainPlatform,
+  type ChainPlatform,
+} from './helpers.ts';
 
 const OTHER = privateKeyToAccount(ANVIL_PRIVATE_KEYS[1]).address;
 const THIRD = privateKeyToAccount(ANVIL_PRIVATE_KEYS[2]).address;
@@ -366,7 +375,7 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
         owner: DEV_ADDRESS,
         minter: DEV_ADDRESS,
       },
-      idempotencyKey: `${designDeployKeyPrefix(a)}${claimed!.updated_at.toISOString()}`,
+      idempotencyKey: deployKey(a, claimed!.updated_at.toISOString()),
     });
     const r = await backendCall(p, `/nft/collections/${a}/deploy`, body);
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -396,11 +405,13 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
       purpose: 'create-collection',
       chain_id: 31337,
       from_address: DEV_ADDRESS,
-      idempotency_key: `${designDeployKeyPrefix(c)}${cc!.updated_at.toISOString()}`,
+      idempotency_key: deployKey(c, cc!.updated_at.toISOString()),
       status: 'failed',
       error: 'test: nothing reached the chain',
     });
-    assert.deepEqual(await repairDeploys(db), { finished: 0, released: 1 });
+    // The repair pass (what startNftDuties runs every 30 s).
+    const repair = deployServiceOf(db, p.config, METADATA_BASE, p.chain);
+    assert.deepEqual(await repair.recoverAll(), { finished: 0, released: 1 });
     const [after_] = await db.select().from(collections).where(eq(collections.id, c));
     assert.equal(after_!.mint_status, 'draft');
     assert.equal(after_!.contract_address, null);

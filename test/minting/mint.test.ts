@@ -8,19 +8,21 @@ import assert from 'node:assert/strict';
 import { count, eq } from 'drizzle-orm';
 import { encodeFunctionData, getAddress, parseEventLogs, type Address } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
-import { startMetadataUpdater, type MetadataUpdater } from '../../src/chain/metadata-updates.ts';
+import type { BackgroundDuty } from '../../src/services/background.ts';
+import { startMetadataUpdater } from '../../src/services/metadata-updates.ts';
+import { metadataUpdatePortsOf } from '../../src/services/nft-ports.ts';
 import { decks, jobs, userIdentities, users } from '../../src/db/schema/index.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';
 
 describe('minting', () => {
   let mp: MintingPlatform;
-  let updater: MetadataUpdater;
+  let updater: BackgroundDuty;
   let recipient: Address;
 
   before(async () => {
     mp = await startMintingPlatform();
-    updater = startMetadataUpdater(mp.database.db, mp.chain, { intervalMs: 200 });
+    updater = startMetadataUpdater(metadataUpdatePortsOf(mp.database.db, mp.chain), { intervalMs: 200 });
     recipient = mp.wallet(4).account.address;
   });
   after(async () => {

@@ -1,5 +1,5 @@
 /**
- * Crash repair (src/chain/repair.ts, docs/minting.md): a mint whose request died after the chain
+ * Crash repair (src/services/crash-repair.ts, docs/minting.md): a mint whose request died after the chain
  * write and before the deck existed gets its decks from the stored receipt, once.
  */
 import { after, before, describe, test } from 'node:test';
@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { mintTokens } from '../../src/chain/mint.ts';
-import { repairMints } from '../../src/chain/repair.ts';
+import { repairMints } from '../../src/services/crash-repair.ts';
+import { repairPortsOf } from '../../src/services/nft-ports.ts';
 import { collections, decks } from '../../src/db/schema/index.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, type MintingPlatform } from './helpers.ts';
@@ -20,6 +21,8 @@ describe('crash repair', () => {
   after(async () => {
     await mp.close();
   });
+  // The mint half of the repair pass (deploys are test/chain-ops/admin.test.ts's).
+  const ports = () => repairPortsOf(mp.database.db, mp.backendUrl, async () => ({ finished: 0, released: 0 }));
 
   test('a mined mint without decks gets one deck per token; a second run creates nothing', async () => {
     const { id, address } = await mp.deployedCollection({ title: 'Crashed Mint' });
@@ -36,9 +39,9 @@ describe('crash repair', () => {
     const doc = (t: number) => fetch(`${mp.backendUrl}/collections/${id}/tokens/${t}`);
     assert.equal((await doc(1)).status, 404, 'token without a deck');
     // Within the grace period the request may still be writing: nothing is touched.
-    assert.equal(await repairMints(mp.database.db, mp.backendUrl), 0);
+    assert.equal(await repairMints(ports()), 0);
 
-    assert.equal(await repairMints(mp.database.db, mp.backendUrl, { graceMs: 0 }), 2);
+    assert.equal(await repairMints(ports(), { graceMs: 0 }), 2);
     const rows = await mp.database.db.select().from(decks).where(eq(decks.collection_id, id));
     assert.deepEqual(rows.map((d) => d.token_id).sort(), [1, 2]);
     for (const d of rows) {
@@ -53,7 +56,7 @@ describe('crash repair', () => {
     const [c] = await mp.database.db.select().from(collections).where(eq(collections.id, id));
     assert.equal(c!.tokens_minted, 2);
 
-    assert.equal(await repairMints(mp.database.db, mp.backendUrl, { graceMs: 0 }), 0);
+    assert.equal(await repairMints(ports(), { graceMs: 0 }), 0);
     assert.equal((await mp.database.db.select().from(decks).where(eq(decks.collection_id, id))).length, 2);
   });
 
@@ -64,7 +67,7 @@ describe('crash repair', () => {
       headers: asService(),
     });
     assert.equal(r.status, 201, JSON.stringify(r.body));
-    assert.equal(await repairMints(mp.database.db, mp.backendUrl, { graceMs: 0 }), 0);
+    assert.equal(await repairMints(ports(), { graceMs: 0 }), 0);
     assert.equal((await mp.database.db.select().from(decks).where(eq(decks.collection_id, id))).length, 2);
   });
 });

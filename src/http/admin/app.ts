@@ -1,7 +1,7 @@
 /**
- * The admin proxy: /api/nft/*. Database operations are forwarded to the backend; chain
- * operations run here. Every route needs the service key: this process signs with the platform
- * wallet.
+ * The admin proxy: /api/nft/*. Database operations are forwarded to the backend (one table,
+ * forwards.ts); chain operations run here. Every route needs the service key: this process signs
+ * with the platform wallet.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
@@ -9,12 +9,10 @@ import { installAuth } from '../plugins/auth.ts';
 import { createAppShell } from '../plugins/shell.ts';
 import { installErrorHandling } from '../plugins/errors.ts';
 import { createBackendClient, type BackendClient } from './backend-client.ts';
-import { adminCollectionRoutes } from './collections.ts';
-import { adminMintingRoutes } from './minting.ts';
 import { adminChainRoutes } from './chain.ts';
+import { adminDeployRoutes } from './deploy.ts';
+import { adminForwardRoutes } from './forwards.ts';
 import type { ChainServices } from '../../chain/platform-chain.ts';
-import { adminUploadRoutes } from './uploads.ts';
-import { adminOwnershipRoutes } from './ownership.ts';
 import { adminUiRoutes } from './ui.ts';
 
 export interface AdminDeps {
@@ -41,12 +39,10 @@ export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps
   });
   installErrorHandling(app, 'success');
   installAuth(app, { config, style: 'success', serviceKeyOnly: true });
-  adminCollectionRoutes(app, deps);
-  adminMintingRoutes(app, deps);
-  adminChainRoutes(app, deps);
-  adminUploadRoutes(app, deps);
-  adminOwnershipRoutes(app, deps);
+  await app.register(adminForwardRoutes, deps);
+  await app.register(adminChainRoutes, deps);
+  await app.register(adminDeployRoutes, deps);
   // The admin web UI (web/, docs/admin-ui.md): public static files; the page sends the key itself.
-  adminUiRoutes(app, deps);
+  await app.register(adminUiRoutes, deps);
   return app;
 }

@@ -51,7 +51,7 @@ export function contentSecurityPolicy(config: Config): string {
   ].join('; ');
 }
 
-export function adminUiRoutes(app: FastifyInstance, deps: { config: Config; webDir?: string }) {
+export async function adminUiRoutes(app: FastifyInstance, deps: { config: Config; webDir?: string }) {
   const webDir = deps.webDir ?? WEB_DIR;
   const csp = contentSecurityPolicy(deps.config);
 

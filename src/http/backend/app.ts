@@ -15,8 +15,12 @@ import { identityRoutes } from './identity.ts';
 import { indexerRoutes, type IndexerHost } from './indexer.ts';
 import { attachRealtime } from '../../indexer/realtime.ts';
 import { deckRoutes } from './decks.ts';
-import { metadataRoutes, type MetadataCache } from './metadata.ts';
-import { mintingRoutes, type MintingDeps } from './minting.ts';
+import { metadataRoutes } from './metadata.ts';
+import { mintingRoutes } from './minting.ts';
+import { sampleRoutes } from './samples.ts';
+import type { MintingChainAccess } from '../../chain/mint.ts';
+import { createNftServices } from '../../services/nft-ports.ts';
+import type { MetadataCache } from '../../services/metadata-documents.ts';
 import { outputRoutes } from './outputs.ts';
 import { uploadRoutes } from './uploads.ts';
 import type { Storage } from '../../storage/types.ts';
@@ -30,15 +34,17 @@ import { developRoutes } from './develop.ts';
 import { generationRoutes } from './generation.ts';
 import { createContentServices } from '../../services/content.ts';
 
-export interface BackendDeps extends MintingDeps {
+export interface BackendDeps {
   config: Config;
   database: Database;
   /** Public host of metadata documents; contractParams point here. */
   metadataBaseUrl: string;
   /** Chain check for reset; absent when no chain is configured. */
   contractExists?: (chainId: number, address: string) => Promise<boolean>;
-  /** Chain services: deploy-status verification and design-stage deploy (503 without). */
+  /** Chain services: deploy-status verification, design-stage deploy, mints and payments (503 without). */
   chain?: ChainServices;
+  /** Chain access for mints and payment checks when narrower than `chain` (tests); default `chain`. */
+  mintingChain?: MintingChainAccess;
   /** File storage (uploads, thumbnails, GET /files/*); without it those routes are absent. */
   storage?: Storage;
   /** Language model for collection generation; default from configuration. */
@@ -65,17 +71,31 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   });
   installErrorHandling(app, 'envelope');
   installAuth(app, { config: deps.config, db: deps.database.db, style: 'envelope' });
-  collectionRoutes(app, deps);
-  deployRoutes(app, deps);
-  collectionDesignRoutes(app, deps);
+  const nft = createNftServices({
+    db: deps.database.db,
+    config: deps.config,
+    metadataBaseUrl: deps.metadataBaseUrl,
+    chain: deps.chain,
+    mintingChain: deps.mintingChain,
+    contractExists: deps.contractExists,
+    jobQueue: deps.jobQueue,
+    storage: deps.storage,
+    conceptExpander: deps.conceptExpander,
+    metadataCache: deps.metadataCache,
+    log: (err, message) => app.log.error({ err }, message),
+  });
+  const nftOptions = { nft, metadataBaseUrl: deps.metadataBaseUrl };
+  await app.register(collectionRoutes, nftOptions);
+  await app.register(collectionDesignRoutes, nftOptions);
+  await app.register(deployRoutes, nftOptions);
+  await app.register(mintingRoutes, nftOptions);
+  await app.register(sampleRoutes, nftOptions);
+  await app.register(metadataRoutes, nftOptions);
   indexerRoutes(app, deps);
   if (deps.indexer?.events) {
     const realtime = attachRealtime(app.server, deps.indexer.events);
     app.addHook('preClose', () => realtime.close());
   }
-  metadataRoutes(app, deps);
-  mintingRoutes(app, deps);
-
   // Content (outputs, decks, jobs, workflows, uploads, feed, identity): one plugin per resource.
   const content = createContentServices({
     db: deps.database.db,

@@ -1,55 +1,49 @@
-/**
- * Collection definitions from a text concept (nft-service.md §4.1.1, §4.2 generate, §4.3 setup).
- */
+/** Collection definitions from a text concept (nft-service.md §4.1.1, §4.2 generate, §4.3 setup; docs/collections.md). */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createCollection } from '../../db/collections.ts';
-import { createConceptExpander } from '../../generation/concept/index.ts';
-import { blockchain, ok, socialOrg, socialPair, uuid } from '../schemas/common.ts';
-import type { BackendDeps } from './app.ts';
+import { generateCollectionBody, generateCollectionResult, generationData, setupCollectionBody } from '../schemas/collections.ts';
+import { presentGenerated } from '../present/collections.ts';
+import { ok } from '../schemas/common.ts';
+import { envelope } from '../schemas/envelope.ts';
+import type { NftRouteOptions } from './collections.ts';
 
-export const generateCollectionBody = z
-  .object({
-    concept: z.string().trim().min(3, 'concept must be at least 3 characters').max(2000),
-    save: z.boolean().default(false),
-    blockchain: blockchain.default('ARBITRUM'),
-    project_id: uuid.optional(),
-    social_org: socialOrg.optional(),
-    social_identifier: z.string().trim().min(1).max(255).optional(),
-  })
-  .refine(...socialPair);
+const tags = ['collections'];
 
-const setupBody = z.object({
-  prompt: z.string().trim().min(3, 'prompt must be at least 3 characters').max(2000),
-  style_preferences: z.string().trim().max(500).optional(),
-});
-
-export function collectionDesignRoutes(app: FastifyInstance, deps: BackendDeps) {
+export async function collectionDesignRoutes(app: FastifyInstance, { nft }: NftRouteOptions) {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const expander = deps.conceptExpander ?? createConceptExpander(deps.config);
 
-  r.post('/nft/collections/generate', { schema: { body: generateCollectionBody, tags: ['collections'] } }, async (req) => {
-    const body = req.body;
-    const generated = await expander.expand({ concept: body.concept });
-    if (!body.save) return ok({ generated });
-    const row = await createCollection(deps.database.db, {
-      title: generated.title,
-      description: generated.description,
-      editions: 100,
-      price: 0,
-      blockchain: body.blockchain,
-      data: generated.data,
-      project_id: body.project_id ?? null,
-      social_org: body.social_org ?? null,
-      social_identifier: body.social_identifier ?? null,
-      userId: req.auth.userId,
-    });
-    return ok({ generated, collection_id: row.id });
-  });
+  r.post(
+    '/nft/collections/generate',
+    {
+      schema: {
+        operationId: 'generateCollection',
+        summary: 'Generate a collection definition from a concept',
+        description:
+          'Expands a concept into {title, description, prompt, variables, data} (a language model when configured, else the offline expander). With save: true the collection is created too and its id returned.',
+        tags,
+        body: generateCollectionBody,
+        response: { 200: envelope(z.object(generateCollectionResult)) },
+      },
+    },
+    async (req) => {
+      const { generated, collection } = await nft.collections.generate(req.caller, req.body);
+      return ok({ generated: presentGenerated(generated), ...(collection ? { collection_id: collection.id } : {}) });
+    },
+  );
 
-  r.post('/nft/collections/setup', { schema: { body: setupBody, tags: ['collections'] } }, async (req) => {
-    const generated = await expander.expand({ concept: req.body.prompt, style: req.body.style_preferences });
-    return ok(generated.data);
-  });
+  r.post(
+    '/nft/collections/setup',
+    {
+      schema: {
+        operationId: 'setupCollection',
+        summary: 'Design-stage setup: generation data from a prompt',
+        description: 'Only the v2 data object of a definition generated from the prompt; style_preferences steer the style variable.',
+        tags,
+        body: setupCollectionBody,
+        response: { 200: envelope(generationData) },
+      },
+    },
+    async (req) => ok(presentGenerated({ data: await nft.collections.setup(req.body.prompt, req.body.style_preferences) } as never).data),
+  );
 }

@@ -1,0 +1,316 @@
+/**
+ * The admin proxy's database operations (nft-service.md §4.1): each is forwarded to a backend
+ * route over HTTP with the service key (and the caller's user id). One table declares them all:
+ * method and admin path, request schema (shared with the backend, src/http/schemas/), the backend
+ * route it calls, and the answer `{success: true, …}` built from the backend's `data`. Backend
+ * errors keep their status and message (backend-client.ts).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { assertUploadSize, decodedLength } from '../../domain/uploads.ts';
+import { relType, uploadFilename } from '../schemas/uploads.ts';
+import {
+  collectionWithParams,
+  createCollectionBody,
+  generateCollectionBody,
+  generateCollectionResult,
+  updateCollectionBody,
+} from '../schemas/collections.ts';
+import { uuid } from '../schemas/common.ts';
+import { adminSuccess } from '../schemas/envelope.ts';
+import { mintAndGenerateBody, mintAndGenerateResult, mintsList } from '../schemas/minting.ts';
+import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/samples.ts';
+import type { AdminDeps } from './app.ts';
+
+type Input = Record<string, unknown>;
+
+interface BackendCall {
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  body?: unknown;
+  query?: Record<string, string | undefined>;
+  /** The user the call acts for (user_id header). */
+  userId?: string | null;
+  /** The Idempotency-Key header goes along. */
+  idempotent?: boolean;
+}
+
+interface Forward<I extends Input = Input> {
+  method: 'GET' | 'POST' | 'PUT';
+  url: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  /** Request schema: the body (POST/PUT) or the query string (GET). */
+  input: z.ZodType<I>;
+  backend: (input: I, req: FastifyRequest) => BackendCall;
+  /** Success fields beside `success: true`. */
+  response: z.ZodRawShape;
+  /** The fields from the backend's `data` (default: all of them). */
+  answer?: (data: unknown) => Record<string, unknown>;
+  status?: 200 | 201;
+  /** Checked here before forwarding (so the status is not lost in forwarding). */
+  check?: (input: I) => void;
+}
+
+/** Typing help: each entry's functions see its own input type. */
+const forward = <I extends Input>(f: Forward<I>): Forward => f as unknown as Forward;
+
+const byCollection = z.object({ collectionId: uuid });
+const byCollectionAndWallet = byCollection.extend({ wallet_address: samplesBody.shape.wallet_address.optional() });
+const loose = z.looseObject({});
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
+
+export const FORWARDS: Forward[] = [
+  // ---- collections ----
+  forward({
+    method: 'POST',
+    url: '/api/nft/collections/create',
+    operationId: 'adminCreateCollection',
+    summary: 'Create a collection',
+    description: 'Forwarded to POST /nft/collections: the record (owned by the user_id sent, else the platform) and its contractParams.',
+    tags: ['collections'],
+    input: createCollectionBody,
+    backend: (body, req) => ({ method: 'POST', path: 'nft/collections', body, userId: req.auth.userId }),
+    response: collectionWithParams,
+  }),
+  forward({
+    method: 'POST',
+    url: '/api/nft/collections/generate',
+    operationId: 'adminGenerateCollection',
+    summary: 'Generate a collection definition from a concept',
+    description: 'Forwarded to POST /nft/collections/generate; with save: true the collection is created and collection_id returned.',
+    tags: ['collections'],
+    input: generateCollectionBody,
+    backend: (body, req) => ({ method: 'POST', path: 'nft/collections/generate', body, userId: req.auth.userId }),
+    response: generateCollectionResult,
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/collections/lookup',
+    operationId: 'adminLookupCollection',
+    summary: 'Look a collection up',
+    description: 'Forwarded to GET /nft/collections/:id: the record with its deployment state and contractParams.',
+    tags: ['collections'],
+    input: byCollection,
+    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}` }),
+    response: collectionWithParams,
+  }),
+  forward({
+    method: 'PUT',
+    url: '/api/nft/collections/update',
+    operationId: 'adminUpdateCollection',
+    summary: 'Update a collection',
+    description: 'Forwarded to PUT /nft/collections/:id with the other fields (at least one).',
+    tags: ['collections'],
+    input: updateCollectionBody.extend({ collectionId: uuid }),
+    backend: ({ collectionId, ...patch }, req) => ({
+      method: 'PUT',
+      path: `nft/collections/${collectionId}`,
+      body: patch,
+      userId: req.auth.userId,
+    }),
+    response: collectionWithParams,
+  }),
+  forward({
+    method: 'POST',
+    url: '/api/nft/collections/reset',
+    operationId: 'adminResetCollection',
+    summary: 'Reset a collection whose contract is gone',
+    description: 'Forwarded to POST /nft/collections/:id/reset: 409 while the contract still has code on its chain.',
+    tags: ['collections'],
+    input: byCollection,
+    backend: (b, req) => ({ method: 'POST', path: `nft/collections/${b.collectionId}/reset`, userId: req.auth.userId }),
+    response: collectionWithParams,
+  }),
+
+  // ---- minting and samples ----
+  forward({
+    method: 'POST',
+    url: '/api/nft/mint',
+    operationId: 'adminMint',
+    summary: 'Mint a token and generate its artwork',
+    description:
+      'Forwarded to POST /nft/collections/:id/mint-and-generate with the Idempotency-Key header: the mint (token id from the receipt) and the generation started.',
+    tags: ['minting'],
+    input: mintAndGenerateBody.omit({ chainId: true }).extend({ collectionId: uuid }),
+    backend: ({ collectionId, ...body }, req) => ({
+      method: 'POST',
+      path: `nft/collections/${collectionId}/mint-and-generate`,
+      body,
+      userId: req.auth.userId,
+      idempotent: true,
+    }),
+    response: mintAndGenerateResult.shape,
+    status: 201,
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/mint',
+    operationId: 'adminListMints',
+    summary: 'Minted tokens of a collection',
+    description: 'Forwarded to GET /nft/collections/:id/mints, by token id.',
+    tags: ['minting'],
+    input: byCollection,
+    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/mints` }),
+    response: mintsList.shape,
+  }),
+  forward({
+    method: 'POST',
+    url: '/api/nft/samples',
+    operationId: 'adminRequestSamples',
+    summary: 'Request samples',
+    description: 'Forwarded to POST /nft/collections/:id/samples (free allowance, or a stablecoin payment with tx_hash).',
+    tags: ['samples'],
+    input: samplesBody.extend({ collectionId: uuid }),
+    backend: ({ collectionId, ...body }, req) => ({
+      method: 'POST',
+      path: `nft/collections/${collectionId}/samples`,
+      body,
+      userId: req.auth.userId,
+    }),
+    response: { samples: z.array(startedSample) },
+    answer: (data) => ({ samples: (data as { samples: unknown[] }).samples }),
+    status: 201,
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/samples',
+    operationId: 'adminListSamples',
+    summary: 'Samples of a collection',
+    description: 'Forwarded to GET /nft/collections/:id/samples, optionally one wallet.',
+    tags: ['samples'],
+    input: byCollectionAndWallet,
+    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/samples`, query: { wallet_address: q.wallet_address } }),
+    response: { samples: z.array(sample) },
+    answer: (data) => ({ samples: (data as { samples: unknown[] }).samples }),
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/sample-status',
+    operationId: 'adminSampleStatus',
+    summary: 'Free-sample allowance',
+    description: 'Forwarded to GET /nft/collections/:id/sample-status for the user_id sent, or the wallet.',
+    tags: ['samples'],
+    input: byCollectionAndWallet,
+    backend: (q, req) => ({
+      method: 'GET',
+      path: `nft/collections/${q.collectionId}/sample-status`,
+      query: { wallet_address: q.wallet_address },
+      userId: req.auth.userId,
+    }),
+    response: sampleAllowance.shape,
+  }),
+
+  // ---- ownership (the backend's indexer routes) ----
+  forward({
+    method: 'GET',
+    url: '/api/nft/ownership',
+    operationId: 'adminOwnership',
+    summary: 'Current owners of a collection',
+    description: 'Forwarded to GET /nft/collections/:id/ownership: one entry per token.',
+    tags: ['ownership'],
+    input: byCollection,
+    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/ownership` }),
+    response: { tokens: z.array(loose) },
+    answer: (tokens) => ({ tokens }),
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/ownership/transfers',
+    operationId: 'adminTransfers',
+    summary: 'Transfers of a token',
+    description: 'Forwarded to GET /nft/decks/:deckId/transfers.',
+    tags: ['ownership'],
+    input: z.object({ deckId: uuid }),
+    backend: (q) => ({ method: 'GET', path: `nft/decks/${q.deckId}/transfers` }),
+    response: { transfers: z.array(loose) },
+    answer: (transfers) => ({ transfers }),
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/ownership/indexer-status',
+    operationId: 'adminIndexerStatus',
+    summary: 'Indexer status',
+    description: 'Forwarded to GET /nft/indexer/status.',
+    tags: ['ownership'],
+    input: z.object({}),
+    backend: () => ({ method: 'GET', path: 'nft/indexer/status' }),
+    response: { state: loose },
+    answer: (state) => ({ state }),
+  }),
+
+  // ---- uploads ----
+  forward({
+    method: 'POST',
+    url: '/api/nft/upload-image',
+    operationId: 'adminUploadImage',
+    summary: 'Upload an image',
+    description:
+      'Forwarded to POST /upload-base64 with create_flat_file true; images only. The answer path is what variable values store. Owner: userId, else the user_id sent.',
+    tags: ['uploads'],
+    input: z.object({
+      base64Data: z.string().min(1, 'required'),
+      mimeType: z
+        .string()
+        .trim()
+        .toLowerCase()
+        .pipe(z.enum(IMAGE_TYPES, { message: `expected one of ${IMAGE_TYPES.join(', ')}` }))
+        .optional(),
+      filename: uploadFilename.optional(),
+      /** Owner of the file; default the user_id the caller sends. */
+      userId: uuid.optional(),
+      rel_type: relType.default('nft_ref_image'),
+    }),
+    check: (b) => assertUploadSize(decodedLength(b.base64Data)),
+    backend: ({ userId, ...rest }, req) => ({
+      method: 'POST',
+      path: 'upload-base64',
+      body: { ...rest, create_flat_file: true },
+      userId: userId ?? req.auth.userId,
+    }),
+    response: {
+      url: z.string(),
+      path: z.string(),
+      public_url: z.string(),
+      size: z.number(),
+      mimeType: z.string(),
+      filename: z.string(),
+      flatFileId: z.number().optional(),
+    },
+  }),
+];
+
+export async function adminForwardRoutes(app: FastifyInstance, deps: AdminDeps) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  for (const f of FORWARDS) {
+    const status = f.status ?? 200;
+    r.route({
+      method: f.method,
+      url: f.url,
+      schema: {
+        operationId: f.operationId,
+        summary: f.summary,
+        description: f.description,
+        tags: f.tags,
+        ...(f.method === 'GET' ? { querystring: f.input } : { body: f.input }),
+        response: { [status]: adminSuccess(f.response) },
+      },
+      handler: async (req, reply) => {
+        const input = (f.method === 'GET' ? req.query : req.body) as Input;
+        f.check?.(input);
+        const call = f.backend(input, req);
+        const key = req.headers['idempotency-key'];
+        const data = await deps.backend.call(call.method, call.path, {
+          body: call.body,
+          query: call.query,
+          userId: call.userId,
+          headers: call.idempotent && typeof key === 'string' ? { 'idempotency-key': key } : {},
+        });
+        return reply.code(status).send({ success: true, ...(f.answer ? f.answer(data) : (data as Record<string, unknown>)) });
+      },
+    });
+  }
+}

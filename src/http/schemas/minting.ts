@@ -1,0 +1,119 @@
+/** Minting request and response schemas (nft-service.md §2.5, §4.1, §4.2, §4.3; docs/minting.md), shared by both apps. */
+import { z } from 'zod';
+import { address, queryInt, uuid } from './common.ts';
+
+export const variables = z.record(z.string(), z.unknown());
+
+export const mintAndGenerateBody = z.object({
+  recipient: address,
+  variables: variables.default({}),
+  chainId: z.number().int().positive().optional(),
+});
+
+/** One path, two spec bodies (§4.2 backend mint, §4.3 design-stage mint): both are accepted. */
+export const mintBody = z
+  .object({
+    recipient: address.optional(),
+    recipient_address: address.optional(),
+    chainId: z.number().int().positive().optional(),
+    outputId: uuid.optional(),
+    quantity: z.number().int().min(1, 'quantity must be 1 to 100').max(100, 'quantity must be 1 to 100').default(1),
+  })
+  .refine((b) => b.recipient || b.recipient_address, { message: 'recipient (or recipient_address) is required', path: ['recipient'] })
+  .refine((b) => !b.outputId || b.quantity === 1, { message: 'outputId links one token: quantity must be 1', path: ['outputId'] });
+
+export const regenerateBody = z.object({
+  token_id: z.number().int().min(1),
+  generation_overrides: variables.default({}),
+});
+
+export const tokensQuery = z.object({ page: queryInt(1, 1_000_000).default(1), limit: queryInt(1, 100).default(50) });
+export const deckIdParams = z.object({ deckId: uuid });
+export const tokenMintParams = z.object({
+  collectionId: uuid,
+  tokenId: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+});
+
+const nullableString = z.string().nullable();
+
+export const mintAndGenerateResult = z.object({
+  mint: z.object({ tokenId: z.number(), txHash: z.string(), recipient: z.string(), deckId: z.string(), metadataUri: z.string() }),
+  generation: z.object({ jobId: z.string(), outputId: z.string(), deckId: z.string(), status: z.literal('generating') }),
+});
+
+export const mintResult = z.object({
+  tokenId: z.number().describe('the first token minted'),
+  txHash: z.string(),
+  recipient: z.string(),
+  deckId: z.string(),
+  metadataUri: z.string(),
+  tx_hash: z.string(),
+  token_ids: z.array(z.number()),
+  deck_ids: z.array(z.string()),
+  requested_token_id: z.number().optional().describe('per-token mint: the id the path asked for'),
+});
+
+export const mintRecord = z.object({
+  id: z.string(),
+  token_id: z.number().nullable(),
+  mint_tx_hash: nullableString,
+  mint_recipient: nullableString,
+  mint_status: nullableString,
+  minted_at: nullableString,
+});
+
+export const mintsList = z.object({ mints: z.array(mintRecord) });
+
+export const artworkStatus = z.enum(['none', 'generating', 'completed', 'failed']);
+
+export const tokensPage = z.object({
+  tokens: z.array(
+    z.object({
+      token_id: z.number().nullable(),
+      deck_id: z.string(),
+      metadata_uri: nullableString,
+      mint_status: nullableString,
+      mint_tx_hash: nullableString,
+      mint_recipient: nullableString,
+      minted_at: nullableString,
+      current_owner: nullableString,
+      artwork_status: artworkStatus,
+      image: nullableString,
+    }),
+  ),
+  page: z.number(),
+  limit: z.number(),
+  total: z.number(),
+});
+
+export const mintStatusResult = z.object({
+  deck_id: z.string(),
+  collection_id: z.string(),
+  token_id: z.number().nullable(),
+  mint_status: nullableString,
+  mint_tx_hash: nullableString,
+  mint_recipient: nullableString,
+  minted_at: nullableString,
+  metadata_uri: nullableString,
+  current_owner: nullableString,
+  last_transfer_at: nullableString,
+  generation: z.object({
+    status: artworkStatus,
+    output_id: nullableString,
+    job_id: nullableString,
+    job_status: nullableString,
+    progress: z.number().nullable(),
+    image: nullableString,
+    error: nullableString,
+  }),
+});
+
+export const regenerateResult = z.object({
+  token_id: z.number(),
+  metadata_uri: z.string(),
+  asset_uri: z.null().describe('null until the artwork completes (poll the metadata or mint-status)'),
+  job_id: z.string(),
+  output_id: z.string(),
+  deck_id: z.string(),
+  status: z.literal('generating'),
+});

@@ -1,0 +1,123 @@
+/**
+ * Collections (nft-service.md §2.1, §3, §4.2, §4.1.1, §4.3 setup): create, read, update, reset,
+ * and definitions from a text concept. Writes are authorized through domain/policy.ts: a
+ * collection belongs to the user who made it, or (user_id null) to the platform, which only the
+ * operator changes. Decisions: docs/collections.md.
+ */
+import type { CollectionPatch, CollectionRow, NewCollection } from '../db/collections.ts';
+import { conflict, invalid } from '../domain/errors.ts';
+import { normalizeGenerationData, type GenerationDataInput } from '../domain/generation-data.ts';
+import { authorize, ownerFor, type Caller } from '../domain/policy.ts';
+import type { ConceptExpander, GeneratedCollection } from '../generation/concept/index.ts';
+
+export interface CollectionStore {
+  createCollection(input: NewCollection): Promise<CollectionRow>;
+  getCollection(id: string): Promise<CollectionRow>;
+  updateCollection(id: string, patch: CollectionPatch): Promise<CollectionRow>;
+  resetCollection(id: string): Promise<CollectionRow>;
+}
+
+export interface CollectionPorts {
+  store: CollectionStore;
+  /** Whether a contract still has code (reset's check); absent: no chain, the check is skipped. */
+  contractExists?: (chainId: number, address: string) => Promise<boolean>;
+  expander: ConceptExpander;
+}
+
+export interface CreateInput {
+  title: string;
+  description: string;
+  editions: number;
+  price: number;
+  blockchain: string;
+  data: GenerationDataInput;
+  project_id?: string;
+  social_org?: string;
+  social_identifier?: string;
+}
+
+export interface UpdateInput {
+  title?: string;
+  description?: string;
+  editions?: number;
+  price?: number;
+  data?: GenerationDataInput;
+}
+
+export interface GenerateInput {
+  concept: string;
+  save: boolean;
+  blockchain: string;
+  project_id?: string;
+  social_org?: string;
+  social_identifier?: string;
+}
+
+export type CollectionService = ReturnType<typeof createCollectionService>;
+
+export function createCollectionService({ store, contractExists, expander }: CollectionPorts) {
+  async function create(caller: Caller, input: CreateInput): Promise<CollectionRow> {
+    authorize(caller, 'collection.create');
+    return store.createCollection({ ...input, data: normalizeGenerationData(input.data), userId: ownerFor(caller) });
+  }
+
+  return {
+    create,
+    get: (id: string) => store.getCollection(id),
+
+    async update(caller: Caller, id: string, input: UpdateInput): Promise<CollectionRow> {
+      if (Object.values(input).every((v) => v === undefined)) {
+        throw invalid('body: give at least one of title, description, editions, price, data');
+      }
+      const current = await store.getCollection(id);
+      authorize(caller, 'collection.update', { ownerId: current.user_id });
+      if (input.editions !== undefined && current.contract_address && input.editions !== current.editions) {
+        throw conflict('editions cannot change after deployment: the contract holds maxSupply (use the setMaxSupply admin action)');
+      }
+      if (input.editions !== undefined && input.editions < current.tokens_minted) {
+        throw conflict(`editions cannot be below the ${current.tokens_minted} tokens already minted`);
+      }
+      const { data, ...rest } = input;
+      return store.updateCollection(current.id, { ...rest, ...(data ? { data: normalizeGenerationData(data) } : {}) });
+    },
+
+    /** Allowed only when the contract is gone from its chain (e.g. after a dev chain reset). */
+    async reset(caller: Caller, id: string): Promise<CollectionRow> {
+      const current = await store.getCollection(id);
+      authorize(caller, 'collection.reset', { ownerId: current.user_id });
+      if (current.contract_address && current.chain_id !== null && contractExists) {
+        if (await contractExists(current.chain_id, current.contract_address)) {
+          throw conflict(
+            `collection contract ${current.contract_address} still exists on chain ${current.chain_id}; reset is only for a contract that is gone (for example after a dev chain reset)`,
+          );
+        }
+      }
+      return store.resetCollection(current.id);
+    },
+
+    /** A definition from a concept; with `save` also the collection (editions 100, price 0). */
+    async generate(caller: Caller, input: GenerateInput): Promise<{ generated: GeneratedCollection; collection?: CollectionRow }> {
+      if (input.save) authorize(caller, 'collection.create');
+      const generated = await expander.expand({ concept: input.concept });
+      if (!input.save) return { generated };
+      const collection = await store.createCollection({
+        title: generated.title,
+        description: generated.description,
+        editions: 100,
+        price: 0,
+        blockchain: input.blockchain,
+        data: generated.data,
+        project_id: input.project_id ?? null,
+        social_org: input.social_org ?? null,
+        social_identifier: input.social_identifier ?? null,
+        userId: ownerFor(caller),
+      });
+      return { generated, collection };
+    },
+
+    /** Design-stage setup: only the v2 data of a generated definition. */
+    async setup(prompt: string, style?: string) {
+      return (await expander.expand({ concept: prompt, style })).data;
+    },
+  };
+}

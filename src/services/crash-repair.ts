@@ -1,0 +1,89 @@
+/**
+ * Crash repair (docs/minting.md "Crash repair", docs/chain-operations.md): finishes database
+ * records whose chain write is final in `chain_transactions` but whose request died before
+ * writing them.
+ *
+ * - Mints: a mined mint whose stored receipt names more tokens than there are decks carrying its
+ *   hash gets one deck per missing token, with the mint state from the receipt and no artwork
+ *   (the variables the request asked for are not on chain; POST …/generate starts it).
+ * - Deploys: every record left `deploying` is settled by the deploy service's `recover`.
+ *
+ * Only stored receipts are read. Everything is conditional and keyed by unique indexes, so every
+ * replica may run it at once.
+ */
+import type { Address } from 'viem';
+import type { MintTransaction } from '../db/minting.ts';
+import { tokenUrl } from '../domain/metadata.ts';
+import { every, type BackgroundDuty } from './background.ts';
+
+export interface RepairStore {
+  mintsMissingDecks(graceS: number, lookbackS: number): Promise<MintTransaction[]>;
+  findTokenDeck(collectionId: string, tokenId: number): Promise<unknown>;
+  createMintedDeck(m: {
+    collectionId: string;
+    title: string;
+    tokenId: number;
+    txHash: string;
+    recipient: string;
+    metadataUri: string;
+    userId: string | null;
+  }): Promise<unknown>;
+  recordMinted(collectionId: string, highestTokenId: number): Promise<void>;
+}
+
+export interface RepairPorts {
+  store: RepairStore;
+  /** Tokens a stored mint receipt created on a collection (chain/receipts.ts). */
+  mintedTokensOf(receipt: unknown, collection: string): Array<{ tokenId: number; recipient: Address }>;
+  /** The deploy service's pass over records left `deploying`. */
+  recoverDeploys(): Promise<{ finished: number; released: number }>;
+  metadataBaseUrl: string;
+}
+
+export interface RepairOptions {
+  /** Leave rows younger than this alone: their request may still be writing them. Default 60 s. */
+  graceMs?: number;
+  /** Look back this far for mint transactions. Default 7 days. */
+  lookbackMs?: number;
+}
+
+/** Creates the missing decks of mined mints; returns how many decks it created. */
+export async function repairMints(ports: RepairPorts, opts: RepairOptions = {}): Promise<number> {
+  const graceS = (opts.graceMs ?? 60_000) / 1000;
+  const lookbackS = (opts.lookbackMs ?? 7 * 24 * 3600_000) / 1000;
+  let created = 0;
+  for (const tx of await ports.store.mintsMissingDecks(graceS, lookbackS)) {
+    const minted = ports.mintedTokensOf(tx.receipt, tx.to_address);
+    for (const m of minted) {
+      if (await ports.store.findTokenDeck(tx.collection_id, m.tokenId)) continue;
+      const deck = await ports.store.createMintedDeck({
+        collectionId: tx.collection_id,
+        title: tx.title,
+        tokenId: m.tokenId,
+        txHash: tx.hash,
+        recipient: m.recipient,
+        metadataUri: tokenUrl(ports.metadataBaseUrl, tx.collection_id, m.tokenId),
+        userId: null,
+      });
+      if (deck) created++;
+    }
+    if (minted.length > 0) await ports.store.recordMinted(tx.collection_id, Math.max(...minted.map((m) => m.tokenId)));
+  }
+  return created;
+}
+
+/** Runs both repairs now and every intervalMs (default 30 s). Safe in every replica. */
+export function startRepairer(
+  ports: RepairPorts,
+  opts: { intervalMs?: number; onError?: (err: unknown) => void; onRepaired?: (what: Record<string, number>) => void } = {},
+): BackgroundDuty {
+  return every(
+    opts.intervalMs ?? 30_000,
+    async () => {
+      const decks = await repairMints(ports);
+      const deploys = await ports.recoverDeploys();
+      if (decks + deploys.finished + deploys.released > 0) opts.onRepaired?.({ decks, ...deploys });
+    },
+    opts.onError,
+  );
+}

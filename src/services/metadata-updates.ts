@@ -1,0 +1,50 @@
+/**
+ * ERC-4906 (docs/minting.md "ERC-4906 MetadataUpdate"): when a minted token's artwork completes,
+ * MetadataUpdate(tokenId) is emitted on its collection, once per artwork. A small poller finds
+ * minted tokens whose cover output completed and that have no `metadata-update:<outputId>`
+ * transaction yet, and sends one through the tx sender under that idempotency key. No hook in the
+ * worker (which may run in another process) is needed, a crash between completion and emission is
+ * picked up on the next tick, and replicas may all run it (the key keeps the send single).
+ */
+import type { PendingMetadataUpdate } from '../db/minting.ts';
+import { every, type BackgroundDuty } from './background.ts';
+
+export const METADATA_UPDATE_KEY_PREFIX = 'metadata-update:';
+export const metadataUpdateKey = (outputId: string) => `${METADATA_UPDATE_KEY_PREFIX}${outputId}`;
+
+export interface MetadataUpdatePorts {
+  /** Tokens whose MetadataUpdate is due, oldest first (db/minting.ts). */
+  pending(limit: number): Promise<PendingMetadataUpdate[]>;
+  /** emitMetadataUpdate through the chain's tx sender (chain/mint.ts). */
+  emit(req: { chainId: number; collection: string; tokenId: number; idempotencyKey: string }): Promise<unknown>;
+}
+
+/** One pass: emits the pending updates (at most `limit`), returns how many were sent. */
+export async function emitPendingMetadataUpdates(
+  ports: MetadataUpdatePorts,
+  opts: { limit?: number; chainIds?: number[]; onError?: (err: unknown) => void } = {},
+): Promise<number> {
+  let sent = 0;
+  for (const row of await ports.pending(opts.limit ?? 50)) {
+    if (opts.chainIds && !opts.chainIds.includes(row.chain_id)) continue;
+    try {
+      await ports.emit({
+        chainId: row.chain_id,
+        collection: row.contract_address,
+        tokenId: row.token_id,
+        idempotencyKey: metadataUpdateKey(row.output_id),
+      });
+      sent++;
+    } catch (err) {
+      opts.onError?.(err); // one token's failure does not hold back the others
+    }
+  }
+  return sent;
+}
+
+export function startMetadataUpdater(
+  ports: MetadataUpdatePorts,
+  opts: { intervalMs?: number; chainIds?: number[]; onError?: (err: unknown) => void } = {},
+): BackgroundDuty {
+  return every(opts.intervalMs ?? 2000, () => emitPendingMetadataUpdates(ports, opts), opts.onError);
+}

@@ -1,0 +1,283 @@
+/**
+ * Minting (nft-service.md §3 Minting, §4.1 mint, §4.2 mint, §4.3 mint/generate/tokens;
+ * docs/minting.md): mint-and-generate, the backend and design-stage mint, the per-token mint,
+ * new artwork for a minted token, and the token reads.
+ *
+ * Invariants: token ids come from the mint receipt (the chain port), never from a count read
+ * before; every check a caller can fail (policy, deployment, variables, supply) runs before the
+ * chain is touched; the chain write is sent under the caller's sender key, so a retry of one
+ * Idempotency-Key replays the mined transaction and finds the deck it made.
+ */
+import { getAddress, type Address } from 'viem';
+import type { CollectionRow } from '../db/collections.ts';
+import type { DeckRow } from '../db/minting.ts';
+import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
+import { mintTokenMetadata, tokenUrl, type Attribute } from '../domain/metadata.ts';
+import { authorize, ownerFor, type Caller } from '../domain/policy.ts';
+import type { GenerationPort } from './generation-port.ts';
+
+export interface MintedState {
+  tokenId: number;
+  txHash: string;
+  recipient: string;
+  metadataUri: string;
+}
+
+export interface MintStore {
+  getCollection(id: string): Promise<CollectionRow>;
+  findTokenDeck(collectionId: string, tokenId: number): Promise<DeckRow | undefined>;
+  recordMinted(collectionId: string, highestTokenId: number): Promise<void>;
+  createMintedDeck(m: MintedState & { collectionId: string; title: string; userId: string | null }): Promise<DeckRow>;
+  setMintState(deckId: string, m: MintedState): Promise<void>;
+  linkCover(deckId: string, outputId: string, tokenMetadata: (traits: unknown) => Record<string, unknown>): Promise<void>;
+  getOutput(id: string): Promise<{ id: string; deck_id: string | null; collection_id: string; job_id: string | null }>;
+  createDeck(input: { collection_id: string; name: string; userId: string }): Promise<{ id: string }>;
+  avatarOfUser(userId: string | null): Promise<string | null>;
+  avatarOfWallet(address: string): Promise<string | null>;
+  listMints(collectionId: string): Promise<DeckRow[]>;
+  listTokens(collectionId: string, page: number, limit: number): Promise<{ rows: TokenRow[]; total: number }>;
+  deckWithArtwork(deckId: string): Promise<DeckArtwork>;
+}
+
+export interface TokenRow {
+  deck: DeckRow;
+  output: { status: string; url: string | null } | null;
+}
+
+export interface DeckArtwork {
+  deck: DeckRow;
+  output?: { id: string; status: string; url: string | null; job_id: string | null; error_message: string | null };
+  job?: { status: string; progress: number | null; error_message: string | null };
+}
+
+/** chain/mint.ts `mintTokens` through the chain's tx sender. */
+export interface MintChain {
+  mint(req: { chainId: number; collection: string; recipient: string; quantity: number; idempotencyKey: string }): Promise<{
+    txHash: string;
+    tokenIds: number[];
+    recipient: Address;
+  }>;
+}
+
+export interface MintingPorts {
+  store: MintStore;
+  /** Absent: no chain in this backend (503). */
+  chain?: MintChain;
+  /** Absent: no job queue in this backend (503). */
+  generation?: GenerationPort;
+  metadataBaseUrl: string;
+  /** A token's document changed (its cached metadata is dropped). */
+  onTokenChanged?: (collectionId: string, tokenId: number) => void;
+}
+
+export interface MintBody {
+  recipient?: string;
+  recipient_address?: string;
+  chainId?: number;
+  outputId?: string;
+  quantity: number;
+}
+
+const maxSupplyOf = (c: CollectionRow) => c.max_supply ?? c.editions;
+
+/** The collection's deployment; a `chainId` the caller names must be the one it is deployed on. */
+function deployed(c: CollectionRow, chainId?: number): { chainId: number; address: Address } {
+  if (!c.contract_address || c.chain_id === null) {
+    throw conflict(`collection ${c.id} is not deployed: deploy it before minting`, { code: 'NOT_DEPLOYED' });
+  }
+  if (chainId !== undefined && chainId !== c.chain_id) {
+    throw invalid(`body.chainId: collection ${c.id} is deployed on chain ${c.chain_id}, not ${chainId}`);
+  }
+  return { chainId: c.chain_id, address: getAddress(c.contract_address) };
+}
+
+export type MintingService = ReturnType<typeof createMintingService>;
+
+export function createMintingService({ store, chain, generation, metadataBaseUrl: base, onTokenChanged }: MintingPorts) {
+  const needChain = () => {
+    if (!chain) throw new AppError('unavailable', 'chain operations are not available: this backend has no chain configured');
+    return chain;
+  };
+  const needGeneration = () => {
+    if (!generation) throw new AppError('unavailable', 'generation is not available: this backend has no job queue configured');
+    return generation;
+  };
+  /** The minter's picture: the user holding the recipient wallet, else the caller. */
+  const minterPfp = async (recipient: string, userId: string | null) =>
+    (await store.avatarOfWallet(recipient)) ?? (await store.avatarOfUser(userId));
+  const tokenMeta = (c: CollectionRow, tokenId: number) => (traits: unknown) =>
+    mintTokenMetadata({
+      collection: c,
+      tokenId,
+      metadataBaseUrl: base,
+      attributes: Array.isArray(traits) ? (traits as Attribute[]) : [],
+    });
+  const minted = (c: CollectionRow, tokenId: number, txHash: string, recipient: string): MintedState => ({
+    tokenId,
+    txHash,
+    recipient,
+    metadataUri: tokenUrl(base, c.id, tokenId),
+  });
+
+  async function loadForMint(caller: Caller, collectionId: string) {
+    const c = await store.getCollection(collectionId);
+    authorize(caller, 'collection.mint', { ownerId: c.user_id });
+    return c;
+  }
+
+  /** §4.2 backend mint (recipient, chainId, optional outputId) and §4.3 design-stage mint (recipient_address, quantity). */
+  async function mint(caller: Caller, collectionId: string, body: MintBody, senderKey: string) {
+    const c = await loadForMint(caller, collectionId);
+    const target = deployed(c, body.chainId);
+    const recipient = (body.recipient ?? body.recipient_address)!;
+    if (c.tokens_minted + body.quantity > maxSupplyOf(c)) {
+      throw conflict(`max supply exceeded: ${c.tokens_minted} of ${maxSupplyOf(c)} minted, ${body.quantity} more requested`, {
+        code: 'MAX_SUPPLY',
+      });
+    }
+    const output = body.outputId ? await store.getOutput(body.outputId) : undefined;
+    if (output && output.collection_id !== c.id) throw invalid(`body.outputId: output ${output.id} belongs to another collection`);
+    const res = await needChain().mint({
+      chainId: target.chainId,
+      collection: target.address,
+      recipient,
+      quantity: body.quantity,
+      idempotencyKey: senderKey,
+    });
+    await store.recordMinted(c.id, res.tokenIds.at(-1)!);
+    const deckIds: string[] = [];
+    for (const tokenId of res.tokenIds) {
+      const m = minted(c, tokenId, res.txHash, res.recipient);
+      let deckId: string;
+      if (output) {
+        const owner = ownerFor(caller) as string;
+        deckId = output.deck_id ?? (await store.createDeck({ collection_id: c.id, name: `${c.title} #${tokenId}`, userId: owner })).id;
+        await store.setMintState(deckId, m);
+        await store.linkCover(deckId, output.id, tokenMeta(c, tokenId));
+      } else {
+        deckId = (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: ownerFor(caller) })).id;
+      }
+      deckIds.push(deckId);
+    }
+    return {
+      txHash: res.txHash,
+      recipient: res.recipient,
+      tokenIds: res.tokenIds,
+      deckIds,
+      metadataUris: res.tokenIds.map((t) => tokenUrl(base, c.id, t)),
+    };
+  }
+
+  return {
+    /** The minted tokens of a collection, by token id (404 for an unknown collection). */
+    async listMints(collectionId: string) {
+      await store.getCollection(collectionId);
+      return store.listMints(collectionId);
+    },
+    async listTokens(collectionId: string, page: number, limit: number) {
+      await store.getCollection(collectionId);
+      return store.listTokens(collectionId, page, limit);
+    },
+    mintStatus: (deckId: string) => store.deckWithArtwork(deckId),
+
+    /** Mints one token and starts its artwork: the deck carries the mint state, the output becomes its cover. */
+    async mintAndGenerate(
+      caller: Caller,
+      collectionId: string,
+      body: { recipient: string; variables: Record<string, unknown>; chainId?: number },
+      senderKey: string,
+    ) {
+      const c = await loadForMint(caller, collectionId);
+      const target = deployed(c, body.chainId);
+      const mintChain = needChain();
+      const gen = needGeneration();
+      gen.checkVariables(c, body.variables);
+      if (c.tokens_minted >= maxSupplyOf(c)) {
+        throw conflict(`collection ${c.id} is sold out: ${c.tokens_minted} of ${maxSupplyOf(c)} minted`, { code: 'MAX_SUPPLY' });
+      }
+      const res = await mintChain.mint({
+        chainId: target.chainId,
+        collection: target.address,
+        recipient: body.recipient,
+        quantity: 1,
+        idempotencyKey: senderKey,
+      });
+      const tokenId = res.tokenIds[0]!;
+      await store.recordMinted(c.id, tokenId);
+      const m = minted(c, tokenId, res.txHash, res.recipient);
+      const userId = ownerFor(caller);
+
+      // A retry after a crash between the mint and here finds the deck made the first time.
+      const existing = await store.findTokenDeck(c.id, tokenId);
+      let started: { jobId: string; outputId: string; deckId: string };
+      if (existing?.cover_output_id) {
+        const out = await store.getOutput(existing.cover_output_id);
+        started = { jobId: out.job_id ?? '', outputId: out.id, deckId: existing.id };
+      } else {
+        started = await gen.start({
+          collectionId: c.id,
+          variables: body.variables,
+          userId,
+          isService: true, // the mint pays for the artwork: no credits are charged
+          source: 'direct_api',
+          jobType: 'mint_generation',
+          socialPfp: await minterPfp(res.recipient, userId),
+          ...(existing ? { deckId: existing.id } : {}),
+          mintState: { token_id: tokenId, tx_hash: res.txHash, recipient: res.recipient, metadata_uri: m.metadataUri },
+        });
+        if (existing) await store.setMintState(existing.id, m);
+        await store.linkCover(started.deckId, started.outputId, tokenMeta(c, tokenId));
+      }
+      return { mint: { ...m, deckId: started.deckId }, generation: started };
+    },
+
+    mint,
+
+    /**
+     * §4.3 per-token mint. Token ids are sequential on chain, so this mints the next id and refuses
+     * (409 NOT_NEXT_TOKEN) when `tokenId` is not that id. Two callers racing for one id: the chain
+     * gives it to one; the other's result carries the ids it really got.
+     */
+    async mintToken(caller: Caller, collectionId: string, tokenId: number, body: MintBody, senderKey: string) {
+      const c = await loadForMint(caller, collectionId);
+      const next = c.tokens_minted + 1;
+      if (tokenId !== next) {
+        throw conflict(`token ids are minted in order: the next token id of collection ${c.id} is ${next}, not ${tokenId}`, {
+          code: 'NOT_NEXT_TOKEN',
+          next_token_id: next,
+        });
+      }
+      return mint(caller, collectionId, body, senderKey);
+    },
+
+    /** §4.3 generate: new artwork for a minted token; it becomes the token's cover when it completes. */
+    async regenerate(caller: Caller, collectionId: string, body: { token_id: number; generation_overrides: Record<string, unknown> }) {
+      const c = await store.getCollection(collectionId);
+      authorize(caller, 'token.regenerate', { ownerId: c.user_id });
+      const deck = await store.findTokenDeck(c.id, body.token_id);
+      if (!deck || !deck.mint_status) throw notFound(`token ${body.token_id} of collection ${c.id}`);
+      const gen = needGeneration();
+      gen.checkVariables(c, body.generation_overrides);
+      const userId = ownerFor(caller);
+      const started = await gen.start({
+        collectionId: c.id,
+        variables: body.generation_overrides,
+        userId,
+        isService: true,
+        deckId: deck.id,
+        source: 'direct_api',
+        jobType: 'token_generation',
+        socialPfp: deck.mint_recipient ? await minterPfp(deck.mint_recipient, userId) : null,
+      });
+      await store.linkCover(deck.id, started.outputId, tokenMeta(c, body.token_id));
+      onTokenChanged?.(c.id, body.token_id);
+      return {
+        token_id: body.token_id,
+        metadata_uri: deck.metadata_uri ?? tokenUrl(base, c.id, body.token_id),
+        job_id: started.jobId,
+        output_id: started.outputId,
+        deck_id: deck.id,
+      };
+    },
+  };
+}

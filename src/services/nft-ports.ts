@@ -1,0 +1,265 @@
+/**
+ * The real ports of the NFT services and their composition for one process: db/ functions bound
+ * to its database, chain/ actions on its chain services (or the narrower minting access tests
+ * give), the generation pipeline on its job queue. The app builders and the composition root call
+ * these; nothing else wires an NFT service.
+ */
+import { type Address, getAddress, type Hex } from 'viem';
+import type { Config } from '../config.ts';
+import { DEV_CHAIN_ID } from '../chain/chains.ts';
+import { deployCollection } from '../chain/factory.ts';
+import { emitMetadataUpdate, mintTokens, type MintingChainAccess } from '../chain/mint.ts';
+import { verifyPayment } from '../chain/payments.ts';
+import type { ChainServices } from '../chain/platform-chain.ts';
+import { deploymentOf, mintedTokensOf, verifyDeployment } from '../chain/receipts.ts';
+import { TxTimeoutError } from '../chain/tx-sender.ts';
+import type { Db } from '../db/client.ts';
+import { collectionHeader, createCollection, getCollection, resetCollection, updateCollection } from '../db/collections.ts';
+import { createDeck } from '../db/decks.ts';
+import { claimDeploy, deployingCollections, finishDeploy, latestTransactionByKeyPrefix, releaseDeploy } from '../db/deploy-claims.ts';
+import { finishIdempotencyKey, insertIdempotencyKey, readIdempotencyKey, releaseIdempotencyKey } from '../db/idempotency.ts';
+import {
+  avatarOfUser,
+  avatarOfWallet,
+  createMintedDeck,
+  deckWithArtwork,
+  findTokenDeck,
+  linkCover,
+  listMints,
+  listTokens,
+  mintsMissingDecks,
+  pendingMetadataUpdates,
+  recordMinted,
+  setMintState,
+  tokenForMetadata,
+} from '../db/minting.ts';
+import { getOutput } from '../db/outputs.ts';
+import {
+  allowanceUsage,
+  claimPayment,
+  endPaymentLease,
+  insertSamples,
+  listSamples,
+  paidSampleCount,
+  releasePayment,
+  resumablePayment,
+  returnFreeSamples,
+  takeFreeSamples,
+} from '../db/samples.ts';
+import { AppError, invalid } from '../domain/errors.ts';
+import { resolveVariables, VariableError } from '../domain/variables.ts';
+import { createConceptExpander, type ConceptExpander } from '../generation/concept/index.ts';
+import { loadGenerationData, type StepPayload } from '../generation/pipeline.ts';
+import { startGeneration } from './generation.ts';
+import type { WorkQueue } from '../queue/index.ts';
+import type { Storage } from '../storage/types.ts';
+import type { BackgroundDuty } from './background.ts';
+import { createCollectionService } from './collections.ts';
+import { startRepairer } from './crash-repair.ts';
+import { createDeployService, DeployPending, type DeployChain } from './deploy.ts';
+import type { GenerationPort } from './generation-port.ts';
+import { createIdempotency } from './idempotency.ts';
+import { createMetadataDocuments, type MetadataCache } from './metadata-documents.ts';
+import { METADATA_UPDATE_KEY_PREFIX, startMetadataUpdater, type MetadataUpdatePorts } from './metadata-updates.ts';
+import { createMintingService } from './minting.ts';
+import { bindDb } from './ports.ts';
+import { createSampleService, type PaymentChain } from './samples.ts';
+
+/** The chain side of deployments: chain/factory.ts through the chain's sender. */
+export function deployChainOf(chain: ChainServices): DeployChain {
+  return {
+    factory: (chainId) => chain.deploymentStatus(chainId),
+    walletAddress: (chainId) => chain.sender(chainId).address,
+    async deploy(chainId, factory, params, key) {
+      try {
+        const d = await deployCollection({
+          client: chain.client(chainId),
+          sender: chain.sender(chainId),
+          factory,
+          params,
+          idempotencyKey: key,
+        });
+        return { address: d.address, txHash: d.txHash, salt: d.salt, predictedAddress: d.predictedAddress };
+      } catch (err) {
+        if (err instanceof TxTimeoutError) throw new DeployPending(err.hash);
+        throw err;
+      }
+    },
+    verifyCreated: (chainId, contract, hash) => verifyDeployment(chain, chainId, contract, hash as Hex),
+    deploymentOf,
+  };
+}
+
+/** The generation pipeline on a job queue. */
+export function generationPortOf(ctx: { db: Db; config: Config; queue: WorkQueue<StepPayload>; storage?: Storage }): GenerationPort {
+  return {
+    checkVariables(collection, variables) {
+      const data = loadGenerationData(collection.id, collection.data);
+      try {
+        resolveVariables(data, variables, { seed: 0 });
+      } catch (err) {
+        if (err instanceof VariableError) throw invalid(`body.${err.field}: ${err.message}`, { code: err.code });
+        throw err;
+      }
+    },
+    start: (input) => startGeneration(ctx, input),
+  };
+}
+
+/** Stablecoin payments (docs/minting.md "Payment verification"): configured, else the dev chain's defaults. */
+export function paymentChainOf(config: Config, access: MintingChainAccess): PaymentChain {
+  return {
+    settings(chainId) {
+      const token = config.STABLECOIN_ADDRESS ?? (access.deployment?.(chainId)?.contracts?.Stablecoin as string | undefined);
+      if (!token) throw new AppError('unavailable', `paid samples are not available on chain ${chainId}: set STABLECOIN_ADDRESS`);
+      const recipient = config.COMPUTE_RECIPIENT_ADDRESS ?? (chainId === DEV_CHAIN_ID ? access.walletAddress?.(chainId) : undefined);
+      if (!recipient)
+        throw new AppError('unavailable', `paid samples are not available on chain ${chainId}: set COMPUTE_RECIPIENT_ADDRESS`);
+      const confirmations = config.SAMPLE_PAYMENT_CONFIRMATIONS ?? (chainId === DEV_CHAIN_ID ? 1 : 3);
+      return { token: getAddress(token), recipient: getAddress(recipient as Address), confirmations };
+    },
+    verify: (req) => verifyPayment(access.client(req.chainId), req),
+  };
+}
+
+export function metadataUpdatePortsOf(db: Db, access: MintingChainAccess): MetadataUpdatePorts {
+  return {
+    pending: (limit) => pendingMetadataUpdates(db, METADATA_UPDATE_KEY_PREFIX, limit),
+    emit: (req) => emitMetadataUpdate(access, req),
+  };
+}
+
+const mintStore = (db: Db) =>
+  bindDb(db, {
+    getCollection,
+    findTokenDeck,
+    recordMinted,
+    createMintedDeck,
+    setMintState,
+    linkCover,
+    getOutput,
+    createDeck,
+    avatarOfUser,
+    avatarOfWallet,
+    listMints,
+    listTokens,
+    deckWithArtwork,
+  });
+
+export function deployServiceOf(db: Db, config: Config, metadataBaseUrl: string, chain?: ChainServices) {
+  return createDeployService({
+    store: bindDb(db, { getCollection, claimDeploy, finishDeploy, releaseDeploy, deployingCollections, latestTransactionByKeyPrefix }),
+    chain: chain ? deployChainOf(chain) : undefined,
+    metadataBaseUrl,
+    chainId: config.NFT_CHAIN_ID,
+  });
+}
+
+export interface NftServiceDeps {
+  db: Db;
+  config: Config;
+  metadataBaseUrl: string;
+  /** Chain services: deployments, reset's check, mints and payments (503 without). */
+  chain?: ChainServices;
+  /** Mint and payment access when narrower than `chain` (tests); default `chain`. */
+  mintingChain?: MintingChainAccess;
+  /** Whether a contract still has code (reset); default none (the check is skipped). */
+  contractExists?: (chainId: number, address: string) => Promise<boolean>;
+  jobQueue?: WorkQueue<StepPayload>;
+  storage?: Storage;
+  conceptExpander?: ConceptExpander;
+  metadataCache?: MetadataCache;
+  log?: (err: unknown, message: string) => void;
+}
+
+export type NftServices = ReturnType<typeof createNftServices>;
+
+/** Every NFT service of one backend. */
+export function createNftServices(deps: NftServiceDeps) {
+  const { db, config, metadataBaseUrl } = deps;
+  const access = deps.mintingChain ?? deps.chain;
+  const generation = deps.jobQueue ? generationPortOf({ db, config, queue: deps.jobQueue, storage: deps.storage }) : undefined;
+  const metadata = createMetadataDocuments(bindDb(db, { tokenForMetadata, collectionHeader }), metadataBaseUrl, deps.metadataCache);
+  return {
+    collections: createCollectionService({
+      store: bindDb(db, { createCollection, getCollection, updateCollection, resetCollection }),
+      contractExists: deps.contractExists,
+      expander: deps.conceptExpander ?? createConceptExpander(config),
+    }),
+    deploy: deployServiceOf(db, config, metadataBaseUrl, deps.chain),
+    minting: createMintingService({
+      store: mintStore(db),
+      chain: access ? { mint: (req) => mintTokens(access, req) } : undefined,
+      generation,
+      metadataBaseUrl,
+      onTokenChanged: (collectionId, tokenId) => metadata.cache.invalidate(collectionId, tokenId),
+    }),
+    samples: createSampleService({
+      store: bindDb(db, {
+        getCollection,
+        takeFreeSamples,
+        returnFreeSamples,
+        allowanceUsage,
+        paidSampleCount,
+        resumablePayment,
+        claimPayment,
+        endPaymentLease,
+        releasePayment,
+        insertSamples,
+        listSamples,
+        avatarOfUser,
+        createDeck,
+      }),
+      generation,
+      payments: access ? paymentChainOf(config, access) : undefined,
+      defaultChainId: config.NFT_CHAIN_ID,
+      log: deps.log,
+    }),
+    metadata,
+    idempotency: createIdempotency(
+      bindDb(db, { insert: insertIdempotencyKey, read: readIdempotencyKey, finish: finishIdempotencyKey, release: releaseIdempotencyKey }),
+    ),
+    /** Which optional dependencies are present (route plugins answer 503 without them). */
+    has: { chain: deps.chain !== undefined, mintingChain: access !== undefined, generation: generation !== undefined },
+  };
+}
+
+/**
+ * The background duties of a process with a chain: the MetadataUpdate emitter and the crash
+ * repair (mints and deploys). Safe in every replica.
+ */
+export function startNftDuties(opts: {
+  db: Db;
+  config: Config;
+  chain: ChainServices;
+  metadataBaseUrl: string;
+  log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+}): BackgroundDuty {
+  const { db, chain, log } = opts;
+  const updater = startMetadataUpdater(metadataUpdatePortsOf(db, chain), {
+    onError: (err) => log.warn({ err }, 'MetadataUpdate failed'),
+  });
+  const deploy = deployServiceOf(db, opts.config, opts.metadataBaseUrl, chain);
+  const repairer = startRepairer(
+    repairPortsOf(db, opts.metadataBaseUrl, () => deploy.recoverAll()),
+    {
+      onError: (err) => log.warn({ err }, 'crash repair failed'),
+      onRepaired: (what) => log.info(what, 'crash repair'),
+    },
+  );
+  return {
+    async stop() {
+      await updater.stop();
+      await repairer.stop();
+    },
+  };
+}
+
+export function repairPortsOf(db: Db, metadataBaseUrl: string, recoverDeploys: () => Promise<{ finished: number; released: number }>) {
+  return {
+    store: bindDb(db, { mintsMissingDecks, findTokenDeck, createMintedDeck, recordMinted }),
+    mintedTokensOf,
+    recoverDeploys,
+    metadataBaseUrl,
+  };
+}
