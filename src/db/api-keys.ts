@@ -2,9 +2,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
+import { USER_KEY_PREFIX } from '../domain/credentials.ts';
 import { apiKeys } from './schema/index.ts';
 
-export const USER_KEY_PREFIX = 'atk_';
+export { USER_KEY_PREFIX };
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');

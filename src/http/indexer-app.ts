@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { attachRealtime } from '../indexer/realtime.ts';
 import { installAuth } from './plugins/auth.ts';
+import { credentialsOn } from '../services/credentials.ts';
 import { indexerRoutes, type IndexerHost } from './backend/indexer.ts';
 import { createAppShell } from './plugins/shell.ts';
 import { installErrorHandling } from './plugins/errors.ts';
@@ -19,7 +20,7 @@ export async function buildIndexerApp(deps: { config: Config; database: Database
     ready: () => deps.database.ping(),
   });
   installErrorHandling(app, 'envelope');
-  installAuth(app, { config: deps.config, db: deps.database.db, style: 'envelope' });
+  installAuth(app, { config: deps.config, credentials: credentialsOn(deps.database.db), style: 'envelope' });
   indexerRoutes(app, deps);
   if (deps.indexer.events) {
     const realtime = attachRealtime(app.server, deps.indexer.events);

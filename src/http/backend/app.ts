@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import { installAuth } from '../plugins/auth.ts';
+import { credentialsOn } from '../../services/credentials.ts';
 import { createAppShell } from '../plugins/shell.ts';
 import { installErrorHandling } from '../plugins/errors.ts';
 import { collectionDesignRoutes } from './collection-design.ts';
@@ -70,7 +71,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
     ready: () => deps.database.ping(),
   });
   installErrorHandling(app, 'envelope');
-  installAuth(app, { config: deps.config, db: deps.database.db, style: 'envelope' });
+  installAuth(app, { config: deps.config, credentials: credentialsOn(deps.database.db), style: 'envelope' });
   const nft = createNftServices({
     db: deps.database.db,
     config: deps.config,

@@ -12,9 +12,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../../config.ts';
-import type { Db } from '../../db/client.ts';
-import { USER_KEY_PREFIX, verifyApiKey } from '../../db/api-keys.ts';
-import { resolveUser } from '../../db/identity.ts';
+import { USER_KEY_PREFIX } from '../../domain/credentials.ts';
+import type { CredentialPort } from '../../services/credentials.ts';
 import { unauthorized } from '../../domain/errors.ts';
 import type { Caller } from '../../domain/policy.ts';
 import { sendError, type ErrorStyle } from './errors.ts';
@@ -43,7 +42,8 @@ declare module 'fastify' {
 
 export interface AuthOptions {
   config: Config;
-  db?: Db;
+  /** User API keys and identity resolution; without it only the service key and bare JWT subjects work. */
+  credentials?: CredentialPort;
   style: ErrorStyle;
   /** Only the service key is accepted (the admin proxy: it signs with the platform wallet). */
   serviceKeyOnly?: boolean;
@@ -128,17 +128,17 @@ export function createAuthenticator(opts: AuthOptions) {
       return { method: 'service_key', userId: claimedUser, providerUserId: null, authProvider: 'service' };
     }
     if (opts.serviceKeyOnly) throw new AuthFailure('this service accepts only the service API key');
-    if (credential.startsWith(USER_KEY_PREFIX) && opts.db) {
-      const userId = await verifyApiKey(opts.db, credential);
+    if (credential.startsWith(USER_KEY_PREFIX) && opts.credentials) {
+      const userId = await opts.credentials.userOfApiKey(credential);
       if (!userId) throw new AuthFailure('invalid API key');
       return { method: 'api_key', userId, providerUserId: userId, authProvider: 'api_key' };
     }
     if (looksLikeJwt(credential) && (hsKey || jwks)) {
       const { provider, sub, email } = claimsOf(await verifyJwt(credential), config);
       let userId: string = sub;
-      if (opts.db) {
+      if (opts.credentials) {
         try {
-          userId = await resolveUser(opts.db, { provider, providerUserId: sub, email });
+          userId = await opts.credentials.resolveAccount({ provider, providerUserId: sub, email });
         } catch (err) {
           // Identity rule 5: a lookup failure never fails the request; fall back to the provider id.
           request.log.warn({ err }, 'identity resolution failed; using the provider id');
