@@ -15,7 +15,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { collectionAbi, diamondFactoryAbi } from '../contracts/abi/index.ts';
 import { ANVIL_PRIVATE_KEYS } from '../src/chain/anvil.ts';
 import { deployPlatform } from '../src/chain/deploy-platform.ts';
-import { Indexer } from '../src/indexer/indexer.ts';
+import { countTransfers } from '../src/db/indexer-store.ts';
+import { createIndexer } from '../src/indexer/service.ts';
 import { startLocalAnvil } from '../test/helpers/anvil-local.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 
@@ -143,7 +144,7 @@ async function main() {
       else delete process.env.DATABASE_URL;
       const database = await createTestDatabase();
       try {
-        const indexer = new Indexer({
+        const indexer = createIndexer({
           database,
           chainId: anvil.chainId,
           rpcUrl: anvil.rpcUrl,
@@ -154,8 +155,7 @@ async function main() {
         const start = performance.now();
         const ranges = await indexer.syncOnce();
         const seconds = (performance.now() - start) / 1000;
-        const r = (await database.db.execute('SELECT count(*)::int AS n FROM transfers' as never)) as unknown as { rows: { n: number }[] };
-        const stored = r.rows[0]!.n;
+        const stored = await countTransfers(database.db);
         if (stored !== expected) throw new Error(`${engine}: ${stored} transfers stored, expected ${expected}`);
         process.stdout.write(
           `${engine.padEnd(8)} ${stored} Transfer events in ${seconds.toFixed(2)} s = ${Math.round(stored / seconds)} events/s ` +

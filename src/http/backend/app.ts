@@ -13,7 +13,6 @@ import { custodialRoutes } from './custodial.ts';
 import { feedRoutes } from './feed.ts';
 import { identityRoutes } from './identity.ts';
 import { indexerRoutes, type IndexerHost } from './indexer.ts';
-import { attachRealtime } from '../../indexer/realtime.ts';
 import { deckRoutes } from './decks.ts';
 import { metadataRoutes, type MetadataCache } from './metadata.ts';
 import { mintingRoutes, type MintingDeps } from './minting.ts';
@@ -71,11 +70,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   if (deps.storage) uploadRoutes(app, { ...deps, storage: deps.storage });
   collectionDesignRoutes(app, deps);
   identityRoutes(app, deps);
-  indexerRoutes(app, deps);
-  if (deps.indexer?.events) {
-    const realtime = attachRealtime(app.server, deps.indexer.events);
-    app.addHook('preClose', () => realtime.close());
-  }
+  await app.register(indexerRoutes, deps);
   feedRoutes(app, deps);
   custodialRoutes(app, deps);
   metadataRoutes(app, deps);
