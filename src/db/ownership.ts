@@ -32,10 +32,20 @@ export interface DeckOwner {
 
 const tokenTypes = { collection_address: 'text', token_id: 'numeric' };
 
-/** The decks of these tokens on the chain (none when no collection record has the address). */
+/** The decks of these tokens on the chain (none when no collection record has their addresses). */
 export async function decksOfTokens(ex: Executor, chainId: number, tokens: readonly TokenRef[]): Promise<DeckMatch[]> {
   if (tokens.length === 0) return [];
-  const rows = await ex
+  // First the records of the range's contracts (a handful of addresses): most ranges of a
+  // backfill touch none, and then the tokens need not be sent at all.
+  const addresses = [...new Set(tokens.map((t) => t.collection_address.toLowerCase()))];
+  const records = await ex
+    .select({ address: sql<string>`lower(${collections.contract_address})` })
+    .from(collections)
+    .where(and(eq(collections.chain_id, chainId), inArray(sql`lower(${collections.contract_address})`, addresses)));
+  if (records.length === 0) return [];
+  const recorded = new Set(records.map((r) => r.address));
+  const wanted = tokens.filter((t) => recorded.has(t.collection_address.toLowerCase()));
+  return ex
     .select({
       deck_id: decks.id,
       collection_address: sql<string>`v.collection_address`,
@@ -45,11 +55,13 @@ export async function decksOfTokens(ex: Executor, chainId: number, tokens: reado
     .from(collections)
     .innerJoin(decks, eq(decks.collection_id, collections.id))
     .innerJoin(
-      jsonRecordset(tokens, tokenTypes),
+      jsonRecordset(
+        wanted.map((t) => ({ collection_address: t.collection_address, token_id: t.token_id })),
+        tokenTypes,
+      ),
       sql`lower(${collections.contract_address}) = lower(v.collection_address) AND ${decks.token_id} = v.token_id`,
     )
     .where(and(eq(collections.chain_id, chainId), isNotNull(collections.contract_address)));
-  return rows;
 }
 
 /** Sets the owners of decks (one statement). */
