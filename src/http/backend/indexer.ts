@@ -15,7 +15,8 @@ import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import type { IndexerHost } from '../../indexer/host.ts';
-import { ContractReadFailed, createIndexerReads, type IndexerReads } from '../../services/indexer-reads.ts';
+import { ContractReadFailed, type ContractReads, createContractReads } from '../../services/contract-reads.ts';
+import { createIndexerReads, type IndexerReads } from '../../services/indexer-reads.ts';
 import { requires } from '../plugins/availability.ts';
 import { sendError } from '../plugins/errors.ts';
 import * as present from '../present/indexer.ts';
@@ -41,7 +42,7 @@ export async function indexerRoutes(app: FastifyInstance, opts: IndexerRoutesOpt
   const reads = createIndexerReads({ db: opts.database.db, config: opts.config, host: opts.indexer });
   await app.register(ownershipRoutes, { reads });
   await app.register(indexerApiRoutes, { reads });
-  await app.register(contractRoutes, { reads });
+  await app.register(contractRoutes, { contracts: createContractReads({ config: opts.config, host: opts.indexer }) });
   const events = opts.indexer?.events;
   if (events) {
     const realtime = attachRealtime(app.server, events);
@@ -248,7 +249,7 @@ async function indexerApiRoutes(app: FastifyInstance, { reads }: { reads: Indexe
 }
 
 /** §4.4 direct contract reads (need a chain) and contract info. */
-async function contractRoutes(app: FastifyInstance, { reads }: { reads: IndexerReads }) {
+async function contractRoutes(app: FastifyInstance, { contracts }: { contracts: ContractReads }) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['indexer'];
 
@@ -266,11 +267,11 @@ async function contractRoutes(app: FastifyInstance, { reads }: { reads: IndexerR
         response: { 200: envelope(s.contractInfo) },
       },
     },
-    async (req) => ok(present.presentContractInfo(reads.contractInfo(req.params.contract, req.query.chainId ?? reads.defaultChain))),
+    async (req) => ok(present.presentContractInfo(contracts.info(req.params.contract, req.query.chainId ?? contracts.defaultChain))),
   );
 
   await app.register(async (scope) => {
-    requires(scope, () => reads.canReadChain(), 'contract reads need a chain: set NFT_RPC_URL (or run the dev chain)');
+    requires(scope, () => contracts.canReadChain(), 'contract reads need a chain: set NFT_RPC_URL (or run the dev chain)');
     scope.withTypeProvider<ZodTypeProvider>().get(
       '/api/read/:contract/:function',
       {
@@ -288,12 +289,12 @@ async function contractRoutes(app: FastifyInstance, { reads }: { reads: IndexerR
       async (req, reply) => {
         try {
           return ok(
-            await reads.read({
+            await contracts.read({
               contract: req.params.contract,
               function: req.params.function,
               address: req.query.address,
               args: req.query.args,
-              chainId: req.query.chainId ?? reads.defaultChain,
+              chainId: req.query.chainId ?? contracts.defaultChain,
             }),
           );
         } catch (err) {

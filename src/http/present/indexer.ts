@@ -4,6 +4,7 @@
  */
 import type { AppRow, AppTokenRow, DeckToken, MintRow, OwnerTokenRow, TransferRow } from '../../db/indexer-queries.ts';
 import { ZERO_ADDRESS } from '../../indexer/decode.ts';
+import type { ContractReads } from '../../services/contract-reads.ts';
 import type { IndexerReads } from '../../services/indexer-reads.ts';
 import { iso } from '../../domain/time.ts';
 
@@ -137,6 +138,6 @@ export function presentMint(m: MintRow) {
   };
 }
 
-export function presentContractInfo(info: ReturnType<IndexerReads['contractInfo']>) {
+export function presentContractInfo(info: ReturnType<ContractReads['info']>) {
   return { ...info, abi: [...info.abi] };
 }
