@@ -204,19 +204,32 @@ export const insertApps = (ex: Executor, chainId: number, rows: readonly AppReco
       .returning({ tx_hash: apps.tx_hash, log_index: apps.log_index }),
   );
 
-/** Transfers with the deck they belong to, when one exists already (else deck_id null; linked later). */
-export const insertTransfers = (ex: Executor, chainId: number, rows: readonly (TransferRecord & { deck_id: string | null })[]) =>
-  inChunks(rows, (part) =>
-    ex
+/**
+ * Transfers with the deck they belong to, when one exists already (else deck_id null; linked
+ * later). With `report` false the added rows are not returned (mints: announced per mint call, not
+ * per token; leaving them out of RETURNING spares a backfill most of its result rows).
+ */
+export const insertTransfers = (
+  ex: Executor,
+  chainId: number,
+  rows: readonly (TransferRecord & { deck_id: string | null })[],
+  report = true,
+) =>
+  inChunks(rows, async (part) => {
+    const insert = ex
       .insert(transfers)
       .select(
         selectFromRecordset(transfers, part, ['collection_address', 'token_id', 'deck_id', 'from_address', 'to_address', ...LOCATED], {
           chain_id: chainId,
         }),
       )
-      .onConflictDoNothing()
-      .returning({ tx_hash: transfers.tx_hash, log_index: transfers.log_index }),
-  );
+      .onConflictDoNothing();
+    if (!report) {
+      await insert;
+      return [];
+    }
+    return insert.returning({ tx_hash: transfers.tx_hash, log_index: transfers.log_index });
+  });
 
 export const insertMints = (ex: Executor, chainId: number, rows: readonly MintRecord[]) =>
   inChunks(rows, (part) =>

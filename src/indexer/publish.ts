@@ -18,7 +18,7 @@ export interface RangeRows {
   upgrades: readonly UpgradeRecord[];
 }
 
-/** The rows of each table the range's inserts really added. */
+/** The rows of each table the range's inserts really added (of transfers, at least those not from zero: mints are announced per mint call). */
 export type Added = { [K in keyof RangeRows]: readonly LogKey[] };
 
 const keyOf = (r: LogKey) => `${r.tx_hash}:${r.log_index}`;

@@ -4,7 +4,8 @@
  *
  * Invariants every implementation keeps: `commitRange` writes a range's rows, its projections,
  * its block hashes and the new `last_indexed_block` all or nothing; re-committing a range adds
- * nothing twice and reports only rows it really added; `rollbackTo` removes everything above the
+ * nothing twice and reports only rows it really added (transfers from zero need not be reported:
+ * mints are announced per mint call); `rollbackTo` removes everything above the
  * ancestor and recomputes the owners it touched, all or nothing.
  */
 import type { BlockRecord, IndexerState, IndexerStatus, TransferRecord } from '../db/indexer-store.ts';

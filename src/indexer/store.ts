@@ -34,6 +34,7 @@ import {
   ownersFromLinkedTransfers,
   setDeckOwners,
 } from '../db/ownership.ts';
+import { ZERO_ADDRESS } from './decode.ts';
 import { deckLinks, ownersAfterRange, ownersAfterRollback, tokenKey } from './projections.ts';
 import type { IndexerStore } from './store-port.ts';
 
@@ -61,10 +62,18 @@ export function createDbStore(db: Db, chainId: number): IndexerStore {
         // Ownership projection: the decks of the range's tokens (when our records have them).
         const decks = await decksOfTokens(t, c, w.latest);
         const links = deckLinks(decks);
+        const linked = w.transfers.map((x) => ({ ...x, deck_id: links.get(tokenKey(x)) ?? null }));
+        // Mints are announced per mint call (app_token_mints): their rows need not come back.
+        await insertTransfers(
+          t,
+          c,
+          linked.filter((x) => x.from_address === ZERO_ADDRESS),
+          false,
+        );
         const transfers = await insertTransfers(
           t,
           c,
-          w.transfers.map((x) => ({ ...x, deck_id: links.get(tokenKey(x)) ?? null })),
+          linked.filter((x) => x.from_address !== ZERO_ADDRESS),
         );
         const mints = await insertMints(t, c, w.mints);
         const owners = await insertOwnerTransfers(t, c, w.owners);
