@@ -14,6 +14,7 @@ import type { ChainServices } from './chain/platform-chain.ts';
 import { startNftDuties } from './services/nft-ports.ts';
 import { buildBackendApp } from './http/backend/app.ts';
 import { createStorage } from './storage/index.ts';
+import type { IndexerHost } from './indexer/host.ts';
 import { startIndexer } from './indexer/service.ts';
 import { createJobQueue, startGenerationWorker } from './generation/runtime.ts';
 
@@ -61,7 +62,7 @@ export interface RunningPlatform {
 export async function startBackend(
   config: Config,
   database: Database,
-  opts: { runWorker?: boolean; chain?: ChainServices } = {},
+  opts: { runWorker?: boolean; chain?: ChainServices; indexer?: IndexerHost } = {},
 ): Promise<FastifyInstance> {
   const storage = createStorage(config, publicBaseUrl(config));
   const jobQueue = createJobQueue(config);
@@ -73,6 +74,7 @@ export async function startBackend(
     jobQueue,
     chain: opts.chain,
     contractExists: opts.chain?.contractExists,
+    indexer: opts.indexer,
   });
   const worker =
     (opts.runWorker ?? !config.REDIS_URL) ? await startGenerationWorker({ config, database, storage, queue: jobQueue }) : undefined;
@@ -113,16 +115,13 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
   await database.migrate();
   // The embedded anvil (and the platform contracts on first start) before the apps.
   const chain = await startPlatformChain(config, database.db, stderrChainLogger(config));
-  const backend = await startBackend(config, database, { runWorker: true, chain: chain.services });
-  const backendUrl = publicBaseUrl(config);
   // The ownership indexer, when a factory (NFT_FACTORY_ADDRESS or deployments/<chainId>.json) and an
-  // RPC are known; socket.io on the backend's port (docs/indexer.md).
+  // RPC are known; the backend serves its live status and socket.io on its port (docs/indexer.md).
   const indexer =
     config.NFT_RPC_URL || config.DEV_CHAIN
       ? await startIndexer({
           config,
           database,
-          server: backend.server,
           // The live deployment (the embedded chain keeps its record in the data dir).
           target: chain.deployment
             ? {
@@ -136,6 +135,13 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
               : undefined,
         })
       : undefined;
+  const backend = await startBackend(config, database, { runWorker: true, chain: chain.services, indexer: indexer?.host }).catch(
+    async (err: unknown) => {
+      await indexer?.stop();
+      throw err;
+    },
+  );
+  const backendUrl = publicBaseUrl(config);
   const adminConfig = { ...config, BACKEND_API_URL: config.BACKEND_API_URL ?? backendUrl };
   const admin = await startAdmin(adminConfig, { chain: chain.services });
   const adminUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.ADMIN_PORT}`;

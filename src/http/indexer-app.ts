@@ -5,7 +5,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { attachRealtime } from '../indexer/realtime.ts';
 import { installAuth } from './plugins/auth.ts';
 import { credentialsOn } from '../services/credentials.ts';
 import { indexerRoutes, type IndexerHost } from './backend/indexer.ts';
@@ -21,11 +20,7 @@ export async function buildIndexerApp(deps: { config: Config; database: Database
   });
   installErrorHandling(app, 'envelope');
   installAuth(app, { config: deps.config, credentials: credentialsOn(deps.database.db), style: 'envelope' });
-  indexerRoutes(app, deps);
-  if (deps.indexer.events) {
-    const realtime = attachRealtime(app.server, deps.indexer.events);
-    app.addHook('preClose', () => realtime.close());
-  }
+  await app.register(indexerRoutes, deps);
   return app;
 }
 

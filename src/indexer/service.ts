@@ -1,23 +1,26 @@
 /**
- * Composition of the indexer from configuration: which chain, RPC, factory and start block; a
- * pino logger; the event hub for socket.io. Used by `atelier start` (inside the backend process)
- * and `atelier indexer` (its own process, src/http/indexer-app.ts).
+ * Composition of the indexer from configuration: which chain, RPC, factory and start block; the
+ * database store and the JSON-RPC source; a pino logger; the event hub that socket.io forwards
+ * (attached by the HTTP app that hosts the indexer: src/http/realtime.ts). Used by `atelier start`
+ * (inside the backend process) and `atelier indexer` (its own process, src/http/indexer-app.ts).
  */
-import type { Server as HttpServer } from 'node:http';
 import pino from 'pino';
 import { getAddress } from 'viem';
 import { rpcUrlFor } from '../chain/chains.ts';
 import { readDeploymentRecord } from '../chain/deploy-platform.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import type { IndexerHost } from './host.ts';
 import { IndexerEvents } from './events.ts';
+import type { IndexerHost } from './host.ts';
 import { Indexer, type IndexerOptions } from './indexer.ts';
-import { attachRealtime } from './realtime.ts';
+import { JsonRpc } from './rpc.ts';
+import { createDbStore } from './store.ts';
 
-/** Indexers running in this process by chain: the backend's routes find them here (live status). */
-const local = new Map<number, IndexerHost>();
-export const localIndexer = (chainId: number): IndexerHost | undefined => local.get(chainId);
+/** An indexer over a database and an RPC URL (the production ports). */
+export function createIndexer(opts: Omit<IndexerOptions, 'store' | 'source'> & { database: Database; rpcUrl: string }): Indexer {
+  const { database, rpcUrl, ...rest } = opts;
+  return new Indexer({ ...rest, store: createDbStore(database.db, opts.chainId), source: new JsonRpc(rpcUrl) });
+}
 
 export interface IndexerTarget {
   chainId: number;
@@ -72,9 +75,7 @@ export interface StartIndexerOptions {
   reindex?: boolean;
   /** Default true: start the follow loop. */
   follow?: boolean;
-  options?: Partial<IndexerOptions>;
-  /** socket.io on this HTTP server (the backend's, in `atelier start`). */
-  server?: HttpServer;
+  options?: Partial<Omit<IndexerOptions, 'store' | 'source'>>;
 }
 
 /** Starts the indexer; undefined when there is nothing to index (no factory or RPC known). */
@@ -83,7 +84,7 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   if (!target) return undefined;
   const events = new IndexerEvents();
   const logger = pino({ name: 'indexer', level: opts.config.LOG_LEVEL });
-  const indexer = new Indexer({
+  const indexer = createIndexer({
     database: opts.database,
     chainId: target.chainId,
     rpcUrl: target.rpcUrl,
@@ -106,17 +107,11 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
     events,
     liveStatus: () => indexer.liveStatus(),
   };
-  local.set(target.chainId, host);
-  const realtime = opts.server ? attachRealtime(opts.server, events) : undefined;
   logger.info({ chainId: target.chainId, factory: target.factoryAddress, startBlock: target.startBlock }, 'indexer started');
   return {
     indexer,
     events,
     host,
-    async stop() {
-      await realtime?.close();
-      await indexer.stop();
-      if (local.get(target.chainId) === host) local.delete(target.chainId);
-    },
+    stop: () => indexer.stop(),
   };
 }

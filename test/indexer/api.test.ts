@@ -8,7 +8,9 @@ import { sql } from 'drizzle-orm';
 import { io as connect, type Socket } from 'socket.io-client';
 import type { Address } from 'viem';
 import { IndexerEvents } from '../../src/indexer/events.ts';
-import { Indexer, rows } from '../../src/indexer/indexer.ts';
+import { rows } from '../../src/db/client.ts';
+import type { Indexer } from '../../src/indexer/indexer.ts';
+import { createIndexer } from '../../src/indexer/service.ts';
 import { asService, call, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { setupChain, defaultParams, createCollection, write, type ChainContext, type Wallet } from '../contracts/fixture.ts';
 
@@ -40,7 +42,7 @@ describe('indexer API and realtime', () => {
         },
       },
     );
-    ix = new Indexer({
+    ix = createIndexer({
       database: p.database,
       chainId: ctx.anvil.chainId,
       rpcUrl: ctx.anvil.rpcUrl,

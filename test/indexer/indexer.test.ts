@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import { sql } from 'drizzle-orm';
 import type { Address } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
-import { Indexer, readState, rows, type IndexerOptions } from '../../src/indexer/indexer.ts';
+import { rows } from '../../src/db/client.ts';
+import { readIndexerState as readState } from '../../src/db/indexer-store.ts';
+import type { Indexer } from '../../src/indexer/indexer.ts';
+import { createIndexer } from '../../src/indexer/service.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { setupChain, defaultParams, createCollection, write, type ChainContext, type Wallet } from '../contracts/fixture.ts';
 
@@ -24,8 +27,8 @@ describe('indexer', () => {
 
   const rpc = (method: string, params: unknown[] = []) => ctx.anvil.rpc(method, params);
 
-  const makeIndexer = (extra: Partial<IndexerOptions> = {}) => {
-    const ix = new Indexer({
+  const makeIndexer = (extra: Partial<Parameters<typeof createIndexer>[0]> = {}) => {
+    const ix = createIndexer({
       database,
       chainId: ctx.anvil.chainId,
       rpcUrl: ctx.anvil.rpcUrl,

@@ -14,7 +14,6 @@ import { custodialRoutes } from './custodial.ts';
 import { feedRoutes } from './feed.ts';
 import { identityRoutes } from './identity.ts';
 import { indexerRoutes, type IndexerHost } from './indexer.ts';
-import { attachRealtime } from '../../indexer/realtime.ts';
 import { deckRoutes } from './decks.ts';
 import { metadataRoutes } from './metadata.ts';
 import { mintingRoutes } from './minting.ts';
@@ -92,11 +91,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   await app.register(mintingRoutes, nftOptions);
   await app.register(sampleRoutes, nftOptions);
   await app.register(metadataRoutes, nftOptions);
-  indexerRoutes(app, deps);
-  if (deps.indexer?.events) {
-    const realtime = attachRealtime(app.server, deps.indexer.events);
-    app.addHook('preClose', () => realtime.close());
-  }
+  await app.register(indexerRoutes, deps);
   // Content (outputs, decks, jobs, workflows, uploads, feed, identity): one plugin per resource.
   const content = createContentServices({
     db: deps.database.db,

@@ -7,7 +7,7 @@
  */
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
-import type { IndexerEvents } from './events.ts';
+import type { IndexerEvents } from '../indexer/events.ts';
 
 const ROOM = /^app:0x[0-9a-fA-F]{40}$/;
 
