@@ -20,6 +20,7 @@ import { countTransfers } from '../src/db/indexer-store.ts';
 import { createIndexer } from '../src/indexer/service.ts';
 import { startLocalAnvil } from '../test/helpers/anvil-local.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
+import { waitForReceipt } from '../src/chain/wait-receipt.ts';
 
 const MINTS = Number(process.env.MINTS ?? 1000);
 const TRANSFERS = Number(process.env.TRANSFERS ?? 2000);
@@ -99,7 +100,7 @@ async function main() {
         ),
       ],
     });
-    const receipt = await client.waitForTransactionReceipt({ hash: createHash, pollingInterval: 20 });
+    const receipt = await waitForReceipt(client, createHash);
     const [created] = parseEventLogs({ abi: diamondFactoryAbi, logs: receipt.logs, eventName: 'CollectionCreated' });
     const collection = created!.args.diamond;
 

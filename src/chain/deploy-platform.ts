@@ -20,6 +20,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadArtifact } from './artifacts.ts';
+import { waitForReceipt } from './wait-receipt.ts';
 
 /**
  * Sends one contract creation and waits for its receipt. When given to deployPlatform, every
@@ -118,7 +119,7 @@ export async function deployPlatform(opts: DeployPlatformOptions): Promise<Deplo
   const independent = [...FACET_NAMES, 'CollectionInit'] as const;
   const hashes = await Promise.all(independent.map((name, i) => deploy(walletClient, account, name, [], nonce + i, opts.artifactsDir)));
   nonce += independent.length;
-  const receipts = await Promise.all(hashes.map((hash) => publicClient.waitForTransactionReceipt({ hash })));
+  const receipts = await Promise.all(hashes.map((hash) => waitForReceipt(publicClient, hash)));
   receipts.forEach((r, i) => {
     const name = independent[i] as string;
     if (r.status !== 'success' || !r.contractAddress) throw new Error(`deployment of ${name} failed (tx ${r.transactionHash})`);
@@ -128,7 +129,7 @@ export async function deployPlatform(opts: DeployPlatformOptions): Promise<Deplo
 
   const factoryArgs = [...FACET_NAMES.map((n) => addresses[n] as Address), addresses.CollectionInit as Address];
   const factoryHash = await deploy(walletClient, account, 'DiamondFactory', factoryArgs, nonce, opts.artifactsDir);
-  const factoryReceipt = await publicClient.waitForTransactionReceipt({ hash: factoryHash });
+  const factoryReceipt = await waitForReceipt(publicClient, factoryHash);
   if (factoryReceipt.status !== 'success' || !factoryReceipt.contractAddress) {
     throw new Error(`deployment of DiamondFactory failed (tx ${factoryHash})`);
   }

@@ -32,6 +32,7 @@ import { startGenerationWorker, type RunningGenerationWorker } from '../../src/g
 import { InProcessQueue } from '../../src/queue/index.ts';
 import { startLocalAnvil, type LocalAnvil } from '../helpers/anvil-local.ts';
 import { asService, call, sampleData, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { waitForReceipt } from '../../src/chain/wait-receipt.ts';
 
 export interface MintingPlatform extends TestPlatform {
   anvil: LocalAnvil;
@@ -76,7 +77,7 @@ export async function startMintingPlatform(opts: { env?: Record<string, string>;
   const w0 = walletFor(anvil.rpcUrl, 0);
   const usd = loadArtifact('AtelierTestUSD');
   const deployHash = await w0.deployContract({ abi: usd.abi, bytecode: usd.bytecode } as never);
-  const stablecoin = getAddress((await client.waitForTransactionReceipt({ hash: deployHash, pollingInterval: 20 })).contractAddress!);
+  const stablecoin = getAddress((await waitForReceipt(client, deployHash)).contractAddress!);
   const platformAddress = w0.account.address;
 
   const holder: { db?: Db; sender?: TxSender } = {};
@@ -190,9 +191,9 @@ export async function payStablecoin(
     functionName: 'mint',
     args: [w.account.address, amount],
   } as never);
-  await mp.client.waitForTransactionReceipt({ hash: faucet, pollingInterval: 20 });
+  await waitForReceipt(mp.client, faucet);
   const hash = await w.writeContract({ address: token, abi: atelierTestUSDAbi, functionName: 'transfer', args: [to, amount] } as never);
-  await mp.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  await waitForReceipt(mp.client, hash);
   return hash;
 }
 

@@ -13,6 +13,7 @@ import { claimPayment } from '../../src/db/samples.ts';
 import { collections, jobs, payments, sampleAllowances, samples, users } from '../../src/db/schema/index.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { payStablecoin, startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';
+import { waitForReceipt } from '../../src/chain/wait-receipt.ts';
 
 const COST = 1_000_000n;
 
@@ -240,16 +241,16 @@ describe('samples', () => {
       const other = loadArtifact('AtelierTestUSD');
       const w = mp.wallet(1);
       const dh = await w.deployContract({ abi: other.abi, bytecode: other.bytecode } as never);
-      const token = getAddress((await mp.client.waitForTransactionReceipt({ hash: dh, pollingInterval: 20 })).contractAddress!);
+      const token = getAddress((await waitForReceipt(mp.client, dh)).contractAddress!);
       const m = await w.writeContract({ address: token, abi: atelierTestUSDAbi, functionName: 'mint', args: [wallet1, COST] } as never);
-      await mp.client.waitForTransactionReceipt({ hash: m, pollingInterval: 20 });
+      await waitForReceipt(mp.client, m);
       const hash = await w.writeContract({
         address: token,
         abi: atelierTestUSDAbi,
         functionName: 'transfer',
         args: [mp.platformAddress, COST],
       } as never);
-      await mp.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+      await waitForReceipt(mp.client, hash);
       await refused({ tx_hash: hash }, 'PAYMENT_WRONG_TOKEN');
     });
 
@@ -277,7 +278,7 @@ describe('samples', () => {
         args: [mp.platformAddress, COST],
         gas: 100_000n,
       } as never);
-      const receipt = await mp.client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+      const receipt = await waitForReceipt(mp.client, hash);
       assert.equal(receipt.status, 'reverted');
       await refused({ tx_hash: hash, wallet_address: w.account.address }, 'PAYMENT_REVERTED');
     });
@@ -291,7 +292,7 @@ describe('samples', () => {
         functionName: 'mint',
         args: [wallet1, COST],
       } as never);
-      await mp.client.waitForTransactionReceipt({ hash: f, pollingInterval: 20 });
+      await waitForReceipt(mp.client, f);
       await mp.anvil.rpc('evm_setAutomine', [false]);
       let hash: Hex;
       try {

@@ -17,7 +17,7 @@ export async function collectionDesignRoutes(app: FastifyInstance, { nft }: NftR
     '/nft/collections/generate',
     {
       schema: {
-        operationId: 'generateCollection',
+        operationId: 'generateCollectionFromConcept',
         summary: 'Generate a collection definition from a concept',
         description:
           'Expands a concept into {title, description, prompt, variables, data} (a language model when configured, else the offline expander). With save: true the collection is created too and its id returned.',
