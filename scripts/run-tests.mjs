@@ -2,7 +2,7 @@
 // `npm test`: every test file under test/ and src/ through node's test runner (Node 20 has no
 // glob for --test). Arguments filter by substring: `npm test -- collections auth`.
 // `npm run test:unit` (`--unit`): only the unit tests beside the code in src/, which need no
-// database server, Redis, chain or platform.
+// database server, Redis, chain or platform, all in one process (scripts/unit-tests.mjs).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +19,13 @@ for (const root of roots) {
   }
 }
 const filters = args.filter((a) => a !== '--unit');
+if (unit) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', 'scripts/unit-tests.mjs'], {
+    stdio: 'inherit',
+    env: { ...process.env, UNIT_FILTER: filters.join(',') },
+  });
+  process.exit(result.status ?? 1);
+}
 const selected = files.sort().filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 if (selected.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
