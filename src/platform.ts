@@ -12,7 +12,7 @@ import { buildAdminApp, type AdminDeps } from './http/admin/app.ts';
 import { startPlatformChain, stderrChainLogger } from './chain/dev-chain.ts';
 import type { ChainServices } from './chain/platform-chain.ts';
 import { startNftDuties } from './services/nft-ports.ts';
-import { buildBackendApp } from './http/backend/app.ts';
+import { buildBackendApp, type BackendDeps } from './http/backend/app.ts';
 import { createStorage } from './storage/index.ts';
 import type { IndexerHost } from './indexer/host.ts';
 import { startIndexer } from './indexer/service.ts';
@@ -55,33 +55,50 @@ export interface RunningPlatform {
   stop(): Promise<void>;
 }
 
+/** What a backend is built from beyond configuration; anything left out is made from `config`. */
+export interface BackendParts {
+  /** Run a generation worker inside the backend (`npm start`; always without REDIS_URL). */
+  runWorker?: boolean;
+  chain?: ChainServices;
+  indexer?: IndexerHost;
+  /** Replacements for the parts built from configuration (the test kit passes its own). */
+  deps?: Partial<BackendDeps>;
+}
+
 /**
- * The backend with its job queue. A generation worker runs inside it when `runWorker` is true
- * (`npm start`), and always without REDIS_URL: the in-process queue has no other consumer.
+ * The backend app with its job queue (and worker), built but not listening: `startBackend` puts it
+ * on its port, the test kit drives it with `inject()`. A worker runs inside it when `runWorker` is
+ * true (`npm start`) or when there is no REDIS_URL: the in-process queue has no other consumer.
  */
-export async function startBackend(
-  config: Config,
-  database: Database,
-  opts: { runWorker?: boolean; chain?: ChainServices; indexer?: IndexerHost } = {},
-): Promise<FastifyInstance> {
-  const storage = createStorage(config, publicBaseUrl(config));
-  const jobQueue = createJobQueue(config);
+export async function buildBackend(config: Config, database: Database, parts: BackendParts = {}): Promise<FastifyInstance> {
+  const deps = parts.deps ?? {};
+  const storage = 'storage' in deps ? deps.storage : createStorage(config, publicBaseUrl(config));
+  const ownQueue = 'jobQueue' in deps ? undefined : createJobQueue(config);
+  const jobQueue = ownQueue ?? deps.jobQueue;
   const backend = await buildBackendApp({
     config,
     database,
     metadataBaseUrl: config.METADATA_BASE_URL ?? publicBaseUrl(config),
+    chain: parts.chain,
+    contractExists: parts.chain?.contractExists,
+    indexer: parts.indexer,
+    ...deps,
     storage,
     jobQueue,
-    chain: opts.chain,
-    contractExists: opts.chain?.contractExists,
-    indexer: opts.indexer,
   });
   const worker =
-    (opts.runWorker ?? !config.REDIS_URL) ? await startGenerationWorker({ config, database, storage, queue: jobQueue }) : undefined;
+    ownQueue && storage && (parts.runWorker ?? !config.REDIS_URL)
+      ? await startGenerationWorker({ config, database, storage, queue: ownQueue })
+      : undefined;
   backend.addHook('onClose', async () => {
     await worker?.close();
-    await jobQueue.close();
+    await ownQueue?.close();
   });
+  return backend;
+}
+
+export async function startBackend(config: Config, database: Database, parts: BackendParts = {}): Promise<FastifyInstance> {
+  const backend = await buildBackend(config, database, parts);
   await backend.listen({ port: config.PORT, host: config.HOST });
   return backend;
 }
@@ -103,8 +120,13 @@ export async function startWorkerProcess(config: Config): Promise<{ stop(): Prom
   };
 }
 
+/** The admin proxy, built but not listening (the test kit injects; `startAdmin` listens). */
+export function buildAdmin(config: Config, overrides: Partial<AdminDeps> = {}): Promise<FastifyInstance> {
+  return buildAdminApp(config, overrides);
+}
+
 export async function startAdmin(config: Config, overrides: Partial<AdminDeps> = {}): Promise<FastifyInstance> {
-  const admin = await buildAdminApp(config, overrides);
+  const admin = await buildAdmin(config, overrides);
   await admin.listen({ port: config.ADMIN_PORT, host: config.HOST });
   return admin;
 }

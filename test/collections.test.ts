@@ -7,14 +7,14 @@ import { asService, call, sampleData, startTestPlatform, type TestPlatform } fro
 
 let p: TestPlatform;
 before(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({}, {}, { listen: false }); // no sockets: both apps through inject()
 });
 after(() => p.close());
 
 const admin = (path: string, opts: Parameters<typeof call>[1] = {}) =>
-  call(`${p.adminUrl}${path}`, { ...opts, headers: asService(opts.headers) });
+  p.request('admin', path, { ...opts, headers: asService(opts.headers) });
 const backend = (path: string, opts: Parameters<typeof call>[1] = {}) =>
-  call(`${p.backendUrl}${path}`, { ...opts, headers: asService(opts.headers) });
+  p.request('backend', path, { ...opts, headers: asService(opts.headers) });
 
 describe('create', () => {
   test('admin create returns success, the normalized record and contractParams', async () => {

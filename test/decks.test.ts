@@ -12,7 +12,7 @@ let collectionId: string;
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 before(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({}, {}, { listen: false }); // no sockets: both apps through inject()
   api = client(p);
   collectionId = await makeCollection(p, undefined, 'Deck Home');
 });

@@ -13,7 +13,7 @@ let collectionId: string;
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 before(async () => {
-  p = await startTestPlatform();
+  p = await startTestPlatform({}, {}, { listen: false }); // no sockets: both apps through inject()
   api = client(p);
   collectionId = await makeCollection(p);
 });
@@ -453,7 +453,7 @@ describe('thumbnails', () => {
       assert.ok(thumbUrl?.startsWith(`${p.backendUrl}/files/thumbnails/`), thumbUrl);
       const stored = await p.database.db.select().from(outputs).where(eq(outputs.id, o.id));
       assert.equal(stored[0]!.thumbnail_url, thumbUrl);
-      const file = await fetch(thumbUrl);
+      const file = await p.fetch(thumbUrl);
       assert.equal(file.status, 200);
       assert.equal(file.headers.get('content-type'), 'image/webp');
       const meta = await sharp(Buffer.from(await file.arrayBuffer())).metadata();

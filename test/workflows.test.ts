@@ -13,7 +13,7 @@ const exporter = new InMemorySpanExporter();
 
 before(async () => {
   initTelemetry({ serviceName: 'test', exporter });
-  p = await startTestPlatform();
+  p = await startTestPlatform({}, {}, { listen: false }); // no sockets: both apps through inject()
   api = client(p);
 });
 after(async () => {
@@ -97,7 +97,7 @@ test('POST /workflows/:id/test runs the workflow and records a workflow.execute 
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal(res.body.data.connector, 'procedural');
   assert.equal(res.body.data.mime_type, 'image/png');
-  const bytes = Buffer.from(await (await fetch(res.body.data.url)).arrayBuffer());
+  const bytes = Buffer.from(await (await p.fetch(res.body.data.url)).arrayBuffer());
   assert.equal(bytes.subarray(1, 4).toString('ascii'), 'PNG');
   const span = exporter.getFinishedSpans().find((s) => s.name === 'workflow.execute')!;
   assert.ok(span);

@@ -1,18 +1,16 @@
 /**
  * Chain-operation tests: a real anvil on a free port, a fresh test database, chain services, and
- * the real backend and admin proxy wired to them (as `atelier start` does).
+ * the real backend and admin proxy wired to them (as `atelier start` does), from the fixture kit.
  */
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { startAnvil, type AnvilInstance } from '../../src/chain/anvil.ts';
 import { createChainServices, type ChainServices, type ChainServicesOptions } from '../../src/chain/platform-chain.ts';
 import { testConfig, type Config } from '../../src/config.ts';
-import { buildAdminApp } from '../../src/http/admin/app.ts';
-import { buildBackendApp } from '../../src/http/backend/app.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import { setupApps, setupDb } from '../helpers/kit.ts';
 import { JWT_SECRET, SERVICE_KEY, asService, call } from '../helpers/platform.ts';
 
 export const METADATA_BASE = 'http://meta.test';
@@ -32,8 +30,6 @@ export interface ChainPlatform {
   close(): Promise<void>;
 }
 
-const urlOf = (app: FastifyInstance) => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-
 export async function startChainPlatform(
   opts: {
     env?: Record<string, string>;
@@ -43,14 +39,9 @@ export async function startChainPlatform(
 ): Promise<ChainPlatform> {
   let anvil = await startAnvil();
   const port = anvil.port;
-  const config = testConfig({
-    API_KEY: SERVICE_KEY,
-    JWT_SECRET,
-    NFT_RPC_URL: anvil.rpcUrl,
-    NFT_CHAIN_ID: '31337',
-    ...(opts.env ?? {}),
-  });
-  const database = await createTestDatabase();
+  const env = { NFT_RPC_URL: anvil.rpcUrl, NFT_CHAIN_ID: '31337', ...(opts.env ?? {}) };
+  const config = testConfig({ API_KEY: SERVICE_KEY, JWT_SECRET, ...env });
+  const database = await setupDb();
   const deploymentsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-deployments-'));
   // An empty committed dir: the repo's deployments/31337.json must not leak into these tests.
   const committedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-committed-'));
@@ -61,26 +52,21 @@ export async function startChainPlatform(
     committedDeploymentsDir: committedDir,
     ...(opts.services ?? {}),
   });
-  const backend = await buildBackendApp({
-    config,
+  const apps = await setupApps({
     database,
-    metadataBaseUrl: METADATA_BASE,
-    chain,
-    contractExists: chain.contractExists,
+    env,
+    backend: { metadataBaseUrl: METADATA_BASE, chain, contractExists: chain.contractExists },
+    admin: { chain, metadataRewrites: opts.metadataRewrites },
   });
-  await backend.listen({ port: 0, host: '127.0.0.1' });
-  const backendUrl = urlOf(backend);
-  const admin = await buildAdminApp({ ...config, BACKEND_API_URL: backendUrl }, { chain, metadataRewrites: opts.metadataRewrites });
-  await admin.listen({ port: 0, host: '127.0.0.1' });
   const p: ChainPlatform = {
     anvil,
     config,
     database,
     chain,
-    backend,
-    admin,
-    backendUrl,
-    adminUrl: urlOf(admin),
+    backend: apps.backend,
+    admin: apps.admin,
+    backendUrl: apps.backendUrl,
+    adminUrl: apps.adminUrl,
     deploymentsDir,
     async resetChain() {
       await anvil.stop();
@@ -88,8 +74,7 @@ export async function startChainPlatform(
       p.anvil = anvil;
     },
     async close() {
-      await admin.close();
-      await backend.close();
+      await apps.close();
       await chain.close();
       await anvil.stop();
       await database.close();

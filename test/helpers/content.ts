@@ -1,7 +1,7 @@
 /** Helpers for the content tests (outputs, decks, uploads): callers and small media files. */
 import { SignJWT } from 'jose';
 import sharp from 'sharp';
-import { JWT_SECRET, asService, call, type TestPlatform } from './platform.ts';
+import { JWT_SECRET, asService, type TestPlatform } from './platform.ts';
 
 const secret = new TextEncoder().encode(JWT_SECRET);
 
@@ -11,16 +11,15 @@ export const userToken = (sub: string) =>
 
 /** Calls as a given identity: `{service: userId}` (service key + user_id), a JWT, or raw headers. */
 export function client(p: TestPlatform, base: 'backend' | 'admin' = 'backend') {
-  const root = base === 'backend' ? p.backendUrl : p.adminUrl;
   return (path: string, headers: Record<string, string>, opts: { method?: string; body?: unknown; raw?: string } = {}) =>
-    call(`${root}${path}`, { ...opts, headers });
+    p.request(base, path, { ...opts, headers });
 }
 
 export const svc = (userId?: string) => asService(userId ? { user_id: userId } : {});
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 export async function makeCollection(p: TestPlatform, headers: Record<string, string> = asService(), title = 'Content') {
-  const res = await call(`${p.backendUrl}/nft/collections`, { headers, body: { title, data: { version: 'v2' } } });
+  const res = await p.request('backend', '/nft/collections', { headers, body: { title, data: { version: 'v2' } } });
   if (res.status !== 201) throw new Error(`collection create: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data.collection.id as string;
 }

@@ -1,89 +1,38 @@
-/** Real backend and admin proxy on ephemeral ports, over a fresh test database. */
-import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { testConfig, type Config } from '../../src/config.ts';
-import { buildAdminApp } from '../../src/http/admin/app.ts';
-import { buildBackendApp, type BackendDeps } from '../../src/http/backend/app.ts';
-import { LocalStorage } from '../../src/storage/local.ts';
-import type { Storage } from '../../src/storage/types.ts';
-import { createTestDatabase, type TestDatabase } from './db.ts';
+/**
+ * The common test platform: a fresh database and the real backend and admin proxy on ephemeral
+ * ports (the fixture kit's setupDb + setupApps), and the JSON call helpers the tests share.
+ */
+import type { BackendDeps } from '../../src/http/backend/app.ts';
+import { JWT_SECRET, SERVICE_KEY, sendJson, setupApps, setupDb, type Reply, type RequestOptions, type TestApps } from './kit.ts';
 
-export const SERVICE_KEY = 'test-service-key-0123456789abcdef';
-export const JWT_SECRET = 'test-jwt-secret-0123456789abcdef0123456789';
+export { JWT_SECRET, SERVICE_KEY, type Reply };
 
-export interface TestPlatform {
-  config: Config;
-  database: TestDatabase;
-  backend: FastifyInstance;
-  admin: FastifyInstance;
-  backendUrl: string;
-  adminUrl: string;
-  /** File storage of the backend (local, under a temp dir unless `extra.storage` is given). */
-  storage: Storage;
-  close(): Promise<void>;
-}
-
-const urlOf = (app: FastifyInstance) => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+export type TestPlatform = TestApps;
 
 export async function startTestPlatform(
   env: Record<string, string | undefined> = {},
   extra: Partial<BackendDeps> = {},
+  opts: { listen?: boolean } = {},
 ): Promise<TestPlatform> {
-  const config = testConfig({ API_KEY: SERVICE_KEY, JWT_SECRET, ...env });
-  const database = await createTestDatabase();
-  const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-files-'));
-  let backendUrl = '';
-  const storage = extra.storage ?? new LocalStorage({ root: filesDir, baseUrl: () => `${backendUrl}/files` });
-  const backend = await buildBackendApp({ config, database, metadataBaseUrl: 'http://meta.test', storage, ...extra });
-  await backend.listen({ port: 0, host: '127.0.0.1' });
-  backendUrl = urlOf(backend);
-  const admin = await buildAdminApp({ ...config, BACKEND_API_URL: backendUrl });
-  await admin.listen({ port: 0, host: '127.0.0.1' });
-  return {
-    config,
-    database,
-    backend,
-    admin,
-    backendUrl,
-    adminUrl: urlOf(admin),
-    storage,
-    async close() {
-      await admin.close();
-      await backend.close();
-      await database.close();
-      fs.rmSync(filesDir, { recursive: true, force: true });
-    },
-  };
-}
-
-export interface Reply<T = any> {
-  status: number;
-  body: T;
-  headers: Headers;
-}
-
-/** A small fetch wrapper: JSON in, JSON out. */
-export async function call<T = any>(
-  url: string,
-  opts: { method?: string; body?: unknown; headers?: Record<string, string>; raw?: string } = {},
-): Promise<Reply<T>> {
-  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-  let body: string | undefined;
-  if (opts.raw !== undefined) body = opts.raw;
-  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
-  if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
-  const res = await fetch(url, { method: opts.method ?? (body ? 'POST' : 'GET'), headers, body });
-  const text = await res.text();
-  let parsed: unknown = text;
+  const database = await setupDb();
   try {
-    parsed = JSON.parse(text);
-  } catch {
-    /* not JSON */
+    const apps = await setupApps({ database, env, backend: extra, listen: opts.listen });
+    return {
+      ...apps,
+      async close() {
+        await apps.close();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await database.close();
+    throw err;
   }
-  return { status: res.status, body: parsed as T, headers: res.headers };
+}
+
+/** A small fetch wrapper over the network: JSON in, JSON out. */
+export function call<T = any>(url: string, opts: RequestOptions = {}): Promise<Reply<T>> {
+  return sendJson<T>(fetch, url, opts);
 }
 
 export const asService = (extra: Record<string, string> = {}) => ({ 'x-api-key': SERVICE_KEY, ...extra });

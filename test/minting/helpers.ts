@@ -4,23 +4,11 @@
  * worker (small procedural images) and a TxSender for the platform wallet (anvil account 0).
  */
 import { eq } from 'drizzle-orm';
-import {
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  encodeFunctionData,
-  getAddress,
-  http,
-  parseEventLogs,
-  type Address,
-  type Hex,
-  type PublicClient,
-} from 'viem';
+import { encodeFunctionData, getAddress, parseEventLogs, type Address, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { atelierTestUSDAbi, diamondFactoryAbi } from '../../contracts/abi/index.ts';
 import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
-import { loadArtifact } from '../../src/chain/artifacts.ts';
-import { deployPlatform, type DeploymentRecord } from '../../src/chain/deploy-platform.ts';
+import { type DeploymentRecord } from '../../src/chain/deploy-platform.ts';
 import type { MintingChainAccess } from '../../src/chain/mint.ts';
 import { createTxSender, type TxSender } from '../../src/chain/tx-sender.ts';
 import type { Db } from '../../src/db/client.ts';
@@ -30,7 +18,8 @@ import { ProceduralConnector, type GeneratorConnector } from '../../src/generati
 import type { StepPayload } from '../../src/generation/pipeline.ts';
 import { startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
 import { InProcessQueue } from '../../src/queue/index.ts';
-import { startLocalAnvil, type LocalAnvil } from '../helpers/anvil-local.ts';
+import type { LocalAnvil } from '../helpers/anvil-local.ts';
+import { setupChain, type walletFor } from '../helpers/kit.ts';
 import { asService, call, sampleData, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { waitForReceipt } from '../../src/chain/wait-receipt.ts';
 
@@ -54,31 +43,11 @@ const smallConnector: GeneratorConnector = {
   generate: (req, onProgress, signal) => small.generate({ ...req, width: 128, height: 128 }, onProgress, signal),
 };
 
-function walletFor(rpcUrl: string, i: number) {
-  const chain = defineChain({
-    id: 31337,
-    name: 'anvil',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
-  return createWalletClient({
-    chain,
-    transport: http(rpcUrl),
-    account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[i]!),
-    pollingInterval: 20,
-    cacheTime: 0,
-  });
-}
-
 export async function startMintingPlatform(opts: { env?: Record<string, string>; worker?: boolean } = {}): Promise<MintingPlatform> {
-  const anvil = await startLocalAnvil();
-  const client = createPublicClient({ transport: http(anvil.rpcUrl), pollingInterval: 20, cacheTime: 0 }) as PublicClient;
-  const deployment = await deployPlatform({ rpcUrl: anvil.rpcUrl, privateKey: ANVIL_PRIVATE_KEYS[0], pollingInterval: 20 });
-  const w0 = walletFor(anvil.rpcUrl, 0);
-  const usd = loadArtifact('AtelierTestUSD');
-  const deployHash = await w0.deployContract({ abi: usd.abi, bytecode: usd.bytecode } as never);
-  const stablecoin = getAddress((await waitForReceipt(client, deployHash)).contractAddress!);
-  const platformAddress = w0.account.address;
+  const testChain = await setupChain({ contracts: true, stablecoin: true });
+  const { anvil, client, platformAddress } = testChain;
+  const deployment = testChain.deployment!;
+  const stablecoin = testChain.stablecoin!;
 
   const holder: { db?: Db; sender?: TxSender } = {};
   const chain: MintingChainAccess = {
@@ -120,7 +89,7 @@ export async function startMintingPlatform(opts: { env?: Record<string, string>;
     stablecoin,
     platformAddress,
     worker,
-    wallet: (i: number) => walletFor(anvil.rpcUrl, i),
+    wallet: testChain.wallet,
     async deployedCollection(o = {}) {
       const created = await call(`${p.backendUrl}/nft/collections`, {
         body: {
@@ -171,7 +140,7 @@ export async function startMintingPlatform(opts: { env?: Record<string, string>;
       await queue.close().catch(() => undefined);
       await holder.sender?.close().catch(() => undefined);
       await p.close();
-      await anvil.stop();
+      await testChain.close();
     },
   };
 }

@@ -22,7 +22,12 @@ export interface BackendClient {
   ): Promise<T>;
 }
 
-export function createBackendClient(baseUrl: string | undefined, apiKey: string | undefined): BackendClient {
+/** `fetch` by default; the test kit passes one that answers through the backend's `inject()`. */
+export function createBackendClient(
+  baseUrl: string | undefined,
+  apiKey: string | undefined,
+  fetchImpl: typeof fetch = fetch,
+): BackendClient {
   return {
     async call<T>(
       method: string,
@@ -38,7 +43,7 @@ export function createBackendClient(baseUrl: string | undefined, apiKey: string 
       if (opts.userId) headers['user_id'] = opts.userId;
       let res: Response;
       try {
-        res = await fetch(url, {
+        res = await fetchImpl(url, {
           method,
           headers,
           body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
