@@ -187,7 +187,8 @@ export async function setupApps(opts: {
   database: TestDatabase;
   env?: Record<string, string | undefined>;
   backend?: Partial<BackendDeps>;
-  admin?: Partial<AdminDeps>;
+  /** Admin replacements, or a function of the backend's URL (known once it listens). */
+  admin?: Partial<AdminDeps> | ((backendUrl: string) => Partial<AdminDeps>);
   /** Listen on ephemeral ports (default true); false drives both apps through `inject()`. */
   listen?: boolean;
 }): Promise<TestApps> {
@@ -207,7 +208,7 @@ export async function setupApps(opts: {
   const adminConfig = { ...config, BACKEND_API_URL: backendUrl };
   const admin = await buildAdmin(adminConfig, {
     ...(listen ? {} : { backend: createBackendClient(backendUrl, config.API_KEY, injectFetch(backend)) }),
-    ...opts.admin,
+    ...(typeof opts.admin === 'function' ? opts.admin(backendUrl) : opts.admin),
   });
   if (listen) await admin.listen({ port: 0, host: '127.0.0.1' });
   const adminUrl = listen ? urlOf(admin) : INJECT_ADMIN;

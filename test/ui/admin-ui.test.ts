@@ -4,7 +4,6 @@
  * proxy, a job queue and a generation worker). Skips when /usr/bin/chromium is missing.
  */
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
@@ -18,10 +17,9 @@ import { ProceduralConnector, type GeneratorConnector } from '../../src/generati
 import type { StepPayload } from '../../src/generation/pipeline.ts';
 import { startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
 import { buildAdminApp } from '../../src/http/admin/app.ts';
-import { buildBackendApp } from '../../src/http/backend/app.ts';
 import { InProcessQueue } from '../../src/queue/index.ts';
-import { LocalStorage } from '../../src/storage/local.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { type TestDatabase } from '../helpers/db.ts';
+import { setupApps, setupDb } from '../helpers/kit.ts';
 import { JWT_SECRET, SERVICE_KEY, asService, call } from '../helpers/platform.ts';
 
 /** Debian's chromium; the variable exists to check the skip path (point it at a missing file). */
@@ -31,8 +29,6 @@ const METADATA_BASE = 'http://meta.test';
 /** anvil account #1 (a user wallet; #0 is the platform wallet). */
 const RECIPIENT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const WAIT = 60_000;
-
-const urlOf = (app: FastifyInstance) => `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
 describe('admin UI routes', () => {
   let admin: FastifyInstance;
@@ -88,29 +84,24 @@ interface UiPlatform {
   close(): Promise<void>;
 }
 
-/** Backend + admin proxy sharing chain services on a throwaway anvil, with a queue and a worker. */
+/** Backend + admin proxy sharing chain services on a throwaway anvil, with a queue and a worker (the fixture kit). */
 async function startUiPlatform(): Promise<UiPlatform> {
   const anvil = await startAnvil();
-  const config = testConfig({ API_KEY: SERVICE_KEY, JWT_SECRET, NFT_RPC_URL: anvil.rpcUrl, NFT_CHAIN_ID: '31337' });
-  const database = await createTestDatabase();
+  const env = { NFT_RPC_URL: anvil.rpcUrl, NFT_CHAIN_ID: '31337' };
+  const config = testConfig({ API_KEY: SERVICE_KEY, JWT_SECRET, ...env });
+  const database = await setupDb();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-ui-'));
-  const dirs = { deployments: path.join(tmp, 'deployments'), committed: path.join(tmp, 'committed'), files: path.join(tmp, 'files') };
+  const dirs = { deployments: path.join(tmp, 'deployments'), committed: path.join(tmp, 'committed') };
   for (const d of Object.values(dirs)) fs.mkdirSync(d);
   const chain = createChainServices({ config, db: database.db, deploymentsDir: dirs.deployments, committedDeploymentsDir: dirs.committed });
-  let backendUrl = '';
-  const storage = new LocalStorage({ root: dirs.files, baseUrl: () => `${backendUrl}/files` });
   const queue = new InProcessQueue<StepPayload>('generation');
-  const backend = await buildBackendApp({
-    config,
+  const apps = await setupApps({
     database,
-    metadataBaseUrl: METADATA_BASE,
-    chain,
-    contractExists: chain.contractExists,
-    storage,
-    jobQueue: queue,
+    env,
+    backend: { metadataBaseUrl: METADATA_BASE, chain, contractExists: chain.contractExists, jobQueue: queue },
+    // Token URIs point at METADATA_BASE; the admin proxy reaches them on this backend.
+    admin: (backendUrl) => ({ chain, metadataRewrites: [{ from: METADATA_BASE, to: backendUrl }] }),
   });
-  await backend.listen({ port: 0, host: '127.0.0.1' });
-  backendUrl = urlOf(backend);
   const small = new ProceduralConnector();
   const smallConnector: GeneratorConnector = {
     kind: 'procedural-small',
@@ -119,30 +110,23 @@ async function startUiPlatform(): Promise<UiPlatform> {
   const worker: RunningGenerationWorker = await startGenerationWorker({
     config,
     database,
-    storage,
+    storage: apps.storage,
     queue,
     concurrency: 2,
     reconcile: false,
     connectorFor: () => smallConnector,
   });
-  // Token URIs point at METADATA_BASE; the admin proxy reaches them on this backend.
-  const admin = await buildAdminApp(
-    { ...config, BACKEND_API_URL: backendUrl },
-    { chain, metadataRewrites: [{ from: METADATA_BASE, to: backendUrl }] },
-  );
-  await admin.listen({ port: 0, host: '127.0.0.1' });
   return {
     anvil,
     database,
     chain,
-    backend,
-    admin,
-    adminUrl: urlOf(admin),
+    backend: apps.backend,
+    admin: apps.admin,
+    adminUrl: apps.adminUrl,
     async close() {
-      await admin.close();
       await worker.close().catch(() => undefined);
       await queue.close().catch(() => undefined);
-      await backend.close();
+      await apps.close();
       await chain.close();
       await anvil.stop();
       await database.close();
