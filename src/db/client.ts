@@ -48,6 +48,12 @@ export interface Database {
   migrate(): Promise<void>;
   /** Checks the connection; used by /readyz. */
   ping(): Promise<void>;
+  /**
+   * LISTEN on a notification channel (NOTIFY, delivered at commit, from any process on this
+   * database). The callback gets each payload; `onReconnect` is called after the listening
+   * connection was lost and restored, when notifications may have been missed.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -74,6 +80,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       ping: async () => {
         await pool.query('select 1');
       },
+      listen: (channel, onPayload, onReconnect) => listenPg(opts.url!, channel, onPayload, onReconnect),
       close: () => pool.end(),
     };
   }
@@ -88,6 +95,66 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     ping: async () => {
       await client.query('select 1');
     },
+    // PGlite is this process's own database: its notifications never cross a connection.
+    listen: async (channel, onPayload) => {
+      const stop = await client.listen(channel, onPayload);
+      return () => stop();
+    },
     close: () => client.close(),
+  };
+}
+
+/** Quotes a channel name for LISTEN (an identifier, not a parameter). */
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * A dedicated connection holding LISTEN (a pooled one would be handed to other queries). When it
+ * drops, it reconnects with a growing delay and tells the caller, who re-reads what it may have missed.
+ */
+async function listenPg(
+  url: string,
+  channel: string,
+  onPayload: (payload: string) => void,
+  onReconnect?: () => void,
+): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  let failures = 0;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url });
+    c.on('notification', (msg) => {
+      if (msg.channel === channel) onPayload(msg.payload ?? '');
+    });
+    c.on('error', () => reconnect(c));
+    c.on('end', () => reconnect(c));
+    await c.connect();
+    await c.query(`LISTEN ${quoteIdent(channel)}`);
+    client = c;
+    failures = 0;
+  };
+  const reconnect = (dead: pg.Client) => {
+    if (stopped || client !== dead) return;
+    client = undefined;
+    dead.end().catch(() => undefined);
+    const attempt = () => {
+      if (stopped) return;
+      connect().then(
+        () => onReconnect?.(),
+        () => {
+          failures += 1;
+          retry = setTimeout(attempt, Math.min(10_000, 100 * 2 ** failures));
+        },
+      );
+    };
+    retry = setTimeout(attempt, 100);
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const c = client;
+    client = undefined;
+    await c?.end().catch(() => undefined);
   };
 }

@@ -45,7 +45,7 @@ export async function startJobsPlatform(
 ): Promise<JobsPlatform> {
   const prefix = `atelier-jobs-test-${randomUUID().slice(0, 8)}`;
   const queue = makeQueue(kind, prefix);
-  const p = await startTestPlatform(opts.env ?? {}, { jobQueue: queue, sse: { heartbeatMs: 100, pollMs: 40 } });
+  const p = await startTestPlatform(opts.env ?? {}, { jobQueue: queue, sse: { heartbeatMs: 100 } });
   const workers: RunningGenerationWorker[] = [];
   const jp: JobsPlatform = {
     ...p,

@@ -29,6 +29,7 @@ import type { GeneratorConnector } from '../../generation/connectors/index.ts';
 import type { StepPayload } from '../../generation/pipeline.ts';
 import type { WorkQueue } from '../../queue/index.ts';
 import { jobRoutes } from './jobs.ts';
+import { createJobStreamHub } from '../../services/job-stream-hub.ts';
 import { workflowRoutes } from './workflows.ts';
 import { developRoutes } from './develop.ts';
 import { generationRoutes } from './generation.ts';
@@ -54,7 +55,7 @@ export interface BackendDeps {
   /** Generation steps are queued here (docs/jobs.md); without it the generate routes answer 503. */
   jobQueue?: WorkQueue<StepPayload>;
   /** SSE job stream timing (tests shorten it). */
-  sse?: { heartbeatMs?: number; pollMs?: number };
+  sse?: { heartbeatMs?: number; safetyReadMs?: number };
   /** Connector choice for POST /workflows/:id/test; default from COMFYUI_URL / OPENAI_*. */
   connectorFor?: (workflowType: string, workflowData: unknown) => GeneratorConnector;
   /** In-process cache of final metadata documents (docs/minting.md); one per app by default. */
@@ -109,10 +110,22 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   await app.register(deckRoutes, { decks: content.decks });
   await app.register(developRoutes, { develop: content.develop, hasQueue: content.generation !== undefined });
   await app.register(generationRoutes, { generation: content.generation });
+  // One reader per watched job for every SSE stream of this process, woken by NOTIFY.
+  const streams = createJobStreamHub(
+    {
+      snapshot: (jobId, afterId, limit) => content.jobs.snapshot(jobId, afterId, limit),
+      listen: (channel, onPayload, onReconnect) => deps.database.listen(channel, onPayload, onReconnect),
+      statusOf: (job) => job.status,
+      log: app.log,
+    },
+    deps.sse?.safetyReadMs !== undefined ? { safetyReadMs: deps.sse.safetyReadMs } : {},
+  );
+  app.addHook('onClose', () => streams.close());
   await app.register(jobRoutes, {
     jobs: content.jobs,
     publicUrl: (key) => deps.storage?.publicUrl(key) ?? key,
-    ...(deps.sse ? { sse: deps.sse } : {}),
+    streams,
+    ...(deps.sse?.heartbeatMs !== undefined ? { sse: { heartbeatMs: deps.sse.heartbeatMs } } : {}),
   });
   await app.register(workflowRoutes, { workflows: content.workflows });
   await app.register(custodialRoutes, { custodial: content.custodial });

@@ -7,6 +7,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { TERMINAL_JOB_STATUSES } from '../../domain/content-statuses.ts';
+import type { JobHistoryRow, JobRow } from '../../db/jobs.ts';
+import type { JobStreamHub } from '../../services/job-stream-hub.ts';
 import type { JobService } from '../../services/jobs.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { presentForensics, presentHistory, presentJob } from '../present/jobs.ts';
@@ -23,19 +25,20 @@ import {
 } from '../schemas/jobs.ts';
 
 export const SSE_HEARTBEAT_MS = 15_000;
-export const SSE_POLL_MS = 500;
 
 export interface JobRoutesOptions {
   jobs: JobService;
   /** Public URL of a storage key (forensics' flat files); the key itself without storage. */
   publicUrl: (key: string) => string;
-  /** SSE job stream timing (tests shorten it). */
-  sse?: { heartbeatMs?: number; pollMs?: number };
+  /** One reader per watched job, woken by job_history notifications (services/job-stream-hub.ts). */
+  streams: JobStreamHub<JobRow, JobHistoryRow>;
+  /** SSE heartbeat interval (tests shorten it). */
+  sse?: { heartbeatMs?: number };
 }
 
 const SEEN = "Visible to the job's owner and the service key; 404 for anyone else.";
 
-export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { jobs, publicUrl, sse }) => {
+export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { jobs, publicUrl, streams, sse }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['jobs'];
 
@@ -134,7 +137,6 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
 
   // GET /api/jobs/:id/stream — server-sent events (content-service.md §6.1, docs/jobs.md).
   const heartbeatMs = sse?.heartbeatMs ?? SSE_HEARTBEAT_MS;
-  const pollMs = sse?.pollMs ?? SSE_POLL_MS;
   const done = (status: string) => TERMINAL_JOB_STATUSES.includes(status);
 
   r.get(
@@ -170,13 +172,13 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
         'x-accel-buffering': 'no',
       });
       let closed = false;
-      let timer: NodeJS.Timeout | undefined;
       let beat: NodeJS.Timeout | undefined;
+      let unsubscribe: (() => void) | undefined;
       const finish = () => {
         if (closed) return;
         closed = true;
-        clearTimeout(timer);
         clearInterval(beat);
+        unsubscribe?.();
         res.end();
       };
       req.raw.on('close', finish);
@@ -195,6 +197,17 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
         send('job_update', presentJob(current));
         // The terminal entry is written with the status change, so init already holds it.
         if (done(current.status)) return finish();
+        // New entries come from the job's shared reader, woken by their notification.
+        const stop = await streams.subscribe(job.id, {
+          lastId,
+          deliver(history, now) {
+            for (const row of history) send('job_history', presentHistory(row), row.id);
+            send('job_update', presentJob(now));
+          },
+          end: finish,
+        });
+        if (closed) return stop();
+        unsubscribe = stop;
       } catch (err) {
         req.log.error({ err }, 'job stream failed');
         return finish();
@@ -202,23 +215,6 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
       beat = setInterval(() => {
         if (!closed) res.write(': heartbeat\n\n');
       }, heartbeatMs);
-      const poll = async () => {
-        if (closed) return;
-        try {
-          // Job first, then history: a terminal status read here has its history entry committed.
-          const { job: now, history } = await jobs.snapshot(job.id, lastId);
-          for (const row of history) {
-            send('job_history', presentHistory(row), row.id);
-            lastId = row.id;
-          }
-          if (now && (history.length > 0 || done(now.status))) send('job_update', presentJob(now));
-          if (!now || (done(now.status) && history.length < 1000)) return finish();
-        } catch (err) {
-          req.log.warn({ err }, 'job stream poll failed');
-        }
-        if (!closed) timer = setTimeout(poll, pollMs);
-      };
-      timer = setTimeout(poll, pollMs);
     },
   );
 };

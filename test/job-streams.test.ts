@@ -1,0 +1,90 @@
+/**
+ * SSE fan-out by notification (docs/jobs.md "SSE stream"): many streams of one job are fed by one
+ * shared reader woken by the job_history NOTIFY. The job's events are written through a second
+ * database handle (on PostgreSQL a second connection pool, as a worker process would), and the
+ * safety read is set far beyond the test's patience, so only the notification can deliver them.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { openDatabase, type Database } from '../src/db/client.ts';
+import { applyJobEvent } from '../src/generation/job-events.ts';
+import { InProcessQueue } from '../src/queue/index.ts';
+import type { StepPayload } from '../src/generation/pipeline.ts';
+import { client, svc } from './helpers/content.ts';
+import { sampleData, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+
+let p: TestPlatform;
+let writer: Database;
+const queue = new InProcessQueue<StepPayload>('generation');
+
+before(async () => {
+  // No worker: the job stays queued until this test writes its events.
+  p = await startTestPlatform({}, { jobQueue: queue, sse: { heartbeatMs: 60_000, safetyReadMs: 600_000 } });
+  writer = p.database.url ? await openDatabase({ url: p.database.url, poolSize: 2 }) : p.database;
+});
+after(async () => {
+  if (writer !== p.database) await writer.close();
+  await queue.close();
+  await p.close();
+});
+
+/** Reads one SSE stream to its end, recording the time each `job_history` event arrived. */
+async function openStream(jobId: string) {
+  const res = await fetch(`${p.backendUrl}/api/jobs/${jobId}/stream`, { headers: svc() });
+  assert.equal(res.status, 200);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const seen: Array<{ id: number; at: number }> = [];
+  let text = '';
+  const done = (async () => {
+    for (;;) {
+      const { value, done: end } = await reader.read();
+      if (end) return;
+      text += decoder.decode(value, { stream: true });
+      let cut = text.indexOf('\n\n');
+      while (cut >= 0) {
+        const block = text.slice(0, cut);
+        text = text.slice(cut + 2);
+        if (block.includes('event: job_history')) {
+          const id = Number(/^id: (\d+)/m.exec(block)?.[1]);
+          seen.push({ id, at: Date.now() });
+        }
+        cut = text.indexOf('\n\n');
+      }
+    }
+  })();
+  return { seen, done };
+}
+
+test('50 streams of one job each get every new entry once, woken by the notification of another connection', async () => {
+  const api = client(p);
+  const created = await api('/nft/collections', svc('creator'), { body: { title: 'Streams', data: sampleData() } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const gen = await api(`/api/collections/${created.body.data.collection.id}/generate`, svc('creator'), { body: { variables: {} } });
+  assert.equal(gen.status, 202, JSON.stringify(gen.body));
+  const jobId: string = gen.body.data.jobId;
+
+  const streams = await Promise.all(Array.from({ length: 50 }, () => openStream(jobId)));
+  await new Promise((r) => setTimeout(r, 300)); // every stream subscribed
+
+  const t0 = Date.now();
+  await applyJobEvent(writer.db, jobId, { type: 'node_started', stepOrder: 0, retryAttempt: 0, totalSteps: 1, stepName: 'image' });
+  await applyJobEvent(writer.db, jobId, { type: 'error', message: 'stopped by the stream test', source: 'failsafe', force: true });
+
+  await Promise.race([
+    Promise.all(streams.map((s) => s.done)),
+    new Promise((_, reject) => setTimeout(() => reject(new Error('streams did not end within 10 s')), 10_000)),
+  ]);
+  for (const s of streams) {
+    const ids = s.seen.map((e) => e.id);
+    assert.equal(ids.length, new Set(ids).size, `an entry was sent twice: ${ids}`);
+    assert.ok(ids.length >= 2, `expected the started and failed entries, got ${ids}`);
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+      'entries in order',
+    );
+  }
+  const latest = Math.max(...streams.flatMap((s) => s.seen.map((e) => e.at - t0)));
+  assert.ok(latest < 5_000, `delivery took ${latest} ms (the safety read is 10 minutes away)`);
+});
