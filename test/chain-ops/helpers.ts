@@ -11,7 +11,7 @@ import { startAnvil, type AnvilInstance } from '../../src/chain/anvil.ts';
 import { createChainServices, type ChainServices, type ChainServicesOptions } from '../../src/chain/platform-chain.ts';
 import { testConfig, type Config } from '../../src/config.ts';
 import { buildAdminApp } from '../../src/http/admin/app.ts';
-import { buildBackendApp } from '../../src/http/backend/app.ts';
+import { buildBackendApp, type BackendDeps } from '../../src/http/backend/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { JWT_SECRET, SERVICE_KEY, asService, call } from '../helpers/platform.ts';
 
@@ -39,6 +39,8 @@ export async function startChainPlatform(
     env?: Record<string, string>;
     metadataRewrites?: Array<{ from: string; to: string }>;
     services?: Partial<ChainServicesOptions>;
+    /** Extra backend dependencies (storage, job queue, ...). */
+    backend?: Partial<BackendDeps>;
   } = {},
 ): Promise<ChainPlatform> {
   let anvil = await startAnvil();
@@ -67,6 +69,7 @@ export async function startChainPlatform(
     metadataBaseUrl: METADATA_BASE,
     chain,
     contractExists: chain.contractExists,
+    ...(opts.backend ?? {}),
   });
   await backend.listen({ port: 0, host: '127.0.0.1' });
   const backendUrl = urlOf(backend);
