@@ -97,6 +97,32 @@ const shape = {
   /** Requests to the public identity route per client address (and per token) in a window. */
   IDENTITY_RATE_LIMIT: positiveInt.default(60),
   RATE_LIMIT_WINDOW_MS: positiveInt.default(60_000),
+  /**
+   * Origins (scheme://host:port, comma-separated) that outside fetches (reference images,
+   * social_pfp, the metadata proxy) may reach even on an internal address: for a dev setup whose
+   * own metadata or file host is on loopback. Empty by default (docs/security.md).
+   */
+  OUTSIDE_FETCH_ALLOW_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const out: string[] = [];
+      for (const raw of v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)) {
+        let origin: string | undefined;
+        try {
+          origin = new URL(raw).origin;
+        } catch {}
+        if (!origin || origin === 'null' || !/^https?:/.test(origin)) {
+          ctx.addIssue({ code: 'custom', message: `expected http(s) origins such as http://127.0.0.1:3000, got "${raw}"` });
+          return z.NEVER;
+        }
+        out.push(origin);
+      }
+      return out;
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 } as const;
 

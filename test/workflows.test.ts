@@ -80,6 +80,15 @@ test('POST /api/workflows: service key only, validated, unique names; models and
   const noData = await api('/api/workflows', svc(), { body: { ...body, name: 'other', data: undefined } });
   assert.equal(noData.status, 400);
   assert.match(noData.body.error, /^body\.data/);
+  // The name becomes a storage key segment: no dot segments, no slashes, no spaces.
+  for (const bad of ['..', '.', '.hidden', 'a/b', 'a b', 'x:y']) {
+    const res = await api('/api/workflows', svc(), { body: { ...body, name: bad } });
+    assert.equal(res.status, 400, bad);
+    assert.match(
+      res.body.error,
+      /^body\.name: a workflow name is part of storage keys: letters, digits, _ \. - only, not starting with a dot/,
+    );
+  }
 
   const models = await api('/api/models', svc());
   assert.equal(models.status, 200);

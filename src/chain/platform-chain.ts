@@ -15,6 +15,7 @@ import { DEV_CHAIN_ID, chainInfo, isSupportedChain, publicClientForUrl, rpcUrlFo
 import { FACET_NAMES, deployPlatform, readDeploymentRecord, writeDeploymentRecord, type DeploymentRecord } from './deploy-platform.ts';
 import type { TxSender, TxSenderOptions } from './tx/api.ts';
 import { createTxSender } from './tx/sender.ts';
+import { withFundsCheck } from './funds.ts';
 import { platformAccount, type ChainLogger } from './wallet.ts';
 
 /** The committed, static per-network records (deployments/<chainId>.json). */
@@ -122,15 +123,17 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
   const sender = (chainId: number): TxSender => {
     let s = senders.get(chainId);
     if (!s) {
-      s = createTxSender({
-        db,
-        chainId,
-        rpcUrl: rpcUrl(chainId),
-        account: account(chainId),
-        logger,
-        redisUrl: config.REDIS_URL,
-        options: opts.senderOptions,
-      });
+      s = withFundsCheck(
+        createTxSender({
+          db,
+          chainId,
+          rpcUrl: rpcUrl(chainId),
+          account: account(chainId),
+          logger,
+          redisUrl: config.REDIS_URL,
+          options: opts.senderOptions,
+        }),
+      );
       senders.set(chainId, s);
     }
     return s;

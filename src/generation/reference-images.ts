@@ -1,11 +1,12 @@
 /**
  * Reference images (ref_image_1..5, social_pfp) arrive as storage paths or URLs; renderers that
- * draw them need the bytes. Our own storage is read directly. An outside URL is fetched only over
- * http(s) to a host that is not loopback, private or link-local (a variable value must not make
- * the worker call into our network), with a timeout and the upload size cap. A reference that
- * cannot be loaded keeps its URL only: the renderer draws a placeholder tile and the job goes on.
+ * draw them need the bytes. Our own storage is read directly. An outside URL goes through the one
+ * guarded fetcher (src/net/guarded-fetch.ts): every connection's resolved address is checked at
+ * connect time, every redirect hop again, with a timeout and the upload size cap; a variable value
+ * must not make the worker call into our network. A reference that cannot be loaded keeps its URL
+ * only: the renderer draws a placeholder tile and the job goes on.
  */
-import { isIP } from 'node:net';
+import { guardedFetch, type Resolver } from '../net/guarded-fetch.ts';
 import type { Storage } from '../storage/types.ts';
 import { isValidKey } from '../storage/types.ts';
 import { sniffImageType, type ReferenceImageInput } from './connectors/index.ts';
@@ -13,57 +14,44 @@ import { sniffImageType, type ReferenceImageInput } from './connectors/index.ts'
 export const MAX_REFERENCE_BYTES = 10 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 10_000;
 
-/** Loopback, private, link-local, unique-local and unspecified addresses, and `localhost`. */
-export function isInternalHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal')) return true;
-  const kind = isIP(host);
-  if (kind === 4) {
-    const [a, b] = host.split('.').map(Number) as [number, number];
-    return (
-      a === 10 ||
-      a === 127 ||
-      a === 0 ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 100 && b >= 64 && b <= 127)
-    );
-  }
-  if (kind === 6) return host === '::' || host === '::1' || /^f[cd]/.test(host) || /^fe[89ab]/.test(host) || host.startsWith('::ffff:');
-  return false;
+/** How outside references are fetched: configured exempt origins, and name resolution for tests. */
+export interface ReferenceFetchOptions {
+  allowOrigins?: readonly string[];
+  resolve?: Resolver;
 }
 
-async function fetchOutside(url: URL): Promise<Buffer | null> {
-  if (!['http:', 'https:'].includes(url.protocol) || isInternalHost(url.hostname)) return null;
-  const res = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
-  if (!res.ok || !res.body) return null;
-  const declared = Number(res.headers.get('content-length') ?? 0);
-  if (declared > MAX_REFERENCE_BYTES) return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.length;
-    if (size > MAX_REFERENCE_BYTES) return null;
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks);
+async function fetchOutside(url: string, opts: ReferenceFetchOptions): Promise<Buffer | null> {
+  const res = await guardedFetch(url, {
+    timeoutMs: FETCH_TIMEOUT_MS,
+    maxBytes: MAX_REFERENCE_BYTES,
+    ...(opts.allowOrigins ? { allowOrigins: opts.allowOrigins } : {}),
+    ...(opts.resolve ? { resolve: opts.resolve } : {}),
+  });
+  return res.status >= 200 && res.status < 300 ? res.body : null;
 }
 
-export async function loadReferenceImage(storage: Storage | undefined, ref: { name: string; url: string }): Promise<ReferenceImageInput> {
+export async function loadReferenceImage(
+  storage: Storage | undefined,
+  ref: { name: string; url: string },
+  opts: ReferenceFetchOptions = {},
+): Promise<ReferenceImageInput> {
   try {
     const key = storage ? (storage.keyFromUrl(ref.url) ?? (isValidKey(ref.url) ? ref.url : null)) : null;
     let bytes: Buffer | null = null;
     if (key && storage) bytes = (await storage.get(key))?.bytes ?? null;
-    else if (/^https?:\/\//i.test(ref.url)) bytes = await fetchOutside(new URL(ref.url));
+    else if (/^https?:\/\//i.test(ref.url)) bytes = await fetchOutside(ref.url, opts);
     // Only images are drawn; anything else stays a placeholder.
     if (bytes && sniffImageType(bytes).startsWith('image/')) return { name: ref.name, url: ref.url, bytes };
   } catch {
-    // unreachable, too slow or malformed: the placeholder tile stands in
+    // refused (internal address), unreachable, too slow, too large or malformed: the placeholder tile stands in
   }
   return { name: ref.name, url: ref.url };
 }
 
-export function loadReferenceImages(storage: Storage | undefined, refs: Array<{ name: string; url: string }>) {
-  return Promise.all(refs.map((r) => loadReferenceImage(storage, r)));
+export function loadReferenceImages(
+  storage: Storage | undefined,
+  refs: Array<{ name: string; url: string }>,
+  opts: ReferenceFetchOptions = {},
+) {
+  return Promise.all(refs.map((r) => loadReferenceImage(storage, r, opts)));
 }

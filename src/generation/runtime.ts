@@ -27,6 +27,8 @@ export interface GenerationWorkerOptions {
   applyOptions?: WorkerContext['applyOptions'];
   reconcile?: { intervalMs?: number; staleMs?: number } | false;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
+  /** Name resolution of outside fetches (tests inject one); default: the system's. */
+  resolve?: WorkerContext['resolve'];
 }
 
 export interface RunningGenerationWorker {
@@ -44,6 +46,7 @@ export async function startGenerationWorker(o: GenerationWorkerOptions): Promise
     ...(o.connectorFor ? { connectorFor: o.connectorFor } : {}),
     ...(o.applyOptions ? { applyOptions: o.applyOptions } : {}),
     ...(o.log ? { log: o.log } : {}),
+    ...(o.resolve ? { resolve: o.resolve } : {}),
   };
   const worker = startWorker(ctx, { concurrency: o.concurrency ?? o.config.WORKER_CONCURRENCY });
   const stopReconciler =

@@ -25,6 +25,7 @@ import { errorMessage, stepFailureAction } from './errors.ts';
 import { applyJobEvent, planFinish, type ApplyOptions } from './job-events.ts';
 import { queueJobId, queueOptions, type StepPayload } from './pipeline.ts';
 import { loadReferenceImages } from './reference-images.ts';
+import type { Resolver } from '../net/guarded-fetch.ts';
 import { submitStep } from './steps.ts';
 
 /** What the reconciler needs: the database and the queue. */
@@ -41,6 +42,8 @@ export interface WorkerContext extends QueueContext {
   /** Step-completion write backoff (tests shorten it). */
   applyOptions?: ApplyOptions;
   log?: (msg: string, extra?: Record<string, unknown>) => void;
+  /** Name resolution of outside fetches (reference images); tests inject one. Default: the system's. */
+  resolve?: Resolver;
 }
 
 /** Least time between two progress writes of a step (unless progress jumped 10 points). */
@@ -146,7 +149,10 @@ export function createStepHandler(ctx: WorkerContext) {
         .catch(() => undefined);
     };
 
-    const referenceImages: ReferenceImageInput[] = await loadReferenceImages(storage, p.payload.referenceImages);
+    const referenceImages: ReferenceImageInput[] = await loadReferenceImages(storage, p.payload.referenceImages, {
+      allowOrigins: ctx.config.OUTSIDE_FETCH_ALLOW_ORIGINS,
+      ...(ctx.resolve ? { resolve: ctx.resolve } : {}),
+    });
     if (p.stepOrder > 0) {
       // The previous step's image is this step's input.
       const prev = await findStep(db, p.jobId, p.stepOrder - 1, p.retryAttempt);

@@ -22,10 +22,17 @@ async function listen(handler: http.RequestListener): Promise<Listener> {
 
 let internal: Listener;
 let allowed: Listener;
+let other: Listener;
+const otherHeaders: http.IncomingHttpHeaders[] = [];
 before(async () => {
+  other = await listen((req, res) => {
+    otherHeaders.push(req.headers);
+    res.end('{}');
+  });
   internal = await listen((_req, res) => res.end('secret'));
   allowed = await listen((req, res) => {
     if (req.url === '/redirect') res.writeHead(302, { location: internal.url }).end();
+    else if (req.url === '/redirect-other') res.writeHead(302, { location: `${other.origin}/seen` }).end();
     else if (req.url === '/big') res.end(Buffer.alloc(2048));
     else if (req.url === '/slow') setTimeout(() => res.end('late'), 2000);
     else res.end('{"ok":true}');
@@ -34,6 +41,7 @@ before(async () => {
 after(() => {
   internal.server.close();
   allowed.server.close();
+  other.server.close();
 });
 
 const refused = (code: string) => (err: unknown) => err instanceof OutsideFetchError && err.code === code;
@@ -77,4 +85,53 @@ test('schemes other than http(s) and URLs with credentials are refused', async (
 test('size cap and timeout', async () => {
   await assert.rejects(guardedFetch(`${allowed.origin}/big`, { allowOrigins: [allowed.origin], maxBytes: 1024 }), refused('TOO_LARGE'));
   await assert.rejects(guardedFetch(`${allowed.origin}/slow`, { allowOrigins: [allowed.origin], timeoutMs: 200 }), refused('TIMEOUT'));
+});
+
+test('a name resolving into any reserved range (IPv4, IPv6, mapped, NAT64) is refused at connect time', async () => {
+  const port = new URL(internal.url).port;
+  const samples = [
+    '0.0.0.1',
+    '10.0.0.1',
+    '100.64.0.1',
+    '127.0.0.1',
+    '169.254.169.254',
+    '172.16.0.1',
+    '192.0.0.1',
+    '192.0.2.1',
+    '192.88.99.1',
+    '192.168.0.1',
+    '198.18.0.1',
+    '198.51.100.1',
+    '203.0.113.1',
+    '224.0.0.1',
+    '240.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    '100::1',
+    '2001:db8::1',
+    'fc00::1',
+    'fd12::1',
+    'fe80::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '64:ff9b::7f00:1',
+    '64:ff9b::a9fe:a9fe',
+  ];
+  for (const address of samples) {
+    const resolve: Resolver = async () => [{ address, family: address.includes(':') ? 6 : 4 }];
+    await assert.rejects(guardedFetch(`http://named.example:${port}/`, { resolve }), refused('BLOCKED'), address);
+  }
+  assert.equal(internal.connections, 0);
+});
+
+test('request headers go to the first origin only, never across a redirect', async () => {
+  const res = await guardedFetch(`${allowed.origin}/redirect-other`, {
+    allowOrigins: [allowed.origin, other.origin],
+    headers: { 'x-api-key': 'secret-key' },
+  });
+  assert.equal(res.status, 200);
+  assert.equal(otherHeaders.length, 1);
+  assert.equal(otherHeaders[0]!['x-api-key'], undefined);
 });

@@ -8,7 +8,7 @@
  *   when connected (DNS rebinding) still cannot reach us; IP literals are checked before the
  *   request, since Node does not look them up.
  * - Redirects are followed by hand, at most `maxRedirects`, each hop checked again (scheme and
- *   address).
+ *   address); `headers` go to the first origin only (a redirect elsewhere must not carry a key).
  * - A timeout for the whole fetch and a size cap on the body.
  * - `allowOrigins` lists origins ("http://127.0.0.1:3000") that may be internal, for the embedded
  *   dev setup's own metadata host only (configuration, never user input).
@@ -139,8 +139,9 @@ export async function guardedFetch(target: string | URL, options: GuardedFetchOp
   } catch {
     throw new OutsideFetchError('SCHEME', `not a URL: ${String(target).slice(0, 200)}`);
   }
+  const origin = url.origin;
   for (let hop = 0; ; hop++) {
-    const res = await requestOnce(url, opts, signal);
+    const res = await requestOnce(url, url.origin === origin ? opts : { ...opts, headers: {} }, signal);
     const location = res.headers.location;
     if (res.status >= 300 && res.status < 400 && location) {
       if (hop >= opts.maxRedirects) throw new OutsideFetchError('TOO_MANY_REDIRECTS', `more than ${opts.maxRedirects} redirects`);

@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { getAddress } from 'viem';
+import {
+  ContractFunctionExecutionError,
+  ContractFunctionRevertedError,
+  ContractFunctionZeroDataError,
+  getAddress,
+  HttpRequestError,
+} from 'viem';
 import { testConfig } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
-import { ContractReadFailed, type ContractReader, createContractReads } from './contract-reads.ts';
+import { type ContractReader, createContractReads } from './contract-reads.ts';
 
 const C1 = '0xc011ec7100000000000000000000000000000001';
 const RPC = 'http://rpc.test';
@@ -64,9 +70,23 @@ describe('contract reads', () => {
     assert.equal(calls.length, 0, 'nothing reached the chain');
   });
 
-  test('a failed read (revert, RPC error) is ContractReadFailed with the node’s short message', async () => {
-    const { reads } = service(Object.assign(new Error('long'), { shortMessage: 'execution reverted: ERC721NonexistentToken' }));
-    await assert.rejects(reads.read(read()), (e) => e instanceof ContractReadFailed && /read failed: execution reverted/.test(e.message));
+  test('a revert or an address without the contract is a 400 naming it; a failing RPC node a 502', async () => {
+    const wrap = (cause: Error) =>
+      new ContractFunctionExecutionError(cause as never, { abi: [], functionName: 'ownerOf', args: [1n], contractAddress: C1 });
+    const reverted = service(
+      wrap(new ContractFunctionRevertedError({ abi: [], functionName: 'ownerOf', message: 'ERC721NonexistentToken' })),
+    );
+    await assert.rejects(
+      reverted.reads.read(read()),
+      (e) => kind('invalid')(e) && /read reverted: Collection\.ownerOf at 0x.* reverted/.test((e as Error).message),
+    );
+    const empty = service(wrap(new ContractFunctionZeroDataError({ functionName: 'ownerOf' })));
+    await assert.rejects(
+      empty.reads.read(read()),
+      (e) => kind('invalid')(e) && /^query\.address: .* returned no data for ownerOf\(\)/.test((e as Error).message),
+    );
+    const down = service(wrap(new HttpRequestError({ url: RPC, details: 'connection refused' })));
+    await assert.rejects(down.reads.read(read()), (e) => kind('upstream')(e) && /chain RPC failed/.test((e as Error).message));
   });
 
   test('contract info: the ABI and the address the hosted indexer (or the deployment record) knows', () => {

@@ -3,10 +3,20 @@
  * docs/indexer.md): a view function of a named ABI over the chain's RPC, the result as a string.
  *
  * Errors: an unknown contract or function → 404; a bad argument list, a non-view function or a
- * chain without RPC → 400; the read itself failing (revert, RPC error) → `ContractReadFailed`, the
- * route's 500 (the one 500 a client can cause, as §4.4 says).
+ * chain without RPC → 400; a call that reverts, an address without the contract (no data back) or
+ * arguments the ABI cannot encode → 400 naming what went wrong; the RPC node failing → 502. §4.4
+ * names "500 read error"; issue 13 settled that no client input gives a 5xx (docs/security.md).
  */
-import { type Abi, getAddress } from 'viem';
+import {
+  type Abi,
+  BaseError,
+  ContractFunctionRevertedError,
+  ContractFunctionZeroDataError,
+  getAddress,
+  HttpRequestError,
+  TimeoutError,
+  WebSocketRequestError,
+} from 'viem';
 import * as abis from '../../contracts/abi/index.ts';
 import { chainInfo, publicClientForUrl, rpcUrlFor } from '../chain/chains.ts';
 import { readDeploymentRecord } from '../chain/deploy-platform.ts';
@@ -34,12 +44,30 @@ export const CONTRACT_ABIS: Record<string, Abi> = {
 export const contractName = (raw: string): string | undefined =>
   Object.keys(CONTRACT_ABIS).find((n) => n.toLowerCase() === raw.toLowerCase()) ?? (raw.toLowerCase() === 'app' ? 'Collection' : undefined);
 
-/** The chain read itself failed (revert, RPC error): the one 500 a client can cause. */
-export class ContractReadFailed extends Error {
-  constructor(message: string) {
-    super(`read failed: ${message}`);
-    this.name = 'ContractReadFailed';
+/**
+ * A failed view call as the client's mistake (4xx) or the node's failure (502). viem wraps the cause
+ * (ContractFunctionExecutionError → CallExecutionError → …); `walk` finds the one that decides.
+ */
+export function readFailure(err: unknown, r: { contract: string; function: string; address: string; chainId: number }): AppError {
+  if (err instanceof AppError) return err;
+  const base = err instanceof BaseError ? err : undefined;
+  const reverted = base?.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null | undefined;
+  if (reverted) {
+    const why = reverted.data?.errorName ?? reverted.reason ?? reverted.shortMessage;
+    return invalid(`read reverted: ${r.contract}.${r.function} at ${r.address} on chain ${r.chainId} reverted (${why})`);
   }
+  if (base?.walk((e) => e instanceof ContractFunctionZeroDataError)) {
+    return invalid(
+      `query.address: ${r.address} returned no data for ${r.function}() on chain ${r.chainId}: no contract there, or not a ${r.contract}`,
+    );
+  }
+  const transport = base?.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof WebSocketRequestError);
+  if (transport || !base) {
+    const e = err as { shortMessage?: string; message?: string };
+    return new AppError('upstream', `chain RPC failed: ${e.shortMessage ?? e.message ?? String(err)}`);
+  }
+  // Anything else viem raised before or after the call: the arguments do not fit the ABI.
+  return invalid(`query.args: ${base.shortMessage}`);
 }
 
 /** A read's result as a string: bigints in decimal, tuples and arrays as JSON. */
@@ -153,9 +181,7 @@ export function createContractReads(deps: ContractReadsDeps) {
       try {
         result = await readContract({ chainId: r.chainId, rpcUrl, address, abi, functionName: r.function, args });
       } catch (err) {
-        if (err instanceof AppError) throw err;
-        const e = err as { shortMessage?: string; message?: string };
-        throw new ContractReadFailed(e.shortMessage ?? e.message ?? String(err));
+        throw readFailure(err, { contract: name, function: r.function, address, chainId: r.chainId });
       }
       return { contract: name, function: r.function, address, chain_id: r.chainId, result: stringifyResult(result) };
     },

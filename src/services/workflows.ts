@@ -19,7 +19,7 @@ import { authorize, type Caller } from '../domain/policy.ts';
 import { connectorConfigOf } from '../generation/connector-config.ts';
 import { createConnector, type GeneratorConnector } from '../generation/connectors/index.ts';
 import { workflowTestFailure } from '../generation/errors.ts';
-import type { Storage } from '../storage/types.ts';
+import { isValidKey, type Storage } from '../storage/types.ts';
 
 export interface WorkflowPorts {
   list(f: { requiresApiKey?: boolean; limit: number; offset: number }): Promise<WorkflowRow[]>;
@@ -88,7 +88,7 @@ export function createWorkflowService(ports: WorkflowPorts) {
       const durationMs = now() - started;
       const ext = result.mimeType.split('/')[1]?.replace('jpeg', 'jpg') ?? 'bin';
       const url = ports.store
-        ? (await ports.store(`workflow-tests/${workflow.name}/${randomUUID()}.${ext}`, result.bytes, result.mimeType)).url
+        ? (await ports.store(`workflow-tests/${keySegment(workflow)}/${randomUUID()}.${ext}`, result.bytes, result.mimeType)).url
         : null;
       return {
         workflow: { id: workflow.id, name: workflow.name, type: workflow.type },
@@ -102,6 +102,9 @@ export function createWorkflowService(ports: WorkflowPorts) {
     },
   };
 }
+
+/** The workflow's name in storage keys; its id for a name stored before names were restricted. */
+const keySegment = (w: { id: string; name: string }) => (isValidKey(`workflow-tests/${w.name}`) ? w.name : w.id);
 
 export type WorkflowService = ReturnType<typeof createWorkflowService>;
 

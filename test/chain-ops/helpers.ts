@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { startAnvil, type AnvilInstance } from '../../src/chain/anvil.ts';
 import { createChainServices, type ChainServices, type ChainServicesOptions } from '../../src/chain/platform-chain.ts';
 import { testConfig, type Config } from '../../src/config.ts';
+import type { BackendDeps } from '../../src/http/backend/app.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { setupApps, setupDb } from '../helpers/kit.ts';
 import { JWT_SECRET, SERVICE_KEY, asService, call } from '../helpers/platform.ts';
@@ -35,6 +36,8 @@ export async function startChainPlatform(
     env?: Record<string, string>;
     metadataRewrites?: Array<{ from: string; to: string }>;
     services?: Partial<ChainServicesOptions>;
+    /** Extra backend dependencies (storage, job queue, ...). */
+    backend?: Partial<BackendDeps>;
   } = {},
 ): Promise<ChainPlatform> {
   let anvil = await startAnvil();
@@ -55,7 +58,7 @@ export async function startChainPlatform(
   const apps = await setupApps({
     database,
     env,
-    backend: { metadataBaseUrl: METADATA_BASE, chain, contractExists: chain.contractExists },
+    backend: { metadataBaseUrl: METADATA_BASE, chain, contractExists: chain.contractExists, ...(opts.backend ?? {}) },
     admin: { chain, metadataRewrites: opts.metadataRewrites },
   });
   const p: ChainPlatform = {

@@ -6,6 +6,7 @@ import { jobs } from '../../src/db/schema/index.ts';
 import type { GeneratorConnector } from '../../src/generation/connectors/index.ts';
 import type { StepPayload } from '../../src/generation/pipeline.ts';
 import { JOB_QUEUE_NAME, startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
+import type { Resolver } from '../../src/net/guarded-fetch.ts';
 import { BullMqQueue, InProcessQueue, type WorkQueue } from '../../src/queue/index.ts';
 import { startTestPlatform, type TestPlatform } from './platform.ts';
 import { waitFor } from './wait.ts';
@@ -41,7 +42,13 @@ export async function deleteRedisPrefix(prefix: string) {
 
 export async function startJobsPlatform(
   kind: QueueKind,
-  opts: { env?: Record<string, string>; connectorFor?: (type: string, data: unknown) => GeneratorConnector; worker?: boolean } = {},
+  opts: {
+    env?: Record<string, string>;
+    connectorFor?: (type: string, data: unknown) => GeneratorConnector;
+    worker?: boolean;
+    /** Name resolution of the worker's outside fetches (SSRF tests). */
+    resolve?: Resolver;
+  } = {},
 ): Promise<JobsPlatform> {
   const prefix = `atelier-jobs-test-${randomUUID().slice(0, 8)}`;
   const queue = makeQueue(kind, prefix);
@@ -61,6 +68,7 @@ export async function startJobsPlatform(
         reconcile: false,
         applyOptions: { stepWriteBackoffMs: [5, 10, 20] },
         ...(connectorFor ? { connectorFor } : {}),
+        ...(opts.resolve ? { resolve: opts.resolve } : {}),
       });
       workers.push(w);
       return w;

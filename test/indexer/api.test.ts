@@ -173,7 +173,7 @@ describe('indexer API and realtime', () => {
     assert.equal((await backend(`/api/app-token-mints/${c2}`)).body.data.length, 1);
   });
 
-  test('§4.4 read and contract-info: result as string; 400, 404, 500', async () => {
+  test('§4.4 read and contract-info: result as string; 400, 404; a revert or a wrong address is a 400, not a 500', async () => {
     const ok = await backend(`/api/read/Collection/ownerOf?address=${c1}&args=${encodeURIComponent('["1"]')}`);
     assert.equal(ok.status, 200);
     assert.equal(ok.body.data.result, bob.account.address);
@@ -188,8 +188,18 @@ describe('indexer API and realtime', () => {
     assert.equal((await backend(`/api/read/Nope/totalSupply?address=${c1}`)).status, 404);
     assert.equal((await backend(`/api/read/Collection/noSuchFunction?address=${c1}`)).status, 404);
     const failed = await backend(`/api/read/Collection/ownerOf?address=${c1}&args=${encodeURIComponent('["999"]')}`);
-    assert.equal(failed.status, 500);
-    assert.match(failed.body.error, /read failed/);
+    assert.equal(failed.status, 400);
+    assert.match(
+      failed.body.error,
+      /^read reverted: Collection\.ownerOf at 0x[0-9a-fA-F]{40} on chain \d+ reverted \(ERC721NonexistentToken\)/,
+    );
+    // An address with no code (an account) returns no data; a contract of another kind reverts.
+    const account = await backend(`/api/read/Collection/totalSupply?address=${bob.account.address}`);
+    assert.equal(account.status, 400, JSON.stringify(account.body));
+    assert.match(account.body.error, /^query\.address: 0x[0-9a-fA-F]{40} returned no data for totalSupply\(\)/);
+    const factory = await backend(`/api/read/Collection/totalSupply?address=${ctx.deployment.contracts.DiamondFactory}`);
+    assert.equal(factory.status, 400, JSON.stringify(factory.body));
+    assert.match(factory.body.error, /^read reverted: Collection\.totalSupply at 0x[0-9a-fA-F]{40}/);
 
     const info = await backend('/api/contract-info/DiamondFactory');
     assert.equal(info.status, 200);

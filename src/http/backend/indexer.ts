@@ -15,10 +15,9 @@ import { z } from 'zod';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import type { IndexerHost } from '../../indexer/host.ts';
-import { ContractReadFailed, type ContractReads, createContractReads } from '../../services/contract-reads.ts';
+import { type ContractReads, createContractReads } from '../../services/contract-reads.ts';
 import { createIndexerReads, type IndexerReads } from '../../services/indexer-reads.ts';
 import { requires } from '../plugins/availability.ts';
-import { sendError } from '../plugins/errors.ts';
 import * as present from '../present/indexer.ts';
 import { attachRealtime } from '../realtime.ts';
 import { collectionIdParams, uuid } from '../schemas/common.ts';
@@ -278,7 +277,7 @@ async function contractRoutes(app: FastifyInstance, { contracts }: { contracts: 
         schema: {
           summary: 'Read a contract',
           description:
-            'Calls a view function of a named ABI at `address` with `args` (a JSON array) and returns the result as a string (bigints in decimal, tuples as JSON). 400: missing or invalid address, args not a JSON array, wrong argument count, not a view function. 404: unknown contract or function. 500: the read itself failed (revert, RPC error).',
+            'Calls a view function of a named ABI at `address` with `args` (a JSON array) and returns the result as a string (bigints in decimal, tuples as JSON). 400: missing or invalid address, args not a JSON array, wrong argument count, not a view function. 400 also when the call reverts (the reason is named) or the address returns no data (no contract there, or another kind). 404: unknown contract or function. 502: the chain’s RPC node failed.',
           operationId: 'readContract',
           tags,
           params: s.readParams,
@@ -286,22 +285,16 @@ async function contractRoutes(app: FastifyInstance, { contracts }: { contracts: 
           response: { 200: envelope(s.contractRead) },
         },
       },
-      async (req, reply) => {
-        try {
-          return ok(
-            await contracts.read({
-              contract: req.params.contract,
-              function: req.params.function,
-              address: req.query.address,
-              args: req.query.args,
-              chainId: req.query.chainId ?? contracts.defaultChain,
-            }),
-          );
-        } catch (err) {
-          if (err instanceof ContractReadFailed) return sendError(reply, 'envelope', 500, err.message);
-          throw err;
-        }
-      },
+      async (req) =>
+        ok(
+          await contracts.read({
+            contract: req.params.contract,
+            function: req.params.function,
+            address: req.query.address,
+            args: req.query.args,
+            chainId: req.query.chainId ?? contracts.defaultChain,
+          }),
+        ),
     );
   });
 }

@@ -12,12 +12,16 @@ export const listWorkflowsQuery = z.object({
   offset: queryInt(0, 1_000_000).optional(),
 });
 
+/**
+ * A workflow name is a segment of storage keys (`workflow-tests/<name>/…`, storage/types.ts): no
+ * slash, no dot segment, nothing a file system or an object store reads specially.
+ */
 const name = z
   .string()
   .trim()
   .min(1)
   .max(100)
-  .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only');
+  .regex(/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/, 'a workflow name is part of storage keys: letters, digits, _ . - only, not starting with a dot');
 const nameList = z.array(z.string().trim().min(1).max(300)).max(200);
 
 export const createWorkflowBody = z.object({

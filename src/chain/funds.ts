@@ -1,0 +1,40 @@
+/**
+ * A platform wallet without the funds to pay for gas is the operator's problem, not the client's:
+ * every send through this wrapper turns the node's "insufficient funds" refusal into a 503 that
+ * names the wallet, the chain and what to do (issue 13: no opaque 500 for an unfunded wallet).
+ * One wrapper around the chain's sender covers every write (deploys, mints, admin actions).
+ */
+import { AppError } from '../domain/errors.ts';
+import { TxFailedError, type TxSender } from './tx/api.ts';
+
+const INSUFFICIENT = /insufficient funds/i;
+
+export function unfundedWalletError(err: unknown, wallet: string, chainId: number): AppError | undefined {
+  if (!(err instanceof TxFailedError) || !INSUFFICIENT.test(err.message)) return undefined;
+  return new AppError(
+    'unavailable',
+    `the platform wallet ${wallet} has insufficient funds to pay for gas on chain ${chainId}; send it native currency and retry (nothing was sent)`,
+    { code: 'WALLET_UNFUNDED', wallet },
+  );
+}
+
+/** The same sender; a send refused for lack of funds rejects with the 503 above. */
+export function withFundsCheck(sender: TxSender): TxSender {
+  return {
+    get chainId() {
+      return sender.chainId;
+    },
+    get address() {
+      return sender.address;
+    },
+    async send(req) {
+      try {
+        return await sender.send(req);
+      } catch (err) {
+        throw unfundedWalletError(err, sender.address, sender.chainId) ?? err;
+      }
+    },
+    reconcile: (o) => sender.reconcile(o),
+    close: () => sender.close(),
+  };
+}
