@@ -37,7 +37,7 @@ import {
 import { submitStep } from '../generation/steps.ts';
 import { DEFAULT_PRIORITY, type WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
-import { withSpan } from '../telemetry.ts';
+import { currentTraceCarrier, withSpan } from '../telemetry.ts';
 import { ownership } from './ownership.ts';
 
 /** Why generation routes answer 503 on a backend without a job queue. */
@@ -165,7 +165,9 @@ export function createGenerationService(ports: GenerationPorts) {
         const custodiedFor =
           input.socialOrg && input.socialIdentifier ? (await ports.socialLinks.upsert(input.socialOrg, input.socialIdentifier)).id : null;
         const priority = input.priority ?? DEFAULT_PRIORITY;
-        const step0 = buildStepPayload({ id: jobId, output_id: outputId, data, priority }, 0, 0);
+        // The job.submit span's W3C context rides in the queued step (job.process continues it).
+        const trace = currentTraceCarrier();
+        const step0 = { ...buildStepPayload({ id: jobId, output_id: outputId, data, priority }, 0, 0), ...(trace ? { trace } : {}) };
         const queueId = queueJobId(jobId, 0, 0);
         const inserted = await ports.rows.insert({
           jobId,
