@@ -19,6 +19,9 @@ import type { IndexerHost } from './indexer/host.ts';
 import { startIndexer } from './indexer/service.ts';
 import { createJobQueue, startGenerationWorker } from './generation/runtime.ts';
 import { traceLogFields } from './telemetry.ts';
+import { seedBuiltinGlobalCollections } from './db/global-collections.ts';
+import { seedBuiltinWorkflows } from './db/workflows.ts';
+import { normalizeGenerationData } from './domain/generation-data.ts';
 
 export function openConfiguredDatabase(config: Config): Promise<Database> {
   return openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir: path.join(config.dataDir, 'pgdata') });
@@ -67,6 +70,10 @@ export async function startBackend(
   opts: { runWorker?: boolean; chain?: ChainServices; indexer?: IndexerHost } = {},
 ): Promise<FastifyInstance> {
   const storage = createStorage(config, publicBaseUrl(config));
+  // Built-in workflows and global collections exist from the first start (idempotent; a
+  // worker elsewhere seeds the workflows too): develop works on a fresh platform.
+  await seedBuiltinWorkflows(database.db);
+  await seedBuiltinGlobalCollections(database.db, normalizeGenerationData);
   const jobQueue = createJobQueue(config);
   const backend = await buildBackendApp({
     config,
