@@ -7,6 +7,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { startNftDuties } from './services/nft-ports.ts';
 import { createChainServices } from './chain/platform-chain.ts';
+import { startProcessTelemetry } from './telemetry.ts';
 import {
   ensureServiceKey,
   openConfiguredDatabase,
@@ -29,16 +30,21 @@ commands:
             indexer --reindex rebuilds every indexed row from the start block first
 `;
 
+/** Set by main() before a process starts: flushed after the process's own stop. */
+let stopTelemetry: () => Promise<void> = async () => undefined;
+
 function onShutdown(stop: () => Promise<void>) {
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       if (stopping) process.exit(1);
       stopping = true;
-      stop().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
+      stop()
+        .finally(() => stopTelemetry().catch(() => undefined))
+        .then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
     });
   }
 }
@@ -62,6 +68,7 @@ async function main(argv: string[]): Promise<void> {
 
   switch (command) {
     case 'start': {
+      stopTelemetry = startProcessTelemetry(config, ['backend', 'admin', 'worker', 'indexer']);
       const key = ensureServiceKey(config);
       config = { ...config, API_KEY: key.key };
       const platform = await startAll(config);
@@ -95,6 +102,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'backend': {
+      stopTelemetry = startProcessTelemetry(config, config.REDIS_URL ? ['backend'] : ['backend', 'worker']);
       const database = await openConfiguredDatabase(config);
       await database.migrate();
       // Chain services on the configured RPCs (no embedded anvil: that is `atelier start`'s).
@@ -119,6 +127,7 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'admin': {
+      stopTelemetry = startProcessTelemetry(config, ['admin']);
       // Chain writes are recorded before they are sent: with DATABASE_URL the admin proxy has a
       // tx sender; without it its chain routes answer 503 (docs/chain-operations.md).
       const database = config.DATABASE_URL ? await openConfiguredDatabase(config) : undefined;
@@ -135,12 +144,14 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'worker': {
+      stopTelemetry = startProcessTelemetry(config, ['worker']);
       const worker = await startWorkerProcess(config);
       onShutdown(() => worker.stop());
       process.stdout.write(`generation worker running (concurrency ${config.WORKER_CONCURRENCY})\n`);
       return;
     }
     case 'indexer': {
+      stopTelemetry = startProcessTelemetry(config, ['indexer']);
       const { startIndexerProcess } = await import('./http/indexer-app.ts');
       const running = await startIndexerProcess(config, { reindex: argv.includes('--reindex'), openDatabase: openConfiguredDatabase });
       onShutdown(() => running.stop());

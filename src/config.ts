@@ -90,6 +90,12 @@ const shape = {
   OPENAI_IMAGE_MODEL: z.string().default('gpt-image-1'),
   OPENAI_CHAT_MODEL: z.string().default('gpt-4o-mini'),
   OTEL_EXPORTER_OTLP_ENDPOINT: url.optional(),
+  /** service.name of this process's spans; default atelier (npm start) or atelier-<process>. */
+  OTEL_SERVICE_NAME: z.string().trim().min(1).max(100).optional(),
+  /** Longest wait before buffered spans are sent to the collector. */
+  OTEL_BSP_SCHEDULE_DELAY: positiveInt.default(5000),
+  /** service.heartbeat interval (content-service.md §8: 15 s). */
+  TELEMETRY_HEARTBEAT_MS: positiveInt.default(15_000),
   VIDEO_STREAM_BASE_URL: url.default('https://stream.mux.com'),
   VIDEO_THUMBNAIL_BASE_URL: url.default('https://image.mux.com'),
   /** Failed authentications allowed per client address (and per presented credential) in a window; then 429. */

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { buildAdminApp, type AdminDeps } from './http/admin/app.ts';
@@ -17,6 +18,10 @@ import { createStorage } from './storage/index.ts';
 import type { IndexerHost } from './indexer/host.ts';
 import { startIndexer } from './indexer/service.ts';
 import { createJobQueue, startGenerationWorker } from './generation/runtime.ts';
+import { traceLogFields } from './telemetry.ts';
+import { seedBuiltinGlobalCollections } from './db/global-collections.ts';
+import { seedBuiltinWorkflows } from './db/workflows.ts';
+import { normalizeGenerationData } from './domain/generation-data.ts';
 
 export function openConfiguredDatabase(config: Config): Promise<Database> {
   return openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir: path.join(config.dataDir, 'pgdata') });
@@ -98,6 +103,10 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
 }
 
 export async function startBackend(config: Config, database: Database, parts: BackendParts = {}): Promise<FastifyInstance> {
+  // Built-in workflows and global collections exist from the first start (idempotent; a
+  // worker elsewhere seeds the workflows too): develop works on a fresh platform.
+  await seedBuiltinWorkflows(database.db);
+  await seedBuiltinGlobalCollections(database.db, normalizeGenerationData);
   const backend = await buildBackend(config, database, parts);
   await backend.listen({ port: config.PORT, host: config.HOST });
   return backend;
@@ -110,7 +119,15 @@ export async function startWorkerProcess(config: Config): Promise<{ stop(): Prom
   const database = await openConfiguredDatabase(config);
   await database.migrate();
   const queue = createJobQueue(config);
-  const worker = await startGenerationWorker({ config, database, storage: createStorage(config, publicBaseUrl(config)), queue });
+  // Log lines written inside a span (job.process) carry its trace_id and span_id.
+  const logger = pino({ name: 'worker', level: config.LOG_LEVEL, mixin: traceLogFields });
+  const worker = await startGenerationWorker({
+    config,
+    database,
+    storage: createStorage(config, publicBaseUrl(config)),
+    queue,
+    log: (msg, extra) => logger.warn(extra ?? {}, msg),
+  });
   return {
     async stop() {
       await worker.close();

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { outputs } from '../src/db/schema/index.ts';
+import { jobSteps, outputs, workflows } from '../src/db/schema/index.ts';
 import { startJobsPlatform, waitForJobEnd, type JobsPlatform } from './helpers/jobs.ts';
 import { asService, call } from './helpers/platform.ts';
 
@@ -92,4 +92,37 @@ test('validation: unknown social_org, placeholder missing from the template, bad
   assert.match(badEditions.body.error, /editions/);
   const noAuth = await call(`${p.backendUrl}/api/workflows/create-simple-collection`, { body: body() });
   assert.equal(noAuth.status, 401);
+});
+
+test('a custodial collection generates through flexible_prompt with its template job_type, variables filled at generation time', async () => {
+  const made = await call(`${p.backendUrl}/api/workflows/create-simple-collection`, {
+    headers: asService(),
+    body: body({ collection_details: { title: 'Own workflow', social_org: 'social_a', social_identifier: '777' } }),
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  // No workflow_id and no job_type: the collection's own are used.
+  const gen = await call(`${p.backendUrl}/api/collections/${made.body.data.id}/generate`, {
+    headers: asService(),
+    body: { variables: { hat: 'beanie', mood: 'calm' } },
+  });
+  assert.equal(gen.status, 202, JSON.stringify(gen.body));
+  const job = await waitForJobEnd(p, gen.body.data.jobId);
+  assert.equal(job.status, 'completed', job.error_message ?? '');
+  assert.equal(job.job_type, 'miniapp_pfp');
+  const [wf] = await p.database.db.select().from(workflows).where(eq(workflows.id, job.workflow_id!));
+  assert.equal(wf!.name, 'flexible_prompt');
+  assert.equal(wf!.type, 'direct_job');
+  const [step] = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, job.id));
+  const payload = step!.input_data as { type: string; payload: { prompt: string } };
+  assert.equal(payload.type, 'direct_job');
+  assert.equal(payload.payload.prompt, 'a portrait wearing a beanie, feeling calm');
+  // A request that names its own workflow and job type keeps them.
+  const named = await call(`${p.backendUrl}/collections/${made.body.data.id}/generations`, {
+    headers: asService(),
+    body: { variables: { hat: 'crown', mood: 'calm' }, workflow_id: 'procedural', job_type: 'direct_api' },
+  });
+  const namedJob = await waitForJobEnd(p, named.body.data.jobId);
+  assert.equal(namedJob.job_type, 'direct_api');
+  const [wf2] = await p.database.db.select().from(workflows).where(eq(workflows.id, namedJob.workflow_id!));
+  assert.equal(wf2!.name, 'procedural');
 });

@@ -3,7 +3,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
-import { initTelemetry, shutdownTelemetry, startHeartbeat, withSpan } from '../src/telemetry.ts';
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import pino from 'pino';
+import {
+  currentTraceCarrier,
+  initTelemetry,
+  parentFromCarrier,
+  shutdownTelemetry,
+  startHeartbeat,
+  traceLogFields,
+  withSpan,
+} from '../src/telemetry.ts';
 
 after(() => shutdownTelemetry());
 
@@ -47,4 +57,32 @@ test('spans reach an OTLP/HTTP collector (fake) at /v1/traces', async () => {
   assert.equal(received.length, 1);
   assert.equal(received[0]!.url, '/v1/traces');
   assert.ok(received[0]!.size > 0);
+});
+
+test('active spans: children, log fields, and the W3C carrier that continues a trace elsewhere', async () => {
+  const exporter = new InMemorySpanExporter();
+  initTelemetry({ serviceName: 'test', exporter });
+  const lines: string[] = [];
+  const log = pino({ mixin: traceLogFields }, { write: (l: string) => void lines.push(l) });
+  let carrier: ReturnType<typeof currentTraceCarrier>;
+  await withSpan('job.submit', {}, async () => {
+    log.info('inside');
+    await withSpan('comfyui.execute', {}, async () => undefined);
+    carrier = currentTraceCarrier();
+  });
+  log.info('outside');
+  assert.match(carrier!.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  await withSpan('job.process', {}, async () => undefined, parentFromCarrier(carrier));
+  const [submit, child, processed] = ['job.submit', 'comfyui.execute', 'job.process'].map(
+    (n) => exporter.getFinishedSpans().find((s) => s.name === n)!,
+  );
+  assert.equal(child!.parentSpanContext?.spanId, submit!.spanContext().spanId);
+  assert.equal(processed!.spanContext().traceId, submit!.spanContext().traceId);
+  assert.equal(processed!.parentSpanContext?.spanId, submit!.spanContext().spanId);
+  const inside = JSON.parse(lines[0]!);
+  assert.equal(inside.trace_id, submit!.spanContext().traceId);
+  assert.equal(inside.span_id, submit!.spanContext().spanId);
+  assert.equal(JSON.parse(lines[1]!).trace_id, undefined);
+  assert.equal(parentFromCarrier({ traceparent: 'garbage' }), ROOT_CONTEXT);
+  await shutdownTelemetry();
 });

@@ -63,6 +63,26 @@ export const BUILTIN_WORKFLOWS: NewWorkflow[] = [
     requires_api_key: true,
   },
   {
+    name: 'animate',
+    label: 'Animate an image',
+    type: 'basic',
+    description:
+      'Built-in renderer: an animated WebP (slow zoom, pan and hue drift) made from ref_image_1. The built-in image → animation global collection uses it.',
+    data: { renderer: 'animate' },
+    output_mime_type: 'image/webp',
+    order: 40,
+  },
+  {
+    name: 'image_variation',
+    label: 'Image variation',
+    type: 'basic',
+    description:
+      'Built-in renderer: a recoloured (and maybe mirrored) variation of ref_image_1. The built-in image → image global collection uses it.',
+    data: { renderer: 'variation' },
+    output_mime_type: 'image/png',
+    order: 50,
+  },
+  {
     name: 'flexible_prompt',
     label: 'Flexible prompt',
     type: 'direct_job',

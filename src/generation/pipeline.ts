@@ -42,6 +42,8 @@ export interface StepPayload {
   };
   requirements: { models: string[]; custom_nodes: string[] };
   workflow_context: { workflow_id: string; workflow_name: string; workflow_priority: number; total_steps: number; current_step: number };
+  /** W3C trace context of the span that queued this step: job.process continues that trace. */
+  trace?: { traceparent: string; tracestate?: string };
 }
 
 export interface MintState {

@@ -6,6 +6,7 @@
 import type { Db } from '../db/client.ts';
 import { ensureStep } from '../db/jobs.ts';
 import type { WorkQueue } from '../queue/index.ts';
+import { currentTraceCarrier } from '../telemetry.ts';
 import { buildStepPayload, queueJobId, queueOptions, type JobForStep, type StepPayload } from './pipeline.ts';
 
 export interface StepContext {
@@ -15,7 +16,9 @@ export interface StepContext {
 
 /** Creates the step row and queues it. */
 export async function submitStep(ctx: StepContext, job: JobForStep, stepOrder: number, retryAttempt: number): Promise<void> {
-  const payload = buildStepPayload(job, stepOrder, retryAttempt);
+  // The active span (job.process of the previous step, or the retry's) is this step's parent.
+  const trace = currentTraceCarrier();
+  const payload: StepPayload = { ...buildStepPayload(job, stepOrder, retryAttempt), ...(trace ? { trace } : {}) };
   const id = queueJobId(job.id, stepOrder, retryAttempt);
   await ensureStep(ctx.db, {
     jobId: job.id,

@@ -18,7 +18,7 @@ import type { QueueJob, WorkerHandle, WorkQueue } from '../queue/index.ts';
 import { EXTENSION } from '../storage/mime.ts';
 import { makeThumbnail } from '../storage/thumbnails.ts';
 import type { Storage } from '../storage/types.ts';
-import { withSpan } from '../telemetry.ts';
+import { parentFromCarrier, withSpan } from '../telemetry.ts';
 import { connectorConfigOf } from './connector-config.ts';
 import { createConnector, type GeneratorConnector, type ReferenceImageInput } from './connectors/index.ts';
 import { errorMessage, stepFailureAction } from './errors.ts';
@@ -65,34 +65,40 @@ export function createStepHandler(ctx: WorkerContext) {
 
   return async function handleStep(qjob: QueueJob<StepPayload>): Promise<unknown> {
     const p = qjob.payload;
-    return withSpan('job.process', { 'job.id': p.jobId, 'job.service_required': p.type }, async () => {
-      const found = await loadStepContext(db, p.jobId, p.stepOrder, p.retryAttempt, p.workflow_context.workflow_id);
-      if (!found) return { skipped: 'job not found' };
-      const { job, step } = found;
-      if (job.retry_count !== p.retryAttempt) return { skipped: 'superseded by a retry' };
-      if (job.status === 'completed' || job.status === 'failed') return { skipped: `job ${job.status}` };
+    // The step carries the submitting trace (job.submit, or the previous step's job.process).
+    return withSpan(
+      'job.process',
+      { 'job.id': p.jobId, 'job.service_required': p.type },
+      async () => {
+        const found = await loadStepContext(db, p.jobId, p.stepOrder, p.retryAttempt, p.workflow_context.workflow_id);
+        if (!found) return { skipped: 'job not found' };
+        const { job, step } = found;
+        if (job.retry_count !== p.retryAttempt) return { skipped: 'superseded by a retry' };
+        if (job.status === 'completed' || job.status === 'failed') return { skipped: `job ${job.status}` };
 
-      let output = step?.status === 'completed' ? (step.output_data as StepOutput | null) : null;
-      let bytes: Buffer | undefined;
-      if (!output) {
-        try {
-          ({ output, bytes } = await runStep(qjob, job, step === null, found.workflowData));
-        } catch (err) {
-          if (stepFailureAction(err, qjob.attempt, p.attempts) === 'retry') throw err; // the queue tries again with backoff
-          const message = errorMessage(err);
-          await failJob(db, p, `generation failed: ${message}`);
-          return { failed: message };
+        let output = step?.status === 'completed' ? (step.output_data as StepOutput | null) : null;
+        let bytes: Buffer | undefined;
+        if (!output) {
+          try {
+            ({ output, bytes } = await runStep(qjob, job, step === null, found.workflowData));
+          } catch (err) {
+            if (stepFailureAction(err, qjob.attempt, p.attempts) === 'retry') throw err; // the queue tries again with backoff
+            const message = errorMessage(err);
+            await failJob(db, p, `generation failed: ${message}`);
+            return { failed: message };
+          }
         }
-      }
-      if (p.stepOrder + 1 < p.totalSteps) {
-        // The job row read above carries everything the next payload needs (data and priority
-        // do not change while a step runs; a retry changes retry_count and is checked above).
-        await submitStep(ctx, job, p.stepOrder + 1, p.retryAttempt);
-        return { next: p.stepOrder + 1 };
-      }
-      await finishJob(ctx, p, output, { userId: found.outputUserId, status: found.outputStatus }, bytes);
-      return { completed: output.url };
-    });
+        if (p.stepOrder + 1 < p.totalSteps) {
+          // The job row read above carries everything the next payload needs (data and priority
+          // do not change while a step runs; a retry changes retry_count and is checked above).
+          await submitStep(ctx, job, p.stepOrder + 1, p.retryAttempt);
+          return { next: p.stepOrder + 1 };
+        }
+        await finishJob(ctx, p, output, { userId: found.outputUserId, status: found.outputStatus }, bytes);
+        return { completed: output.url };
+      },
+      p.trace ? parentFromCarrier(p.trace) : undefined,
+    );
   };
 
   async function runStep(

@@ -5,6 +5,7 @@
  * (inside the backend process) and `atelier indexer` (its own process, src/http/indexer-app.ts).
  */
 import pino from 'pino';
+import { traceLogFields } from '../telemetry.ts';
 import { getAddress } from 'viem';
 import { rpcUrlFor } from '../chain/chains.ts';
 import { readDeploymentRecord } from '../chain/deploy-platform.ts';
@@ -83,7 +84,7 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   const target = indexerTarget(opts.config, opts.target);
   if (!target) return undefined;
   const events = new IndexerEvents();
-  const logger = pino({ name: 'indexer', level: opts.config.LOG_LEVEL });
+  const logger = pino({ name: 'indexer', level: opts.config.LOG_LEVEL, mixin: traceLogFields });
   const indexer = createIndexer({
     database: opts.database,
     chainId: target.chainId,

@@ -6,7 +6,7 @@
  */
 import type { Db } from '../db/client.ts';
 import { getCollection } from '../db/collections.ts';
-import { listGlobalCollections, type GlobalCollectionRow } from '../db/global-collections.ts';
+import { listGlobalCollections, setCollectionGlobal, type GlobalCollectionRow } from '../db/global-collections.ts';
 import { getOutputWithOwners, type OutputRow } from '../db/outputs.ts';
 import { AppError, conflict, invalid } from '../domain/errors.ts';
 import { authorize, type Caller } from '../domain/policy.ts';
@@ -18,6 +18,10 @@ export interface DevelopPorts {
   collections: {
     get(id: string): Promise<{ id: string; title: string; is_global: boolean; input_type: string | null; output_type: string | null }>;
     globals(inputType?: string): Promise<GlobalCollectionRow[]>;
+    setGlobal(
+      id: string,
+      mark: { isGlobal: boolean; inputType: string | null; outputType: string | null },
+    ): Promise<GlobalCollectionRow & { is_global: boolean }>;
   };
   /** Absent without a job queue (develop then answers 503). */
   generation?: Pick<GenerationService, 'start'>;
@@ -32,6 +36,18 @@ export function mediaKind(mime: string | null): string | null {
 export function createDevelopService(ports: DevelopPorts) {
   return {
     collections: (inputType?: string) => ports.collections.globals(inputType),
+
+    /** The operator marks a collection global (what it takes and makes) or ordinary again. */
+    async setGlobal(caller: Caller, id: string, mark: { isGlobal: boolean; inputType?: string; outputType?: string }) {
+      authorize(caller, 'collection.set_global');
+      if (mark.isGlobal && (!mark.inputType || !mark.outputType))
+        throw invalid('body: a global collection needs input_type and output_type');
+      return ports.collections.setGlobal(id, {
+        isGlobal: mark.isGlobal,
+        inputType: mark.isGlobal ? (mark.inputType ?? null) : null,
+        outputType: mark.isGlobal ? (mark.outputType ?? null) : null,
+      });
+    },
 
     async develop(caller: Caller, sourceId: string, input: { collectionId: string; variables?: Record<string, unknown> }) {
       const source = await ports.outputs.get(sourceId);
@@ -66,7 +82,11 @@ export type DevelopService = ReturnType<typeof createDevelopService>;
 export function developServiceOn(db: Db, generation?: GenerationService): DevelopService {
   return createDevelopService({
     outputs: { get: (id) => getOutputWithOwners(db, id) },
-    collections: { get: (id) => getCollection(db, id), globals: (inputType) => listGlobalCollections(db, inputType) },
+    collections: {
+      get: (id) => getCollection(db, id),
+      globals: (inputType) => listGlobalCollections(db, inputType),
+      setGlobal: (id, mark) => setCollectionGlobal(db, id, mark),
+    },
     ...(generation ? { generation } : {}),
   });
 }

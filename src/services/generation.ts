@@ -37,11 +37,24 @@ import {
 import { submitStep } from '../generation/steps.ts';
 import { DEFAULT_PRIORITY, type WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
-import { withSpan } from '../telemetry.ts';
+import { currentTraceCarrier, withSpan } from '../telemetry.ts';
 import { ownership } from './ownership.ts';
 
 /** Why generation routes answer 503 on a backend without a job queue. */
 export const NO_QUEUE = 'generation is not available: this backend has no job queue configured';
+
+/** The job type of a plain generation (the generate routes' default). */
+export const DEFAULT_JOB_TYPE = 'collection_generation';
+
+/** The workflow and job type a collection's `component` names, when it names them. */
+export function collectionComponent(component: unknown): { workflow?: string; jobType?: string } {
+  if (!component || typeof component !== 'object') return {};
+  const c = component as { workflow?: unknown; job_type?: unknown };
+  return {
+    ...(typeof c.workflow === 'string' && c.workflow ? { workflow: c.workflow } : {}),
+    ...(typeof c.job_type === 'string' && c.job_type ? { jobType: c.job_type } : {}),
+  };
+}
 
 /** What one generation asks for (the caller decides the owner and the charge). */
 export interface GenerationRequest {
@@ -78,7 +91,7 @@ export interface RetryResult {
 }
 
 export interface GenerationPorts {
-  collections: { get(id: string): Promise<{ id: string; title: string; data: unknown }> };
+  collections: { get(id: string): Promise<{ id: string; title: string; data: unknown; component?: unknown }> };
   workflows: { find(idOrName: string): Promise<JobWorkflow | null> };
   decks: {
     get(
@@ -132,8 +145,12 @@ export function createGenerationService(ports: GenerationPorts) {
     return withSpan('job.submit', { 'job.workflow_id': input.workflowId ?? DEFAULT_WORKFLOW, 'job.type': input.jobType }, async (span) => {
       const userId = ownerFor(caller);
       const collection = await ports.collections.get(input.collectionId);
-      const workflow = await resolveWorkflow(input.workflowId);
-      span.setAttribute('job.workflow_id', workflow.id);
+      // A collection may name its workflow and job type (custodial templates: flexible_prompt and
+      // the template's job_type; built-in global collections: their renderer). A request's own wins.
+      const own = collectionComponent(collection.component);
+      const workflow = await resolveWorkflow(input.workflowId ?? own.workflow);
+      const jobType = input.jobType === DEFAULT_JOB_TYPE && own.jobType ? own.jobType : input.jobType;
+      span.setAttributes({ 'job.workflow_id': workflow.id, 'job.type': jobType });
       const jobId = uuid();
       const outputId = uuid();
       // A new deck's id is chosen here so that the job's data can name it.
@@ -165,7 +182,9 @@ export function createGenerationService(ports: GenerationPorts) {
         const custodiedFor =
           input.socialOrg && input.socialIdentifier ? (await ports.socialLinks.upsert(input.socialOrg, input.socialIdentifier)).id : null;
         const priority = input.priority ?? DEFAULT_PRIORITY;
-        const step0 = buildStepPayload({ id: jobId, output_id: outputId, data, priority }, 0, 0);
+        // The job.submit span's W3C context rides in the queued step (job.process continues it).
+        const trace = currentTraceCarrier();
+        const step0 = { ...buildStepPayload({ id: jobId, output_id: outputId, data, priority }, 0, 0), ...(trace ? { trace } : {}) };
         const queueId = queueJobId(jobId, 0, 0);
         const inserted = await ports.rows.insert({
           jobId,
@@ -188,8 +207,8 @@ export function createGenerationService(ports: GenerationPorts) {
           },
           job: {
             name: collection.title,
-            description: `${input.jobType} of collection ${collection.id}`,
-            jobType: input.jobType,
+            description: `${jobType} of collection ${collection.id}`,
+            jobType,
             priority,
             workflowId: workflow.id,
             data,

@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
+import { withSpan } from '../../telemetry.ts';
 import {
   GeneratorError,
   checkSize,
@@ -81,10 +82,16 @@ export class ComfyUiConnector implements GeneratorConnector {
     );
   }
 
+  /** One generation inside a comfyui.execute span (content-service.md §6.3; docs/telemetry.md). */
   async generate(req: GenerateRequest, onProgress: ProgressFn, signal?: AbortSignal): Promise<GenerateResult> {
+    const promptId = this.promptIdFor(req);
+    const attributes = { 'comfyui.prompt_id': promptId, 'comfyui.instance': this.baseUrl, 'comfyui.host': new URL(this.baseUrl).host };
+    return withSpan('comfyui.execute', attributes, () => this.execute(req, promptId, onProgress, signal));
+  }
+
+  private async execute(req: GenerateRequest, promptId: string, onProgress: ProgressFn, signal?: AbortSignal): Promise<GenerateResult> {
     const { width, height } = checkSize(req);
     throwIfAborted(signal);
-    const promptId = this.promptIdFor(req);
     const graph = injectWorkflow(this.template, { prompt: req.prompt, seed: req.seed >>> 0, width, height, values: req.values });
 
     let pct = 0;

@@ -5,18 +5,21 @@
  * |-----------------|-----------------------------|---------------------------------|
  * | comfy_workflow  | comfyuiUrl (COMFYUI_URL)    | ComfyUI, graph from workflow    |
  * | fetch_api       | openaiBaseUrl (+ key/model) | OpenAI-compatible image API     |
+ * | workflow data {renderer: 'animate' \| 'variation'} | any | built-in derive renderers (derive.ts) |
  * | anything else, or the service is not configured | built-in procedural renderer |
  *
  * Falling back keeps the embedded platform working end to end without a GPU or an API key;
  * `kind` on the returned connector says which one was chosen, for logs and job metadata.
  */
 import { ComfyUiConnector } from './comfyui.ts';
+import { AnimateConnector, VariationConnector } from './derive.ts';
 import { OpenAiImagesConnector } from './openai.ts';
 import { ProceduralConnector } from './procedural.ts';
 import type { GeneratorConnector } from './types.ts';
 
 export * from './types.ts';
 export { ProceduralConnector, buildSvg } from './procedural.ts';
+export { AnimateConnector, VariationConnector } from './derive.ts';
 export { ComfyUiConnector, type ComfyUiConnectorOptions } from './comfyui.ts';
 export { DEFAULT_COMFY_WORKFLOW, deterministicPromptId, extractWorkflow, injectWorkflow } from './comfyui-workflow.ts';
 export type { ComfyNode, ComfyWorkflow, InjectContext } from './comfyui-workflow.ts';
@@ -37,6 +40,9 @@ export interface ConnectorOptions {
 }
 
 export function createConnector(workflowType: string, config: ConnectorConfig, options: ConnectorOptions = {}): GeneratorConnector {
+  const renderer = (options.workflowData as { renderer?: unknown } | null | undefined)?.renderer;
+  if (renderer === 'animate') return new AnimateConnector();
+  if (renderer === 'variation') return new VariationConnector();
   if (workflowType === 'comfy_workflow' && config.comfyuiUrl) {
     return new ComfyUiConnector({
       baseUrl: config.comfyuiUrl,

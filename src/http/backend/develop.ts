@@ -1,14 +1,17 @@
 /**
- * Develop routes (content-service.md §4.1, §3 Output; docs/jobs.md): GET /outputs/develop/collections
- * and POST /outputs/:id/develop (which needs the job queue: 503 without one).
+ * Develop routes (content-service.md §4.1, §3 Output; docs/jobs.md): GET /outputs/develop/collections,
+ * PUT /nft/collections/:collectionId/global (the operator marks a collection global) and
+ * POST /outputs/:id/develop (which needs the job queue: 503 without one).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DevelopService } from '../../services/develop.ts';
 import { NO_QUEUE } from '../../services/generation.ts';
 import { requires } from '../plugins/availability.ts';
-import { idParams, ok } from '../schemas/common.ts';
-import { developBody, developCollectionsQuery, developCollectionsResponse, developResponse } from '../schemas/outputs.ts';
+import { z } from 'zod';
+import { collectionIdParams, idParams, ok } from '../schemas/common.ts';
+import { envelope } from '../schemas/envelope.ts';
+import { developBody, developCollectionsQuery, developCollectionsResponse, developResponse, setGlobalBody } from '../schemas/outputs.ts';
 import { needUser } from './preconditions.ts';
 
 export interface DevelopRoutesOptions {
@@ -34,6 +37,42 @@ export const developRoutes: FastifyPluginAsync<DevelopRoutesOptions> = async (ap
       },
     },
     async (req) => ok(await develop.collections(req.query.input_type)),
+  );
+
+  app.withTypeProvider<ZodTypeProvider>().put(
+    '/nft/collections/:collectionId/global',
+    {
+      schema: {
+        tags: ['collections'],
+        operationId: 'setCollectionGlobal',
+        summary: 'Mark a collection global (develop)',
+        description:
+          'The operator (service key) only: `is_global` true (default) with `input_type` and `output_type` lists the collection in GET /outputs/develop/collections; false makes it ordinary again.',
+        params: collectionIdParams,
+        body: setGlobalBody,
+        response: {
+          200: envelope(
+            z.object({
+              id: z.string(),
+              title: z.string(),
+              description: z.string(),
+              is_global: z.boolean(),
+              input_type: z.string().nullable(),
+              output_type: z.string().nullable(),
+              cover_image_url: z.string().nullable(),
+            }),
+          ),
+        },
+      },
+    },
+    async (req) =>
+      ok(
+        await develop.setGlobal(req.caller, req.params.collectionId, {
+          isGlobal: req.body.is_global,
+          ...(req.body.input_type ? { inputType: req.body.input_type } : {}),
+          ...(req.body.output_type ? { outputType: req.body.output_type } : {}),
+        }),
+      ),
   );
 
   await app.register(async (scope) => {

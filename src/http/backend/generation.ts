@@ -1,7 +1,8 @@
 /**
  * Generation routes (content-service.md §4.3, nft-service.md §4.2.1, docs/jobs.md):
  * POST /api/collections/:id/generate (legacy alias /generator/v2/:id),
- * POST /collections/:id/generations and POST /api/jobs/:id/retry. They need the job queue:
+ * POST /collections/:id/generations, POST /api/jobs (the job API of content-service.md §6.3: the
+ * same submission with the collection in the body) and POST /api/jobs/:id/retry. They need the job queue:
  * without one every route here answers 503.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
@@ -12,7 +13,15 @@ import { NO_QUEUE, type GenerationService } from '../../services/generation.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { requires } from '../plugins/availability.ts';
 import { idParams, ok } from '../schemas/common.ts';
-import { generateBody, generateResponse, generationsBody, generationsResponse, jobParams, retryResponse } from '../schemas/jobs.ts';
+import {
+  generateBody,
+  generateResponse,
+  generationsBody,
+  generationsResponse,
+  jobParams,
+  retryResponse,
+  submitJobBody,
+} from '../schemas/jobs.ts';
 
 export interface GenerationRoutesOptions {
   /** Absent when the backend has no job queue. */
@@ -58,6 +67,23 @@ export const generationRoutes: FastifyPluginAsync<GenerationRoutesOptions> = asy
     );
   }
 
+  /** The generations body (with the collection id) → one generation. */
+  const submit = async (req: FastifyRequest, collectionId: string, b: z.infer<typeof generationsBody>) => {
+    const source = b.job_type && (OUTPUT_SOURCES as readonly string[]).includes(b.job_type) ? b.job_type : 'direct_api';
+    return generation().start(req.caller, {
+      collectionId,
+      variables: b.variables,
+      source,
+      jobType: b.job_type ?? 'collection_generation',
+      ...(b.workflow_id ? { workflowId: b.workflow_id } : {}),
+      ...(b.workflow_priority ? { priority: b.workflow_priority } : {}),
+      ...(b.deck_id ? { deckId: b.deck_id } : {}),
+      ...(b.mint_state ? { mintState: b.mint_state } : {}),
+      ...(b.social_org && b.social_identifier ? { socialOrg: b.social_org, socialIdentifier: b.social_identifier } : {}),
+      ...(b.social_pfp ? { socialPfp: b.social_pfp } : {}),
+    });
+  };
+
   r.post(
     '/collections/:id/generations',
     {
@@ -72,22 +98,25 @@ export const generationRoutes: FastifyPluginAsync<GenerationRoutesOptions> = asy
         response: { 202: generationsResponse },
       },
     },
+    async (req, reply) => reply.code(202).send(ok(await submit(req, req.params.id, req.body))),
+  );
+
+  r.post(
+    '/api/jobs',
+    {
+      preValidation: needCaller,
+      schema: {
+        tags,
+        operationId: 'submitJob',
+        summary: 'Submit a job',
+        description: `The job API (content-service.md §6.3, span job.submit): the body of POST /collections/:id/generations with \`collection_id\`. ${description}`,
+        body: submitJobBody,
+        response: { 202: generationsResponse },
+      },
+    },
     async (req, reply) => {
-      const b = req.body;
-      const source = b.job_type && (OUTPUT_SOURCES as readonly string[]).includes(b.job_type) ? b.job_type : 'direct_api';
-      const result = await generation().start(req.caller, {
-        collectionId: req.params.id,
-        variables: b.variables,
-        source,
-        jobType: b.job_type ?? 'collection_generation',
-        ...(b.workflow_id ? { workflowId: b.workflow_id } : {}),
-        ...(b.workflow_priority ? { priority: b.workflow_priority } : {}),
-        ...(b.deck_id ? { deckId: b.deck_id } : {}),
-        ...(b.mint_state ? { mintState: b.mint_state } : {}),
-        ...(b.social_org && b.social_identifier ? { socialOrg: b.social_org, socialIdentifier: b.social_identifier } : {}),
-        ...(b.social_pfp ? { socialPfp: b.social_pfp } : {}),
-      });
-      return reply.code(202).send(ok(result));
+      const { collection_id, ...rest } = req.body;
+      return reply.code(202).send(ok(await submit(req, collection_id, rest)));
     },
   );
 

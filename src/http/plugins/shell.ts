@@ -10,6 +10,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import { Redis } from 'ioredis';
 import type { Config } from '../../config.ts';
 import { safeErrorSerializer } from '../../logging/safe-errors.ts';
+import { traceLogFields } from '../../telemetry.ts';
 import { installInputGuards } from './input.ts';
 
 export interface AppShellOptions {
@@ -32,6 +33,8 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
             redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
             // Failed queries are logged without their parameters.
             serializers: { err: safeErrorSerializer },
+            // Log correlation: a line written inside a span carries its trace_id and span_id.
+            mixin: traceLogFields,
           },
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     logController: new LogController({

@@ -14,33 +14,34 @@ export const generateBody = z.object({
   workflow_priority: priority.optional(),
 });
 
-export const generationsBody = z
-  .object({
-    variables: variables.default({}),
-    workflow_id: workflowId.optional(),
-    workflow_priority: priority.optional(),
-    job_type: z
-      .string()
-      .trim()
-      .min(1)
-      .max(50)
-      .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
-      .optional(),
-    social_org: socialOrg.optional(),
-    social_identifier: z.string().trim().min(1).max(255).optional(),
-    deck_id: uuid.optional(),
-    mint_state: z
-      .object({
-        token_id: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-        tx_hash: txHash.optional(),
-        recipient: address.optional(),
-        metadata_uri: z.string().trim().min(1).max(2048).optional(),
-      })
-      .optional()
-      .describe('the mint path only: the service key (403 for users)'),
-    social_pfp: z.string().trim().max(2048).optional(),
-  })
-  .refine(...socialPair);
+const generationsFields = z.object({
+  variables: variables.default({}),
+  workflow_id: workflowId.optional(),
+  workflow_priority: priority.optional(),
+  job_type: z
+    .string()
+    .trim()
+    .min(1)
+    .max(50)
+    .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
+    .optional(),
+  social_org: socialOrg.optional(),
+  social_identifier: z.string().trim().min(1).max(255).optional(),
+  deck_id: uuid.optional(),
+  mint_state: z
+    .object({
+      token_id: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+      tx_hash: txHash.optional(),
+      recipient: address.optional(),
+      metadata_uri: z.string().trim().min(1).max(2048).optional(),
+    })
+    .optional()
+    .describe('the mint path only: the service key (403 for users)'),
+  social_pfp: z.string().trim().max(2048).optional(),
+});
+export const generationsBody = generationsFields.refine(...socialPair);
+/** POST /api/jobs: the generations body with the collection it generates from. */
+export const submitJobBody = generationsFields.extend({ collection_id: uuid }).refine(...socialPair);
 
 export const completeJobBody = z.object({
   outputs: z.unknown().optional(),

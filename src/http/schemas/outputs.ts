@@ -131,6 +131,12 @@ export const deckStatsResponse = envelope(z.object({ byStatus: z.object(byStatus
 export const INPUT_TYPES = ['image', 'video', 'text'] as const;
 export const developBody = z.object({ collection_id: uuid, variables: z.record(z.string(), z.unknown()).optional() });
 export const developCollectionsQuery = z.object({ input_type: z.enum(INPUT_TYPES).optional() });
+/** PUT /nft/collections/:collectionId/global (operator). */
+export const setGlobalBody = z.object({
+  is_global: z.boolean().default(true),
+  input_type: z.enum(INPUT_TYPES).optional(),
+  output_type: z.enum(INPUT_TYPES).optional(),
+});
 const developCollection = z.object({
   id: z.string(),
   title: z.string(),
