@@ -45,7 +45,7 @@ function store() {
   };
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 20));
+const settle = () => new Promise((r) => setTimeout(r, 50));
 
 function subscriber(lastId: number) {
   const got: number[] = [];
@@ -128,7 +128,7 @@ test('without notifications the safety read still delivers', async () => {
   await hub.subscribe('job-1', a.sub);
   await settle();
   s.append('a');
-  await new Promise((r) => setTimeout(r, 120));
+  for (let i = 0; i < 100 && a.got.length === 0; i++) await new Promise((r) => setTimeout(r, 30));
   assert.deepEqual(a.got, [1]);
   await hub.close();
 });
