@@ -35,6 +35,8 @@ export function withFundsCheck(sender: TxSender): TxSender {
       }
     },
     reconcile: (o) => sender.reconcile(o),
+    ready: () => sender.ready(),
+    catchUp: () => sender.catchUp(),
     close: () => sender.close(),
   };
 }

@@ -130,7 +130,6 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
           rpcUrl: rpcUrl(chainId),
           account: account(chainId),
           logger,
-          redisUrl: config.REDIS_URL,
           options: opts.senderOptions,
         }),
       );

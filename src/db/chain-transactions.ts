@@ -200,3 +200,84 @@ export async function recordReplacement(
     .returning();
   return row;
 }
+
+// ---------- restoring what the chain lost (tx/restore.ts) ----------
+
+/** Rows of the wallet holding a nonce at or above `fromNonce`, by nonce: what a chain that went back lost. */
+export async function rowsHoldingNonceFrom(db: Executor, wallet: Wallet, fromNonce: number): Promise<ChainTransaction[]> {
+  return db
+    .select()
+    .from(t)
+    .where(and(ofWallet(wallet), isNotNull(t.nonce), gte(t.nonce, fromNonce)))
+    .orderBy(asc(t.nonce));
+}
+
+/** A finished row whose transaction the chain no longer has: back to `sent` (same raw bytes, same hash) until a new receipt settles it. */
+export async function reopenLost(db: Executor, id: string): Promise<ChainTransaction | undefined> {
+  const [row] = await db
+    .update(t)
+    .set({ status: 'sent' satisfies TxStatus, receipt: null, updated_at: new Date() })
+    .where(and(eq(t.id, id), inStatus(['mined', 'reverted'])))
+    .returning();
+  return row;
+}
+
+/**
+ * A row that holds a nonce the chain no longer has used and that must never be sent (failed: its
+ * client was told so; or its raw transaction can never land): `dropped`, nonce released so a
+ * filler can take it; hash and raw stay for the record.
+ */
+export async function dropAndReleaseNonce(db: Executor, id: string, why: string): Promise<void> {
+  await db
+    .update(t)
+    .set({
+      status: 'dropped' satisfies TxStatus,
+      nonce: null,
+      error: sql`${why} || coalesce('; ' || ${t.error}, '')`,
+      updated_at: new Date(),
+    })
+    .where(and(eq(t.id, id), inStatus(['signed', 'sent', 'mined', 'reverted', 'failed'])));
+}
+
+/** Records a transaction signed by the sender itself (a nonce filler) as `signed`; undefined when the nonce is taken. */
+export async function insertSigned(
+  db: Executor,
+  intent: Omit<TxIntent, 'idempotency_key'>,
+  signed: { nonce: number; hash: string; raw: string },
+): Promise<ChainTransaction | undefined> {
+  try {
+    const [row] = await db
+      .insert(t)
+      .values({ ...intent, status: 'signed' satisfies TxStatus, nonce: signed.nonce, hash: signed.hash, raw_tx: signed.raw, attempts: 1 })
+      .returning();
+    return row;
+  } catch (err) {
+    if (isUniqueViolation(err, NONCE_INDEX)) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Queued intents older than `olderThanMs` are cancelled (`failed`, never signed): their requester
+ * gave up or was answered long ago, and a transaction its client was told failed is never sent later.
+ */
+export async function cancelStaleQueued(db: Executor, wallet: Wallet, olderThanMs: number): Promise<ChainTransaction[]> {
+  return db
+    .update(t)
+    .set({
+      status: 'failed' satisfies TxStatus,
+      error: `cancelled: not signed within ${Math.round(olderThanMs / 1000)} s of the request (its deadline); nothing was sent`,
+      updated_at: new Date(),
+    })
+    .where(and(ofWallet(wallet), eq(t.status, 'queued'), sql`${t.created_at} < now() - make_interval(secs => ${olderThanMs / 1000})`))
+    .returning();
+}
+
+/**
+ * The wallet's nonce lock, held until the end of the transaction `db` runs in: every process
+ * that signs for the wallet takes it around choosing a nonce and recording the signed row, so no
+ * two processes pick one nonce (PostgreSQL and PGlite alike; no Redis involved).
+ */
+export async function lockWalletNonces(db: Executor, wallet: Wallet): Promise<void> {
+  await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`tx-nonce:${wallet.chainId}:${wallet.address.toLowerCase()}`}))`);
+}

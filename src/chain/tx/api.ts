@@ -48,8 +48,6 @@ export interface TxSenderDeps {
   /** A local (private key) account: the sender signs itself and never asks the node to. */
   account: LocalAccount;
   logger?: ChainLogger;
-  /** With it, nonce assignment runs in one BullMQ consumer per wallet across all processes. */
-  redisUrl?: string;
   options?: TxSenderOptions;
 }
 
@@ -60,6 +58,10 @@ export interface TxSender {
   send(req: TxRequest): Promise<TxResult>;
   /** Picks up unfinished rows of this wallet and chain; `wait` resolves once they are final. */
   reconcile(opts?: { wait?: boolean }): Promise<ReconcileSummary>;
+  /** Resolves once the catch-up at creation ran (what the chain lost is broadcast again). */
+  ready(): Promise<void>;
+  /** A catch-up pass now: restores what the chain lost (gaps filled), then settles unfinished rows. */
+  catchUp(): Promise<void>;
   close(): Promise<void>;
 }
 

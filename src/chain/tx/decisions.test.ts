@@ -5,7 +5,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Hex } from 'viem';
-import { afterBroadcast, afterRebroadcast, decideConsumed, planReconcile, recordedHashes, summarize, watchStep } from './decisions.ts';
+import {
+  afterBroadcast,
+  afterRebroadcast,
+  decideConsumed,
+  planReconcile,
+  planRestore,
+  recordedHashes,
+  summarize,
+  watchStep,
+} from './decisions.ts';
 
 const h = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex;
 
@@ -132,4 +141,37 @@ test('summarize: mined, reverted, and rejections counted as failed', () => {
     { status: 'rejected', reason: new Error('failed') },
   ];
   assert.deepEqual(summarize(5, settled), { pending: 5, mined: 2, reverted: 1, failed: 1 });
+});
+
+describe('planRestore: bring the chain back to the recorded nonces', () => {
+  const row = (nonce: number, status: string, raw: string | null = '0xraw') => ({ id: `r${nonce}`, nonce, status, raw_tx: raw });
+  test('rows in flight above the chain, no gap: nothing to do (they are being mined)', () => {
+    assert.deepEqual(planRestore(5, [row(5, 'sent'), row(6, 'signed')], 100).steps, []);
+  });
+  test('a finished row above the chain: the chain went back; everything from its nonce is resent in order', () => {
+    const plan = planRestore(5, [row(6, 'sent'), row(5, 'mined')], 100);
+    assert.deepEqual(
+      plan.steps.map((s) => (s.do === 'fill' ? `fill ${s.nonce}` : `${s.do} ${s.row.nonce}`)),
+      ['resend 5', 'resend 6'],
+    );
+    assert.equal(plan.lost, true);
+  });
+  test('a failed row is dropped (never sent again) and a missing nonce filled', () => {
+    const plan = planRestore(5, [row(5, 'mined'), row(6, 'failed'), row(8, 'reverted')], 100);
+    assert.deepEqual(
+      plan.steps.map((s) => (s.do === 'fill' ? `fill ${s.nonce}` : `${s.do} ${s.row.nonce}`)),
+      ['resend 5', 'drop 6', 'fill 7', 'resend 8'],
+    );
+  });
+  test('a gap below rows in flight is filled only when asked (the periodic pass waits to see it twice)', () => {
+    assert.deepEqual(planRestore(5, [row(6, 'sent')], 100, false).steps, []);
+    assert.equal(planRestore(5, [row(6, 'sent')], 100, false).gap, true);
+    assert.deepEqual(
+      planRestore(5, [row(6, 'sent')], 100, true).steps.map((s) => s.do),
+      ['fill', 'resend'],
+    );
+  });
+  test('more lost rows than the bound: a reset chain, not a lost tail', () => {
+    assert.equal(planRestore(0, [row(0, 'mined'), row(1, 'mined'), row(2, 'mined')], 2).tooMany, true);
+  });
 });

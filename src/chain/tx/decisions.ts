@@ -125,3 +125,42 @@ export function summarize(
   const count = (s: TxResult['status']) => settled.filter((r) => r.status === 'fulfilled' && r.value.status === s).length;
   return { pending, mined: count('mined'), reverted: count('reverted'), failed: settled.filter((r) => r.status === 'rejected').length };
 }
+
+/** One step of a restore pass (tx/restore.ts), in nonce order. */
+export type RestoreStep =
+  /** Broadcast the row's stored raw transaction again (a finished row is reopened first). */
+  | { do: 'resend'; row: RestoreRow }
+  /** The row must never be sent (failed, or no raw bytes): drop it, release its nonce, fill the nonce. */
+  | { do: 'drop'; row: RestoreRow }
+  /** No row holds this nonce: a filler takes it, so later nonces can be mined. */
+  | { do: 'fill'; nonce: number };
+
+export type RestoreRow = Pick<ChainTransaction, 'id' | 'status' | 'nonce' | 'raw_tx'> & Partial<ChainTransaction>;
+
+/**
+ * What a restore pass does, given the chain's mined nonce and the rows holding a nonce at or above
+ * it (by nonce). Rows in flight above the chain are normal (waiting to be mined): nothing to do
+ * unless the chain went back (a finished row above it) or a nonce below a recorded one is held by
+ * nobody (a gap; `fillGaps` says whether to fill it now). Then every row is resent in order, and
+ * every gap filled. `tooMany`: more lost rows than `max` (a chain reset rather than a lost tail).
+ */
+export function planRestore(
+  chainNonce: number,
+  rows: RestoreRow[],
+  max: number,
+  fillGaps = true,
+): { steps: RestoreStep[]; tooMany: boolean; gap: boolean; lost: boolean } {
+  const sorted = [...rows].filter((r) => r.nonce !== null && r.nonce >= chainNonce).sort((a, b) => a.nonce! - b.nonce!);
+  const lost = sorted.some((r) => !isInFlight(r.status));
+  const gap = sorted.some((r, i) => r.nonce! !== chainNonce + i);
+  if (!lost && !(gap && fillGaps)) return { steps: [], tooMany: false, gap, lost };
+  const steps: RestoreStep[] = [];
+  let expected = chainNonce;
+  for (const row of sorted) {
+    while (expected < row.nonce!) steps.push({ do: 'fill', nonce: expected++ });
+    const sendable = row.raw_tx && (isInFlight(row.status) || row.status === 'mined' || row.status === 'reverted');
+    steps.push(sendable ? { do: 'resend', row } : { do: 'drop', row });
+    expected = row.nonce! + 1;
+  }
+  return { steps, tooMany: sorted.length > max, gap, lost };
+}

@@ -14,6 +14,7 @@ import { describeError } from './errors.ts';
 import { withGasMargin, type Fees } from './fees.ts';
 import type { NonceOwner } from './nonce-owner.ts';
 import { signCall, storeSigned, type Signed } from './sign.ts';
+import type { SignOutcome } from '../../db/chain-transactions.ts';
 
 /** A row that keeps meeting used nonces gives up after this many signatures. */
 const MAX_SIGN_ATTEMPTS = 8;
@@ -34,14 +35,18 @@ export function createExecutor(ctx: SenderContext, nonces: NonceOwner): Execute 
     if (row.status !== 'queued') return row;
     for (let attempt = 0; attempt < MAX_SIGN_ATTEMPTS; attempt++) {
       let nonce: number;
-      let signed: Signed;
+      let signed: Signed | undefined;
+      let stored: SignOutcome;
       try {
-        nonce = await nonces.take();
-        signed = await signCall(ctx, { ...call, ...fees, nonce });
+        // Nonce chosen and the signed row recorded under the wallet's lock (tx/nonce-owner.ts).
+        ({ nonce, result: stored } = await nonces.assign(async (n, t) => {
+          signed = await signCall(ctx, { ...call, ...fees, nonce: n });
+          return storeSigned(t, id, n, signed);
+        }));
       } catch (err) {
         return fail(id, err);
       }
-      const stored = await storeSigned(ctx, id, nonce, signed);
+      if (!signed) return fail(id, new Error('nothing was signed'));
       if (stored.kind === 'nonce-taken') {
         // Another row (another process) holds the nonce: it moved on; realign.
         nonces.continueAt(nonce + 1);

@@ -1,7 +1,7 @@
 /** Fee-bump arithmetic of replacements and the gas margin. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { bumpFee, MIN_BUMP_PERMILLE, replacementFees, withGasMargin } from './fees.ts';
+import { bumpFee, MIN_BUMP_PERMILLE, replacementCap, replacementFees, withGasMargin } from './fees.ts';
 
 const gwei = (n: number) => BigInt(Math.round(n * 1e9));
 const zero = { maxFeePerGas: 0n, maxPriorityFeePerGas: 0n };
@@ -72,5 +72,32 @@ describe('withGasMargin', () => {
     assert.equal(withGasMargin(21_000n, 120), 25_200n);
     assert.equal(withGasMargin(77_777n, 120), 93_332n);
     assert.equal(withGasMargin(50_000n, 100), 50_000n);
+  });
+});
+
+describe('replacementCap: bumps are bounded', () => {
+  test('the current estimate times the multiplier', () => {
+    assert.equal(replacementCap(gwei(10), 3), gwei(30));
+    assert.equal(replacementCap(gwei(10), 1.5), gwei(15));
+  });
+  test('the absolute cap wins when lower; an unknown estimate leaves only it', () => {
+    assert.equal(replacementCap(gwei(10), 3, gwei(20)), gwei(20));
+    assert.equal(replacementCap(gwei(10), 3, gwei(50)), gwei(30));
+    assert.equal(replacementCap(0n, 3, gwei(50)), gwei(50));
+    assert.equal(replacementCap(0n, 3), undefined);
+  });
+  test('repeated +20 % bumps stop at the bound: the replacement is refused (null) once past it', () => {
+    let fees = { maxFeePerGas: gwei(10), maxPriorityFeePerGas: gwei(1) };
+    const current = { maxFeePerGas: gwei(10), maxPriorityFeePerGas: gwei(1) };
+    let bumps = 0;
+    for (;;) {
+      const next = replacementFees(fees, current, 200n, replacementCap(current.maxFeePerGas, 3));
+      if (!next) break;
+      fees = next;
+      bumps++;
+      assert.ok(bumps < 50, 'bumps must stop');
+    }
+    assert.ok(fees.maxFeePerGas <= gwei(30));
+    assert.ok(bumps >= 5 && bumps <= 7, `bumps ${bumps}`);
   });
 });

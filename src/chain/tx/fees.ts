@@ -40,3 +40,14 @@ export function replacementFees(old: Fees, current: Fees, permille: bigint, cap?
   }
   return { maxFeePerGas: fee, maxPriorityFeePerGas: tip };
 }
+
+/**
+ * The highest maxFeePerGas a replacement may use: the node's current estimate × `multiplier`
+ * (so repeated bumps stop growing once far above what the chain asks), and at most the absolute
+ * `cap` when set. An unknown estimate (0) leaves only the absolute cap.
+ */
+export function replacementCap(currentMaxFee: bigint, multiplier: number, cap?: bigint): bigint | undefined {
+  const relative = currentMaxFee > 0n ? (currentMaxFee * BigInt(Math.round(multiplier * 1000))) / 1000n : undefined;
+  if (relative === undefined) return cap;
+  return cap !== undefined && cap < relative ? cap : relative;
+}

@@ -1,18 +1,23 @@
 /**
- * The one nonce owner of a wallet in this process: a serial section (nonce → sign → record
- * `signed` → broadcast → record `sent` run one at a time) and the counter of the next nonce.
- * Across processes the same holds through the BullMQ consumer (tx/queue.ts) and, as the last
- * guard, the unique index on (chain, wallet, nonce). The choice itself: tx/nonce.ts.
+ * The nonce owner of a wallet: a serial section in this process (nonce → sign → record `signed`
+ * → broadcast → record `sent` run one at a time, so broadcasts leave in nonce order), and across
+ * processes a PostgreSQL advisory lock per wallet held while a nonce is chosen and its signed row
+ * recorded, so any number of processes may sign for one wallet without Redis (issue 18.1). The
+ * unique index on (chain, wallet, nonce) stays the last guard. The choice itself: tx/nonce.ts.
  */
-import { IN_FLIGHT, dropRowsOfResetChain, highestNonce } from '../../db/chain-transactions.ts';
+import { IN_FLIGHT, dropRowsOfResetChain, highestNonce, lockWalletNonces } from '../../db/chain-transactions.ts';
+import { tx, type Tx } from '../../db/client.ts';
 import type { SenderContext } from './context.ts';
 import { chooseNonce, nextAfter, suspectsReset, type NonceInputs } from './nonce.ts';
 
 export interface NonceOwner {
   /** Runs fn after every earlier one finished (failed ones included). */
   serial<T>(fn: () => Promise<T>): Promise<T>;
-  /** The nonce to sign with now, read fresh from chain and database. Call inside `serial`. */
-  take(): Promise<number>;
+  /**
+   * Under the wallet's lock: chooses the nonce (fresh from chain and database) and runs `use`
+   * with it and the locked transaction, in which `use` records the signed row. Call inside `serial`.
+   */
+  assign<T>(use: (nonce: number, t: Tx) => Promise<T>): Promise<{ nonce: number; result: T }>;
   /** Where the counter continues: `nonce + 1` once a nonce is used, `nonce` to give it back. */
   continueAt(next: number): void;
   /** Resolves once the serial section is empty. */
@@ -29,22 +34,26 @@ export function createNonceOwner(ctx: SenderContext): NonceOwner {
       tail = run.catch(() => {});
       return run;
     },
-    async take() {
+    async assign(use) {
+      // Read outside the lock: the recorded rows (read under it) cover every nonce we signed.
       const pending = await ctx.retry('getTransactionCount', () =>
         ctx.client.getTransactionCount({ address: ctx.address, blockTag: 'pending' }),
       );
-      const inputs: NonceInputs = { pending, recordedNext: nextAfter(await highestNonce(ctx.db, ctx.wallet)), localNext, dev: ctx.dev };
-      if (suspectsReset(inputs)) inputs.inFlightNext = nextAfter(await highestNonce(ctx.db, ctx.wallet, IN_FLIGHT));
-      const choice = chooseNonce(inputs);
-      if (choice.dropFrom !== undefined) {
-        ctx.log.warn(
-          { chainId: ctx.chainId, pending, recorded: inputs.recordedNext },
-          'tx sender: dev chain was reset; nonces start again from the chain',
-        );
-        await dropRowsOfResetChain(ctx.db, ctx.wallet, choice.dropFrom);
-      }
-      localNext = choice.nonce;
-      return choice.nonce;
+      return tx(ctx.db, async (t) => {
+        await lockWalletNonces(t, ctx.wallet);
+        const inputs: NonceInputs = { pending, recordedNext: nextAfter(await highestNonce(t, ctx.wallet)), localNext, dev: ctx.dev };
+        if (suspectsReset(inputs)) inputs.inFlightNext = nextAfter(await highestNonce(t, ctx.wallet, IN_FLIGHT));
+        const choice = chooseNonce(inputs);
+        if (choice.dropFrom !== undefined) {
+          ctx.log.warn(
+            { chainId: ctx.chainId, pending, recorded: inputs.recordedNext },
+            'tx sender: dev chain was reset; nonces start again from the chain',
+          );
+          await dropRowsOfResetChain(t, ctx.wallet, choice.dropFrom);
+        }
+        localNext = choice.nonce;
+        return { nonce: choice.nonce, result: await use(choice.nonce, t) };
+      });
     },
     continueAt(next) {
       localNext = next;

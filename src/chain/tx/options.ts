@@ -11,6 +11,14 @@ export interface TxSenderOptions {
   feeBumpPermille?: number;
   /** Replacements never raise maxFeePerGas above this (wei). Default: no cap. */
   maxFeePerGasCap?: bigint;
+  /** Replacements never raise maxFeePerGas above the node's current estimate × this (a bounded bump). Default 3. */
+  maxFeeMultiplier?: number;
+  /** The periodic catch-up (restore lost transactions, settle every unfinished row): its period. Default 5 s (dev 2 s); 0: off. */
+  catchUpIntervalMs?: number;
+  /** A `queued` intent not signed within this is cancelled (never sent later). Default 2 min. */
+  queuedDeadlineMs?: number;
+  /** A chain that lost more recorded transactions than this is treated as reset, not restored. Default 5000. */
+  restoreMaxTxs?: number;
   /** Estimated gas × this / 100. Default 120. */
   gasMarginPercent?: number;
   /** send() gives up waiting (TxTimeoutError) after this; the row stays pending and is still finished. Default 10 min. */
@@ -46,6 +54,10 @@ export function resolveOptions(o: TxSenderOptions, chain: { dev: boolean; pollin
     stuckAfterMs: o.stuckAfterMs ?? (chain.dev ? 10_000 : 120_000),
     feeBumpPermille: Math.max(Number(MIN_BUMP_PERMILLE), o.feeBumpPermille ?? 200),
     gasMarginPercent: o.gasMarginPercent ?? 120,
+    maxFeeMultiplier: Math.max(1.2, o.maxFeeMultiplier ?? 3),
+    catchUpIntervalMs: o.catchUpIntervalMs ?? (chain.dev ? 2_000 : 5_000),
+    queuedDeadlineMs: o.queuedDeadlineMs ?? 120_000,
+    restoreMaxTxs: o.restoreMaxTxs ?? 5_000,
     receiptTimeoutMs: o.receiptTimeoutMs ?? 600_000,
     retries: o.retries ?? 6,
     retryBaseMs: o.retryBaseMs ?? 200,

@@ -26,6 +26,8 @@ export interface ReceiptWatcher {
   outcome(row: ChainTransaction): Promise<TxResult>;
   /** Watches a signed row; `rebroadcast` first when the node may have lost it (reconcile). */
   watch(row: ChainTransaction, opts?: { rebroadcast?: boolean }): Promise<TxResult>;
+  /** Whether the loop follows this row already. */
+  isWatched(id: string): boolean;
   /** Stops the loop; waiters are rejected (their rows stay recorded and are reconciled later). */
   close(): void;
 }
@@ -225,6 +227,7 @@ export function createReceiptWatcher(ctx: SenderContext): ReceiptWatcher {
       if (opts.rebroadcast) w.needsBroadcast = true;
       return waitOn(w);
     },
+    isWatched: (id) => watched.has(id),
     close() {
       closed = true;
       for (const w of watched.values()) {

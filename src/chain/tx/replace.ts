@@ -7,11 +7,11 @@
 import { parseTransaction, type Hex } from 'viem';
 import { recordReplacement, type ChainTransaction } from '../../db/chain-transactions.ts';
 import type { SenderContext } from './context.ts';
-import { replacementFees } from './fees.ts';
+import { replacementCap, replacementFees } from './fees.ts';
 import { signCall } from './sign.ts';
 
 export type ReplaceResult =
-  /** At `maxFeePerGasCap` a replacement would be refused: keep the current transaction. */
+  /** At the bound (current estimate × maxFeeMultiplier, maxFeePerGasCap) a replacement would be refused: keep the current transaction. */
   | { kind: 'at-cap' }
   /** Recorded; the caller broadcasts `raw`. */
   | { kind: 'replaced'; hash: Hex; raw: Hex; oldHash: Hex; maxFeePerGas: bigint }
@@ -25,7 +25,7 @@ export async function replaceStuck(ctx: SenderContext, w: { id: string; nonce: n
     { maxFeePerGas: old.maxFeePerGas ?? 0n, maxPriorityFeePerGas: old.maxPriorityFeePerGas ?? 0n },
     current,
     BigInt(ctx.o.feeBumpPermille),
-    ctx.o.maxFeePerGasCap,
+    replacementCap(current.maxFeePerGas, ctx.o.maxFeeMultiplier, ctx.o.maxFeePerGasCap),
   );
   if (!fees) return { kind: 'at-cap' };
   const signed = await signCall(ctx, {

@@ -5,6 +5,7 @@
  */
 import { keccak256, type Address, type Hex } from 'viem';
 import { markSigned, type SignOutcome } from '../../db/chain-transactions.ts';
+import type { Executor } from '../../db/client.ts';
 import type { SenderContext } from './context.ts';
 import type { Fees } from './fees.ts';
 
@@ -40,6 +41,6 @@ export async function signCall(ctx: SenderContext, call: UnsignedCall): Promise<
 }
 
 /** Records a signed transaction on its queued row; only a `signed` outcome may be broadcast. */
-export function storeSigned(ctx: SenderContext, id: string, nonce: number, signed: Signed): Promise<SignOutcome> {
-  return markSigned(ctx.db, id, { nonce, hash: signed.hash, raw: signed.raw });
+export function storeSigned(db: Executor, id: string, nonce: number, signed: Signed): Promise<SignOutcome> {
+  return markSigned(db, id, { nonce, hash: signed.hash, raw: signed.raw });
 }
