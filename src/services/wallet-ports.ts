@@ -34,7 +34,12 @@ export function siweVerifierOf(config: Config, access?: MintingChainAccess): Siw
     }
   };
   return {
-    supports: (chainId) => (access ? clientOf(chainId) !== undefined : chainId === config.NFT_CHAIN_ID),
+    // The RPC must really serve that chain (EIP-1271 calls go to it): its eth_chainId is asked.
+    async supports(chainId) {
+      if (!access) return chainId === config.NFT_CHAIN_ID;
+      const client = clientOf(chainId);
+      return client ? (await client.getChainId().catch(() => undefined)) === chainId : false;
+    },
     async verify({ chainId, message, signature, address }) {
       const client = clientOf(chainId);
       if (!client) return verifyMessage({ address, message, signature });

@@ -35,7 +35,7 @@ export interface WalletStore {
 /** Signature checks: on the chain's public client (EIP-1271 needs one), else EOA recovery only. */
 export interface SiweVerifier {
   /** Whether messages for this chain id are accepted. */
-  supports(chainId: number): boolean;
+  supports(chainId: number): Promise<boolean>;
   verify(req: { chainId: number; message: string; signature: Hex; address: Address }): Promise<boolean>;
 }
 
@@ -67,7 +67,7 @@ export function createWalletService(store: WalletStore, verifier: SiweVerifier, 
       authorize(caller, 'wallet.link');
       const userId = internalUser(caller);
       const chainId = body.chain_id ?? settings.defaultChainId;
-      if (!verifier.supports(chainId)) throw invalid(`body.chain_id: chain ${chainId} is not supported for wallet links`);
+      if (!(await verifier.supports(chainId))) throw invalid(`body.chain_id: chain ${chainId} is not supported for wallet links`);
       // EIP-4361 asks for at least 8 alphanumeric characters; 128 random bits, hex.
       const nonce = randomBytes(16).toString('hex');
       await store.pruneWalletNonces().catch(() => undefined);
@@ -108,7 +108,7 @@ export function createWalletService(store: WalletStore, verifier: SiweVerifier, 
       if (m.domain !== settings.domain) {
         throw invalid(`body.message: the message is for ${m.domain}, not ${settings.domain}`, { code: 'SIWE_WRONG_DOMAIN' });
       }
-      if (!verifier.supports(m.chainId!)) throw invalid(`body.message: chain ${m.chainId} is not supported for wallet links`);
+      if (!(await verifier.supports(m.chainId!))) throw invalid(`body.message: chain ${m.chainId} is not supported for wallet links`);
       if (!validateSiweMessage({ message: m, domain: settings.domain, time: now() })) {
         throw invalid('body.message: the message has expired or is not valid yet', { code: 'SIWE_EXPIRED' });
       }
