@@ -6,6 +6,7 @@
  * (provider, provider_user_id) index keeps it on one user.
  */
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { UUID_RE } from '../domain/ids.ts';
 import type { Db } from './client.ts';
 import { userIdentities, walletNonces } from './schema/index.ts';
 
@@ -88,8 +89,9 @@ export async function listWallets(db: Db, userId: string): Promise<LinkedWallet[
   return rows.map(present);
 }
 
-/** Whether `address` is a wallet `userId` proved (case-insensitive). */
+/** Whether `address` is a wallet `userId` proved (case-insensitive); a non-uuid user id has none. */
 export async function isWalletOf(db: Db, userId: string, address: string): Promise<boolean> {
+  if (!UUID_RE.test(userId)) return false;
   const [row] = await db
     .select({ id: userIdentities.id })
     .from(userIdentities)

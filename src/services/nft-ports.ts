@@ -34,6 +34,7 @@ import {
   tokenForMetadata,
 } from '../db/minting.ts';
 import { getOutput } from '../db/outputs.ts';
+import { isWalletOf } from '../db/wallets.ts';
 import {
   allowanceUsage,
   claimPayment,
@@ -208,6 +209,7 @@ export function createNftServices(deps: NftServiceDeps) {
         insertSamples,
         listSamples,
         avatarOfUser,
+        isWalletOf,
         createDeck,
       }),
       generation,
