@@ -11,7 +11,7 @@ import type { CollectionRow } from '../db/collections.ts';
 import type { NewSample, PaymentRecord, SampleRow } from '../db/samples.ts';
 import { AppError, forbidden } from '../domain/errors.ts';
 import { paymentError } from '../domain/payment-errors.ts';
-import { authorize, ownerFor, type Caller } from '../domain/policy.ts';
+import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
 import type { GenerationPort } from './generation-port.ts';
 
 export interface ResumableClaim {
@@ -162,10 +162,23 @@ export function createSampleService({ store, generation, payments, defaultChainI
     status: async (caller: Caller, collectionId: string, wallet?: string) =>
       status(await store.getCollection(collectionId), subjectOf(caller, wallet)),
 
-    /** A collection's samples, newest first (404 for an unknown collection). */
-    async list(collectionId: string, wallet?: string) {
-      await store.getCollection(collectionId);
-      return store.listSamples(collectionId, { wallet });
+    /**
+     * A collection's samples, newest first (404 for an unknown collection). Requester wallets are
+     * the collection owner's and the operator's to see (`collection.read_sample_wallets`); anyone
+     * else sees the wallet only on their own samples, and filters only by a wallet they proved.
+     */
+    async list(caller: Caller, collectionId: string, wallet?: string) {
+      const c = await store.getCollection(collectionId);
+      const seesAll = can(caller, 'collection.read_sample_wallets', { ownerId: c.user_id });
+      const me = ownerFor(caller);
+      if (wallet && !seesAll && !(me && (await store.isWalletOf(me, wallet)))) {
+        throw forbidden(
+          'query.wallet_address: the samples of a wallet are shown to the collection owner, the operator, and the user who linked that wallet',
+        );
+      }
+      const rows = await store.listSamples(collectionId, { wallet });
+      if (seesAll) return rows;
+      return rows.map((r) => (me && r.sample.user_id === me ? r : { ...r, sample: { ...r.sample, wallet_address: null } }));
     },
 
     async request(caller: Caller, collectionId: string, b: SampleRequest) {

@@ -63,4 +63,20 @@ describe('paid samples count only from the caller’s linked wallet', () => {
     assert.equal(again.status, 409, JSON.stringify(again.body));
     assert.deepEqual(await rows(), { samples: 1, payments: 1 });
   });
+
+  test('requester wallets: shown to the operator and to the requester, hidden from another user', async () => {
+    const list = (headers: Record<string, string>, query = '') =>
+      call(`${mp.backendUrl}/nft/collections/${collectionId}/samples${query}`, { headers });
+    const byOperator = await list(asService());
+    assert.equal(byOperator.body.samples[0].wallet_address, aliceWallet.address);
+    const byAlice = await list(bearer(alice));
+    assert.equal(byAlice.body.samples[0].wallet_address, aliceWallet.address);
+    const byBob = await list(bearer(bob));
+    assert.equal(byBob.status, 200);
+    assert.equal(byBob.body.samples.length, 1);
+    assert.equal(byBob.body.samples[0].wallet_address, null);
+    const probe = await list(bearer(bob), `?wallet_address=${aliceWallet.address}`);
+    assert.equal(probe.status, 403, JSON.stringify(probe.body));
+    assert.equal((await list(bearer(alice), `?wallet_address=${aliceWallet.address}`)).status, 200);
+  });
 });
