@@ -59,6 +59,12 @@ const shape = {
   JWT_ISSUER: z.string().optional(),
   JWT_AUDIENCE: z.string().optional(),
   JWT_PROVIDER: z.string().max(30).default('jwt'),
+  /** Longest life a JWT may have: its exp at most this many seconds after its iat (or now). */
+  JWT_MAX_AGE_SECONDS: positiveInt.default(86_400),
+  /** The domain (RFC 3986 authority) Sign-In with Ethereum messages must name; default from PUBLIC_BASE_URL. */
+  SIWE_DOMAIN: z.string().trim().min(1).max(255).optional(),
+  /** How long a Sign-In with Ethereum nonce can be used. */
+  SIWE_NONCE_TTL_SECONDS: positiveInt.default(600),
   NFT_DEPLOYER_PRIVATE_KEY: privateKey.optional(),
   NFT_RPC_URL: url.optional(),
   NFT_FACTORY_ADDRESS: address.optional(),

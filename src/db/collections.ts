@@ -30,6 +30,14 @@ export interface CollectionPatch {
   editions?: number;
   price?: number;
   data?: GenerationData;
+  mint_access?: string;
+  mint_price?: string | null;
+  payout_address?: string | null;
+  max_per_wallet?: number | null;
+  mint_allowlist?: string[] | null;
+  mint_merkle_root?: string | null;
+  mint_start?: Date | null;
+  mint_end?: Date | null;
 }
 
 export async function createCollection(db: Db, input: NewCollection): Promise<CollectionRow> {

@@ -100,6 +100,8 @@ export const POLICY = {
 
   // Identity (content-service.md §2.8): a merge moves every record of one user to another.
   'user.merge': OPERATOR,
+  /** Linking a wallet proven by Sign-In with Ethereum to the caller (docs/auth.md "Wallets"). */
+  'wallet.link': SIGNED_IN,
   /** A user's own API keys; the key's owner (or the operator) revokes it. */
   'api_key.create': SIGNED_IN,
   'api_key.revoke': OWNERS,

@@ -4,6 +4,7 @@
  * collection belongs to the user who made it, or (user_id null) to the platform, which only the
  * operator changes. Decisions: docs/collections.md.
  */
+import { getAddress } from 'viem';
 import type { CollectionPatch, CollectionRow, NewCollection } from '../db/collections.ts';
 import { conflict, invalid } from '../domain/errors.ts';
 import { normalizeGenerationData, type GenerationDataInput } from '../domain/generation-data.ts';
@@ -42,6 +43,41 @@ export interface UpdateInput {
   editions?: number;
   price?: number;
   data?: GenerationDataInput;
+  // the mint policy (docs/minting.md "Mint policy"); null clears a field
+  mint_access?: 'owner' | 'public';
+  mint_price?: string | null;
+  payout_address?: string | null;
+  max_per_wallet?: number | null;
+  mint_allowlist?: string[] | null;
+  mint_merkle_root?: string | null;
+  mint_start?: string | null;
+  mint_end?: string | null;
+}
+
+const instant = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : new Date(v));
+
+/** The policy fields as stored: addresses lowercase (compared so), times as dates, start before end. */
+function mintPolicyPatch(input: UpdateInput, current: CollectionRow): CollectionPatch {
+  const start = instant(input.mint_start);
+  const end = instant(input.mint_end);
+  const s = start === undefined ? current.mint_start : start;
+  const e = end === undefined ? current.mint_end : end;
+  if (s && e && s >= e) throw invalid(`body.mint_end: the mint must end after it starts (${s.toISOString()})`);
+  const patch: CollectionPatch = {
+    mint_access: input.mint_access,
+    mint_price: input.mint_price,
+    payout_address:
+      input.payout_address === undefined || input.payout_address === null ? input.payout_address : getAddress(input.payout_address),
+    max_per_wallet: input.max_per_wallet,
+    mint_allowlist:
+      input.mint_allowlist === undefined || input.mint_allowlist === null
+        ? input.mint_allowlist
+        : [...new Set(input.mint_allowlist.map((a) => a.toLowerCase()))],
+    mint_merkle_root: input.mint_merkle_root?.toLowerCase() ?? input.mint_merkle_root,
+    mint_start: start,
+    mint_end: end,
+  };
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
 }
 
 export interface GenerateInput {
@@ -67,7 +103,7 @@ export function createCollectionService({ store, contractExists, expander }: Col
 
     async update(caller: Caller, id: string, input: UpdateInput): Promise<CollectionRow> {
       if (Object.values(input).every((v) => v === undefined)) {
-        throw invalid('body: give at least one of title, description, editions, price, data');
+        throw invalid('body: give at least one of title, description, editions, price, data, or a mint policy field');
       }
       const current = await store.getCollection(id);
       authorize(caller, 'collection.update', { ownerId: current.user_id });
@@ -77,8 +113,12 @@ export function createCollectionService({ store, contractExists, expander }: Col
       if (input.editions !== undefined && input.editions < current.tokens_minted) {
         throw conflict(`editions cannot be below the ${current.tokens_minted} tokens already minted`);
       }
-      const { data, ...rest } = input;
-      return store.updateCollection(current.id, { ...rest, ...(data ? { data: normalizeGenerationData(data) } : {}) });
+      const { data, title, description, editions, price } = input;
+      return store.updateCollection(current.id, {
+        ...Object.fromEntries(Object.entries({ title, description, editions, price }).filter(([, v]) => v !== undefined)),
+        ...(data ? { data: normalizeGenerationData(data) } : {}),
+        ...mintPolicyPatch(input, current),
+      });
     },
 
     /** Allowed only when the contract is gone from its chain (e.g. after a dev chain reset). */

@@ -5,11 +5,16 @@ import type { CollectionRow } from '../db/collections.ts';
 import type { DeckRow } from '../db/minting.ts';
 import { AppError, invalid, notFound } from '../domain/errors.ts';
 import type { GenerationPort } from './generation-port.ts';
+import { createMintGate } from './mint-gate.ts';
 import { createMintingService, type MintChain, type MintStore } from './minting.ts';
 import { ALICE, BOB, OPERATOR, collectionRow, deckRow } from './test-fakes.ts';
 
 const CONTRACT = getAddress('0x00000000000000000000000000000000000000c1');
 const RECIPIENT = getAddress('0x00000000000000000000000000000000000000e1');
+const WALLET_A = getAddress('0x00000000000000000000000000000000000000a1');
+const TOKEN = getAddress('0x00000000000000000000000000000000000000c0');
+const PAYOUT = getAddress('0x00000000000000000000000000000000000000f0');
+const HASH = `0x${'ab'.repeat(32)}`;
 
 /** Decks and collections in memory; a chain that mints sequential ids; a pipeline that records its calls. */
 function world(c: CollectionRow) {
@@ -78,14 +83,65 @@ function world(c: CollectionRow) {
     },
   };
   const changed: string[] = [];
+  // Alice proved WALLET_A; counts, claimed payments and credit balances in memory.
+  const counts = new Map<string, number>();
+  const claimed = new Map<string, string>();
+  const balances = new Map<string, number>([
+    ['alice', 1],
+    ['bob', 5],
+  ]);
+  const gate = createMintGate({
+    store: {
+      isWalletOf: async (userId, address) => userId === 'alice' && getAddress(address) === WALLET_A,
+      async takeWalletMints(_cid, wallet, n, limit) {
+        const used = counts.get(wallet) ?? 0;
+        if (used + n > limit) return false;
+        counts.set(wallet, used + n);
+        return true;
+      },
+      returnWalletMints: async (_cid, wallet, n) => void counts.set(wallet, (counts.get(wallet) ?? 0) - n),
+      walletMintCount: async (_cid, wallet) => counts.get(wallet) ?? 0,
+      async claimMintPayment(p) {
+        if (claimed.has(p.txHash)) throw new AppError('conflict', 'body.tx_hash: already used', { code: 'PAYMENT_ALREADY_USED' });
+        claimed.set(p.txHash, `pay-${claimed.size + 1}`);
+        return claimed.get(p.txHash)!;
+      },
+      releaseMintPayment: async (id) => void [...claimed].filter(([, v]) => v === id).forEach(([k]) => claimed.delete(k)),
+    },
+    payments: {
+      settings: () => ({ token: TOKEN, recipient: TOKEN, confirmations: 1 }),
+      async verify(req) {
+        paid.push(req);
+        return {
+          chainId: req.chainId,
+          txHash: req.txHash,
+          token: req.token,
+          payer: req.payer,
+          recipient: req.recipient,
+          amount: req.minAmount,
+        };
+      },
+    },
+  });
+  const paid: Array<{ payer: string; recipient: string; minAmount: bigint }> = [];
+  const credits = {
+    perGeneration: 1,
+    async debit(userId: string, n: number) {
+      if ((balances.get(userId) ?? 0) < n) throw new AppError('payment_required', 'Insufficient credits', { code: 'INSUFFICIENT_CREDITS' });
+      balances.set(userId, balances.get(userId)! - n);
+    },
+    refund: async (userId: string, n: number) => void balances.set(userId, (balances.get(userId) ?? 0) + n),
+  };
   const svc = createMintingService({
     store,
     chain,
     generation,
     metadataBaseUrl: 'http://meta',
+    gate,
+    credits,
     onTokenChanged: (cid, t) => changed.push(`${cid}:${t}`),
   });
-  return { svc, decks, covers, mints, generations, changed, collection: () => collection };
+  return { svc, decks, covers, mints, generations, changed, counts, claimed, balances, paid, collection: () => collection };
 }
 
 const deployedRow = (fields: Partial<CollectionRow> = {}) =>
@@ -173,9 +229,68 @@ test('per-token mint: only the next id; a regenerate needs the owner and an exis
 
 test('without a chain the mint answers 503', async () => {
   const c = deployedRow();
-  const noChain = createMintingService({ store: { getCollection: async () => c } as unknown as MintStore, metadataBaseUrl: 'http://meta' });
+  const noChain = createMintingService({
+    store: { getCollection: async () => c } as unknown as MintStore,
+    metadataBaseUrl: 'http://meta',
+    gate: createMintGate({ store: {} as never }),
+  });
   await assert.rejects(
     noChain.mint(OPERATOR, c.id, { recipient: RECIPIENT, quantity: 1 }, 'k'),
     (e) => e instanceof AppError && e.kind === 'unavailable',
   );
+});
+
+test('public mints: owner-only refuses others; a public mint needs a linked wallet and a verified payment, accepted once', async () => {
+  const ownerOnly = world(deployedRow({ user_id: 'carol' }));
+  await assert.rejects(
+    ownerOnly.svc.mint(ALICE, ownerOnly.collection().id, { recipient: WALLET_A, quantity: 1 }, 'k0'),
+    (e) => e instanceof AppError && e.kind === 'forbidden',
+  );
+  const w = world(deployedRow({ user_id: 'carol', mint_access: 'public', mint_price: '250', payout_address: PAYOUT, max_per_wallet: 3 }));
+  const id = w.collection().id;
+  // Bob names Alice's wallet: refused before any payment is looked at.
+  await assert.rejects(
+    w.svc.mint(BOB, id, { recipient: WALLET_A, quantity: 1, tx_hash: HASH }, 'k1'),
+    (e) => e instanceof AppError && e.kind === 'forbidden' && e.extra?.code === 'WALLET_NOT_LINKED',
+  );
+  await assert.rejects(
+    w.svc.mint(ALICE, id, { recipient: WALLET_A, quantity: 2 }, 'k2'),
+    (e) => e instanceof AppError && e.kind === 'payment_required' && e.extra?.amount_due === '500',
+  );
+  assert.equal(w.mints.length, 0);
+  const res = await w.svc.mint(ALICE, id, { recipient: WALLET_A, quantity: 2, tx_hash: HASH }, 'k3');
+  assert.deepEqual(res.tokenIds, [1, 2]);
+  assert.deepEqual(w.paid[0], { ...w.paid[0], payer: WALLET_A, recipient: PAYOUT, minAmount: 500n });
+  await assert.rejects(
+    w.svc.mint(ALICE, id, { recipient: WALLET_A, quantity: 1, tx_hash: HASH }, 'k4'),
+    (e) => e instanceof AppError && e.extra?.code === 'PAYMENT_ALREADY_USED',
+  );
+  // max_per_wallet 3: two minted, two more refused, and that payment is given back.
+  await assert.rejects(
+    w.svc.mint(ALICE, id, { recipient: WALLET_A, quantity: 2, tx_hash: `0x${'cd'.repeat(32)}` }, 'k5'),
+    (e) => e instanceof AppError && e.extra?.code === 'MAX_PER_WALLET',
+  );
+  assert.equal(w.claimed.has(`0x${'cd'.repeat(32)}`), false);
+  assert.equal(w.counts.get(WALLET_A), 2);
+  // The owner (and the operator) mint free, to any recipient.
+  const verifiedBefore = w.paid.length;
+  const byOwner = await w.svc.mint({ kind: 'user', userId: 'carol' }, id, { recipient: RECIPIENT, quantity: 1 }, 'k6');
+  assert.deepEqual(byOwner.tokenIds, [3]);
+  assert.equal(w.paid.length, verifiedBefore, 'no payment is asked of the owner');
+});
+
+test('credits: a user pays for mint generations and token regenerations, refunded when nothing started; the operator does not', async () => {
+  const w = world(deployedRow({ user_id: 'alice', tokens_minted: 0 }));
+  const id = w.collection().id;
+  await w.svc.mintAndGenerate(ALICE, id, { recipient: RECIPIENT, variables: {} }, 'g1');
+  assert.equal(w.balances.get('alice'), 0);
+  await assert.rejects(
+    w.svc.regenerate(ALICE, id, { token_id: 1, generation_overrides: {} }),
+    (e) => e instanceof AppError && e.extra?.code === 'INSUFFICIENT_CREDITS',
+  );
+  await assert.rejects(w.svc.mintAndGenerate(ALICE, id, { recipient: RECIPIENT, variables: { color: 'green' } }, 'g2'), /not a preset/);
+  assert.equal(w.balances.get('alice'), 0, 'a refused request costs nothing');
+  await w.svc.regenerate(OPERATOR, id, { token_id: 1, generation_overrides: {} });
+  await w.svc.mintAndGenerate(OPERATOR, id, { recipient: RECIPIENT, variables: {} }, 'g3');
+  assert.equal(w.balances.get('alice'), 0);
 });

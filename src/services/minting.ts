@@ -13,8 +13,9 @@ import type { CollectionRow } from '../db/collections.ts';
 import type { DeckRow } from '../db/minting.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { mintTokenMetadata, tokenUrl, type Attribute } from '../domain/metadata.ts';
-import { authorize, ownerFor, type Caller } from '../domain/policy.ts';
+import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
 import type { GenerationPort } from './generation-port.ts';
+import type { Admission, MintGate } from './mint-gate.ts';
 
 export interface MintedState {
   tokenId: number;
@@ -66,6 +67,13 @@ export interface MintingPorts {
   /** Absent: no job queue in this backend (503). */
   generation?: GenerationPort;
   metadataBaseUrl: string;
+  /** Who may mint and what they pay (services/mint-gate.ts). */
+  gate: MintGate;
+  /**
+   * Credits of the generations a user's mint or regeneration starts (docs/jobs.md "Credits"):
+   * debited before anything is spent, refunded when nothing started. Absent or 0: free.
+   */
+  credits?: { perGeneration: number; debit(userId: string, n: number): Promise<void>; refund(userId: string, n: number): Promise<void> };
   /** A token's document changed (its cached metadata is dropped). */
   onTokenChanged?: (collectionId: string, tokenId: number) => void;
 }
@@ -76,6 +84,10 @@ export interface MintBody {
   chainId?: number;
   outputId?: string;
   quantity: number;
+  /** Public mints: the payment of mint_price × quantity (docs/minting.md "Mint policy"). */
+  tx_hash?: string;
+  /** Public mints on a Merkle allowlist: the recipient's proof. */
+  merkle_proof?: string[];
 }
 
 const maxSupplyOf = (c: CollectionRow) => c.max_supply ?? c.editions;
@@ -93,7 +105,7 @@ function deployed(c: CollectionRow, chainId?: number): { chainId: number; addres
 
 export type MintingService = ReturnType<typeof createMintingService>;
 
-export function createMintingService({ store, chain, generation, metadataBaseUrl: base, onTokenChanged }: MintingPorts) {
+export function createMintingService({ store, chain, generation, metadataBaseUrl: base, gate, credits, onTokenChanged }: MintingPorts) {
   const needChain = () => {
     if (!chain) throw new AppError('unavailable', 'chain operations are not available: this backend has no chain configured');
     return chain;
@@ -119,25 +131,54 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
     metadataUri: tokenUrl(base, c.id, tokenId),
   });
 
-  async function loadForMint(caller: Caller, collectionId: string) {
-    const c = await store.getCollection(collectionId);
-    authorize(caller, 'collection.mint', { ownerId: c.user_id });
-    return c;
+  /**
+   * Runs `work` for a user's generation with its credits debited first and refunded when it
+   * throws; the operator is not charged (its mints and samples are paid otherwise).
+   */
+  async function charged<T>(caller: Caller, work: () => Promise<T>): Promise<T> {
+    const cost = credits?.perGeneration ?? 0;
+    const payer = caller.kind === 'user' && cost > 0 ? caller.userId : null;
+    if (payer) await credits!.debit(payer, cost);
+    try {
+      return await work();
+    } catch (err) {
+      if (payer) await credits!.refund(payer, cost).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Sends the mint after the gate admitted it. What the gate took is given back only when the
+   * chain refused (409: nothing was minted); after a timeout the transaction may still mine, so
+   * the payment stays claimed and crash repair records the token (docs/minting.md).
+   */
+  async function mintAdmitted(admission: Admission, req: Parameters<MintChain['mint']>[0]) {
+    try {
+      return await needChain().mint(req);
+    } catch (err) {
+      if (err instanceof AppError && err.kind === 'conflict') await admission.undo();
+      throw err;
+    }
   }
 
   /** §4.2 backend mint (recipient, chainId, optional outputId) and §4.3 design-stage mint (recipient_address, quantity). */
   async function mint(caller: Caller, collectionId: string, body: MintBody, senderKey: string) {
-    const c = await loadForMint(caller, collectionId);
-    const target = deployed(c, body.chainId);
+    const c = await store.getCollection(collectionId);
     const recipient = (body.recipient ?? body.recipient_address)!;
+    if (!can(caller, 'collection.mint', { ownerId: c.user_id }) && c.mint_access !== 'public') {
+      authorize(caller, 'collection.mint', { ownerId: c.user_id });
+    }
+    const target = deployed(c, body.chainId);
     if (c.tokens_minted + body.quantity > maxSupplyOf(c)) {
       throw conflict(`max supply exceeded: ${c.tokens_minted} of ${maxSupplyOf(c)} minted, ${body.quantity} more requested`, {
         code: 'MAX_SUPPLY',
       });
     }
+    needChain();
     const output = body.outputId ? await store.getOutput(body.outputId) : undefined;
     if (output && output.collection_id !== c.id) throw invalid(`body.outputId: output ${output.id} belongs to another collection`);
-    const res = await needChain().mint({
+    const admission = await gate.admit(caller, c, { ...body, recipient });
+    const res = await mintAdmitted(admission, {
       chainId: target.chainId,
       collection: target.address,
       recipient,
@@ -184,51 +225,63 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
     async mintAndGenerate(
       caller: Caller,
       collectionId: string,
-      body: { recipient: string; variables: Record<string, unknown>; chainId?: number },
+      body: { recipient: string; variables: Record<string, unknown>; chainId?: number; tx_hash?: string; merkle_proof?: string[] },
       senderKey: string,
     ) {
-      const c = await loadForMint(caller, collectionId);
+      const c = await store.getCollection(collectionId);
+      if (!can(caller, 'collection.mint', { ownerId: c.user_id }) && c.mint_access !== 'public') {
+        authorize(caller, 'collection.mint', { ownerId: c.user_id });
+      }
       const target = deployed(c, body.chainId);
-      const mintChain = needChain();
+      needChain();
       const gen = needGeneration();
       gen.checkVariables(c, body.variables);
       if (c.tokens_minted >= maxSupplyOf(c)) {
         throw conflict(`collection ${c.id} is sold out: ${c.tokens_minted} of ${maxSupplyOf(c)} minted`, { code: 'MAX_SUPPLY' });
       }
-      const res = await mintChain.mint({
-        chainId: target.chainId,
-        collection: target.address,
-        recipient: body.recipient,
-        quantity: 1,
-        idempotencyKey: senderKey,
-      });
-      const tokenId = res.tokenIds[0]!;
-      await store.recordMinted(c.id, tokenId);
-      const m = minted(c, tokenId, res.txHash, res.recipient);
-      const userId = ownerFor(caller);
-
-      // A retry after a crash between the mint and here finds the deck made the first time.
-      const existing = await store.findTokenDeck(c.id, tokenId);
-      let started: { jobId: string; outputId: string; deckId: string };
-      if (existing?.cover_output_id) {
-        const out = await store.getOutput(existing.cover_output_id);
-        started = { jobId: out.job_id ?? '', outputId: out.id, deckId: existing.id };
-      } else {
-        started = await gen.start({
-          collectionId: c.id,
-          variables: body.variables,
-          userId,
-          isService: true, // the mint pays for the artwork: no credits are charged
-          source: 'direct_api',
-          jobType: 'mint_generation',
-          socialPfp: await minterPfp(res.recipient, userId),
-          ...(existing ? { deckId: existing.id } : {}),
-          mintState: { token_id: tokenId, tx_hash: res.txHash, recipient: res.recipient, metadata_uri: m.metadataUri },
+      // The artwork's credits first (refunded if the mint fails), then the gate, then the chain.
+      return charged(caller, async () => {
+        const admission = await gate.admit(caller, c, {
+          recipient: body.recipient,
+          quantity: 1,
+          tx_hash: body.tx_hash,
+          merkle_proof: body.merkle_proof,
         });
-        if (existing) await store.setMintState(existing.id, m);
-        await store.linkCover(started.deckId, started.outputId, tokenMeta(c, tokenId));
-      }
-      return { mint: { ...m, deckId: started.deckId }, generation: started };
+        const res = await mintAdmitted(admission, {
+          chainId: target.chainId,
+          collection: target.address,
+          recipient: body.recipient,
+          quantity: 1,
+          idempotencyKey: senderKey,
+        });
+        const tokenId = res.tokenIds[0]!;
+        await store.recordMinted(c.id, tokenId);
+        const m = minted(c, tokenId, res.txHash, res.recipient);
+        const userId = ownerFor(caller);
+
+        // A retry after a crash between the mint and here finds the deck made the first time.
+        const existing = await store.findTokenDeck(c.id, tokenId);
+        let started: { jobId: string; outputId: string; deckId: string };
+        if (existing?.cover_output_id) {
+          const out = await store.getOutput(existing.cover_output_id);
+          started = { jobId: out.job_id ?? '', outputId: out.id, deckId: existing.id };
+        } else {
+          started = await gen.start({
+            collectionId: c.id,
+            variables: body.variables,
+            userId,
+            isService: true, // trusted mint path (mint state); a user's credits were debited above
+            source: 'direct_api',
+            jobType: 'mint_generation',
+            socialPfp: await minterPfp(res.recipient, userId),
+            ...(existing ? { deckId: existing.id } : {}),
+            mintState: { token_id: tokenId, tx_hash: res.txHash, recipient: res.recipient, metadata_uri: m.metadataUri },
+          });
+          if (existing) await store.setMintState(existing.id, m);
+          await store.linkCover(started.deckId, started.outputId, tokenMeta(c, tokenId));
+        }
+        return { mint: { ...m, deckId: started.deckId }, generation: started };
+      });
     },
 
     mint,
@@ -239,7 +292,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
      * gives it to one; the other's result carries the ids it really got.
      */
     async mintToken(caller: Caller, collectionId: string, tokenId: number, body: MintBody, senderKey: string) {
-      const c = await loadForMint(caller, collectionId);
+      const c = await store.getCollection(collectionId);
       const next = c.tokens_minted + 1;
       if (tokenId !== next) {
         throw conflict(`token ids are minted in order: the next token id of collection ${c.id} is ${next}, not ${tokenId}`, {
@@ -258,17 +311,21 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       if (!deck || !deck.mint_status) throw notFound(`token ${body.token_id} of collection ${c.id}`);
       const gen = needGeneration();
       gen.checkVariables(c, body.generation_overrides);
+      const pfp = deck.mint_recipient ? await minterPfp(deck.mint_recipient, ownerFor(caller)) : null;
       const userId = ownerFor(caller);
-      const started = await gen.start({
-        collectionId: c.id,
-        variables: body.generation_overrides,
-        userId,
-        isService: true,
-        deckId: deck.id,
-        source: 'direct_api',
-        jobType: 'token_generation',
-        socialPfp: deck.mint_recipient ? await minterPfp(deck.mint_recipient, userId) : null,
-      });
+      // Charged to a user (the owner), never to the operator (docs/jobs.md "Credits").
+      const started = await charged(caller, () =>
+        gen.start({
+          collectionId: c.id,
+          variables: body.generation_overrides,
+          userId,
+          isService: true,
+          deckId: deck.id,
+          source: 'direct_api',
+          jobType: 'token_generation',
+          socialPfp: pfp,
+        }),
+      );
       await store.linkCover(deck.id, started.outputId, tokenMeta(c, body.token_id));
       onTokenChanged?.(c.id, body.token_id);
       return {

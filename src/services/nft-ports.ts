@@ -34,6 +34,10 @@ import {
   tokenForMetadata,
 } from '../db/minting.ts';
 import { getOutput } from '../db/outputs.ts';
+import { isWalletOf } from '../db/wallets.ts';
+import { addCredits, debitCredits } from '../db/credits.ts';
+import { claimMintPayment, releaseMintPayment, returnWalletMints, takeWalletMints, walletMintCount } from '../db/mint-policy.ts';
+import { createMintGate } from './mint-gate.ts';
 import {
   allowanceUsage,
   claimPayment,
@@ -192,6 +196,15 @@ export function createNftServices(deps: NftServiceDeps) {
       chain: access ? { mint: (req) => mintTokens(access, req) } : undefined,
       generation,
       metadataBaseUrl,
+      gate: createMintGate({
+        store: bindDb(db, { isWalletOf, takeWalletMints, returnWalletMints, walletMintCount, claimMintPayment, releaseMintPayment }),
+        payments: access ? paymentChainOf(config, access) : undefined,
+      }),
+      credits: {
+        perGeneration: config.CREDITS_PER_GENERATION,
+        debit: async (userId, n) => void (await debitCredits(db, userId, n, config.CREDITS_INITIAL_GRANT)),
+        refund: async (userId, n) => void (await addCredits(db, userId, n, config.CREDITS_INITIAL_GRANT)),
+      },
       onTokenChanged: (collectionId, tokenId) => metadata.cache.invalidate(collectionId, tokenId),
     }),
     samples: createSampleService({
@@ -208,6 +221,7 @@ export function createNftServices(deps: NftServiceDeps) {
         insertSamples,
         listSamples,
         avatarOfUser,
+        isWalletOf,
         createDeck,
       }),
       generation,

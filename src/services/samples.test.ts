@@ -7,7 +7,7 @@ import { AppError, notFound } from '../domain/errors.ts';
 import { paymentError } from '../domain/payment-errors.ts';
 import type { GenerationPort } from './generation-port.ts';
 import { createSampleService, subjectOf, type PaymentChain, type ResumableClaim, type SampleStore } from './samples.ts';
-import { ALICE, OPERATOR, collectionRow } from './test-fakes.ts';
+import { ALICE, BOB, OPERATOR, collectionRow } from './test-fakes.ts';
 
 const WALLET = getAddress('0x00000000000000000000000000000000000000e1');
 const TOKEN = getAddress('0x00000000000000000000000000000000000000c0');
@@ -59,6 +59,8 @@ function world(c: CollectionRow, opts: { failGenerationAt?: number; resumable?: 
     },
     listSamples: async () => [],
     avatarOfUser: async (userId) => (userId ? `https://pfp/${userId}.png` : null),
+    // Alice proved WALLET; nobody else proved anything.
+    isWalletOf: async (userId, address) => userId === 'alice' && getAddress(address) === WALLET,
     createDeck: async (input) => ({ id: `deck:${input.name}` }),
   };
   const generation: GenerationPort = {
@@ -169,4 +171,17 @@ test('a resumed claim creates only the missing samples, in the deck of the exist
   );
   assert.equal(w.verified.length, 0);
   assert.ok(w.samples.every((s) => s.payment_id === 'pay-old'));
+});
+
+test("a payment counts only from the caller's linked wallet; the operator may name any wallet", async () => {
+  const c = collectionRow({ compute_cost_per_sample: '500' });
+  const w = world(c);
+  await assert.rejects(
+    w.svc.request(BOB, c.id, { count: 1, wallet_address: WALLET, tx_hash: HASH }),
+    (e: unknown) => e instanceof AppError && e.kind === 'forbidden' && /not a wallet linked to you/.test(e.message),
+  );
+  assert.equal(w.verified.length, 0, 'refused before the chain is asked');
+  assert.equal(w.payments.size, 0);
+  const byOperator = await w.svc.request(OPERATOR, c.id, { count: 1, wallet_address: WALLET, tx_hash: HASH });
+  assert.equal(byOperator.isFree, false);
 });

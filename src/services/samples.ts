@@ -9,9 +9,9 @@
 import { getAddress, type Address, type Hex } from 'viem';
 import type { CollectionRow } from '../db/collections.ts';
 import type { NewSample, PaymentRecord, SampleRow } from '../db/samples.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError, forbidden } from '../domain/errors.ts';
 import { paymentError } from '../domain/payment-errors.ts';
-import { authorize, ownerFor, type Caller } from '../domain/policy.ts';
+import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
 import type { GenerationPort } from './generation-port.ts';
 
 export interface ResumableClaim {
@@ -42,6 +42,8 @@ export interface SampleStore {
     opts: { wallet?: string },
   ): Promise<Array<{ sample: SampleRow; output: { status: string; url: string | null; input_metadata: unknown } | null }>>;
   avatarOfUser(userId: string | null): Promise<string | null>;
+  /** Whether the user proved `address` with Sign-In with Ethereum (db/wallets.ts). */
+  isWalletOf(userId: string, address: string): Promise<boolean>;
   createDeck(input: { collection_id: string; name: string; userId: string }): Promise<{ id: string }>;
 }
 
@@ -84,6 +86,20 @@ export const subjectOf = (caller: Caller, wallet: string | undefined): string | 
   return userId ? `user:${userId}` : wallet ? `wallet:${wallet.toLowerCase()}` : null;
 };
 
+/**
+ * A payment counts only from a wallet the caller proved (Sign-In with Ethereum, docs/auth.md):
+ * otherwise anyone could claim someone else's transfer by naming its payer. The operator (service
+ * key) may name any wallet: it pays on a user's behalf or has checked the payer itself.
+ */
+export async function requirePayerOf(caller: Caller, wallet: string, isWalletOf: (userId: string, address: string) => Promise<boolean>) {
+  if (caller.kind === 'service') return;
+  const userId = ownerFor(caller);
+  if (userId && (await isWalletOf(userId, wallet))) return;
+  throw forbidden(
+    `body.wallet_address: ${wallet} is not a wallet linked to you; a payment counts only from your own wallet: link it with Sign-In with Ethereum (POST /api/auth/wallet/nonce, then /api/auth/wallet/verify)`,
+  );
+}
+
 export type SampleService = ReturnType<typeof createSampleService>;
 
 export function createSampleService({ store, generation, payments, defaultChainId, log }: SamplePorts) {
@@ -104,6 +120,7 @@ export function createSampleService({ store, generation, payments, defaultChainI
 
   /** Takes the free allowance, or claims (or resumes) the payment: what pays for this request. */
   async function payFor(
+    caller: Caller,
     c: CollectionRow,
     b: SampleRequest,
     subject: string,
@@ -120,6 +137,7 @@ export function createSampleService({ store, generation, payments, defaultChainI
         { free_remaining: s.free_remaining, amount_due: due, compute_cost_per_sample: s.compute_cost_per_sample },
       );
     }
+    await requirePayerOf(caller, b.wallet_address, store.isWalletOf);
     const chainId = b.chain_id ?? c.chain_id ?? defaultChainId;
     if (!payments) throw new AppError('unavailable', 'chain operations are not available: this backend has no chain configured');
     const s = payments.settings(chainId);
@@ -144,10 +162,23 @@ export function createSampleService({ store, generation, payments, defaultChainI
     status: async (caller: Caller, collectionId: string, wallet?: string) =>
       status(await store.getCollection(collectionId), subjectOf(caller, wallet)),
 
-    /** A collection's samples, newest first (404 for an unknown collection). */
-    async list(collectionId: string, wallet?: string) {
-      await store.getCollection(collectionId);
-      return store.listSamples(collectionId, { wallet });
+    /**
+     * A collection's samples, newest first (404 for an unknown collection). Requester wallets are
+     * the collection owner's and the operator's to see (`collection.read_sample_wallets`); anyone
+     * else sees the wallet only on their own samples, and filters only by a wallet they proved.
+     */
+    async list(caller: Caller, collectionId: string, wallet?: string) {
+      const c = await store.getCollection(collectionId);
+      const seesAll = can(caller, 'collection.read_sample_wallets', { ownerId: c.user_id });
+      const me = ownerFor(caller);
+      if (wallet && !seesAll && !(me && (await store.isWalletOf(me, wallet)))) {
+        throw forbidden(
+          'query.wallet_address: the samples of a wallet are shown to the collection owner, the operator, and the user who linked that wallet',
+        );
+      }
+      const rows = await store.listSamples(collectionId, { wallet });
+      if (seesAll) return rows;
+      return rows.map((r) => (me && r.sample.user_id === me ? r : { ...r, sample: { ...r.sample, wallet_address: null } }));
     },
 
     async request(caller: Caller, collectionId: string, b: SampleRequest) {
@@ -158,7 +189,7 @@ export function createSampleService({ store, generation, payments, defaultChainI
       generation.checkVariables(c, variables);
       const subject = subjectOf(caller, b.wallet_address)!;
       const isFree = !b.tx_hash;
-      const { paymentId, resumed } = await payFor(c, b, subject);
+      const { paymentId, resumed } = await payFor(caller, c, b, subject);
 
       const userId = ownerFor(caller);
       const pfp = await store.avatarOfUser(c.user_id); // the creator's picture at sample time

@@ -72,6 +72,20 @@ export const collections = pgTable(
     free_samples_per_collection: integer('free_samples_per_collection').notNull().default(10),
     free_samples_per_user: integer('free_samples_per_user').notNull().default(3),
     compute_cost_per_sample: numeric('compute_cost_per_sample', { precision: 78, scale: 0 }).notNull().default('1000000'),
+    // mint policy (docs/minting.md "Mint policy"): who may mint besides the owner, and for what
+    /** 'owner' (only the owner and the operator mint) or 'public' (anyone, paying mint_price). */
+    mint_access: varchar('mint_access', { length: 10 }).notNull().default('owner'),
+    /** Stablecoin units per token; null: `price` in whole stablecoins (6 decimals). */
+    mint_price: numeric('mint_price', { precision: 78, scale: 0 }),
+    /** Where public mint payments go; null: a public paid mint is refused until it is set. */
+    payout_address: varchar('payout_address', { length: 42 }),
+    max_per_wallet: integer('max_per_wallet'),
+    /** Lowercase addresses allowed to mint publicly; null: no address list. */
+    mint_allowlist: jsonb('mint_allowlist').$type<string[]>(),
+    /** Merkle root of allowed addresses (sorted-pair keccak256, docs/minting.md); null: none. */
+    mint_merkle_root: varchar('mint_merkle_root', { length: 66 }),
+    mint_start: ts('mint_start'),
+    mint_end: ts('mint_end'),
     created_at: createdAt(),
     updated_at: updatedAt(),
   },

@@ -48,3 +48,15 @@ export const creditBalances = pgTable('credit_balances', {
   balance: integer('balance').notNull().default(0),
   updated_at: updatedAt(),
 });
+
+/**
+ * Sign-In with Ethereum nonces (docs/auth.md): issued to one user, single use, with an expiry;
+ * consumed by one conditional UPDATE (`used_at IS NULL AND expires_at > now()`).
+ */
+export const walletNonces = pgTable('wallet_nonces', {
+  nonce: varchar('nonce', { length: 64 }).primaryKey(),
+  user_id: text('user_id').notNull(),
+  expires_at: ts('expires_at').notNull(),
+  used_at: ts('used_at'),
+  created_at: createdAt(),
+});

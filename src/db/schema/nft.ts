@@ -74,6 +74,23 @@ export const payments = pgTable(
   (t) => [uniqueIndex('payments_chain_tx').on(t.chain_id, t.tx_hash)],
 );
 
+/**
+ * Public mints per wallet and collection (max_per_wallet), taken in one conditional upsert
+ * (`minted + n <= limit`), given back when the mint fails.
+ */
+export const mintWalletCounts = pgTable(
+  'mint_wallet_counts',
+  {
+    collection_id: uuid('collection_id')
+      .notNull()
+      .references(() => collections.id, { onDelete: 'cascade' }),
+    wallet: varchar('wallet', { length: 42 }).notNull(),
+    minted: integer('minted').notNull().default(0),
+    updated_at: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.collection_id, t.wallet] })],
+);
+
 // ---------- chain ----------
 
 /** Every chain write, recorded before it is sent (DESIGN.md: the tx sender). */

@@ -135,7 +135,7 @@ export const FORWARDS: Forward[] = [
     description:
       'Forwarded to POST /nft/collections/:id/mint-and-generate with the Idempotency-Key header: the mint (token id from the receipt) and the generation started.',
     tags: ['minting'],
-    input: mintAndGenerateBody.omit({ chainId: true }).extend({ collectionId: uuid }),
+    input: mintAndGenerateBody.omit({ chainId: true, tx_hash: true, merkle_proof: true }).extend({ collectionId: uuid }),
     backend: ({ collectionId, ...body }, req) => ({
       method: 'POST',
       path: `nft/collections/${collectionId}/mint-and-generate`,

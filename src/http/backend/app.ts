@@ -13,6 +13,8 @@ import type { ChainServices } from '../../chain/platform-chain.ts';
 import { custodialRoutes } from './custodial.ts';
 import { feedRoutes } from './feed.ts';
 import { identityRoutes } from './identity.ts';
+import { walletRoutes } from './wallets.ts';
+import { walletServiceOn } from '../../services/wallet-ports.ts';
 import { indexerRoutes, type IndexerHost } from './indexer.ts';
 import { deckRoutes } from './decks.ts';
 import { metadataRoutes } from './metadata.ts';
@@ -132,6 +134,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   await app.register(uploadRoutes, { uploads: content.uploads });
   await app.register(feedRoutes, { feed: content.feed, stream });
   await app.register(identityRoutes, { identity: content.identity, config: deps.config });
+  await app.register(walletRoutes, { wallets: walletServiceOn(deps.database.db, deps.config, deps.mintingChain ?? deps.chain) });
   // The built-in workflows exist from the first start on (idempotent; edited ones are kept).
   await content.workflows.seedBuiltins();
   return app;

@@ -46,7 +46,8 @@ export async function sampleRoutes(app: FastifyInstance, { nft }: NftRouteOption
       schema: {
         operationId: 'listSamples',
         summary: 'Samples of a collection',
-        description: 'Newest first (up to 100), optionally one wallet: status pending, completed (with url) or failed, and the traits.',
+        description:
+          'Newest first (up to 100), optionally one wallet: status pending, completed (with url) or failed, and the traits. Requester wallets are shown to the collection owner and the operator (others see their own; filtering by a wallet needs it to be theirs: 403).',
         tags,
         params: collectionIdParams,
         querystring: walletQuery,
@@ -54,7 +55,7 @@ export async function sampleRoutes(app: FastifyInstance, { nft }: NftRouteOption
       },
     },
     async (req) => {
-      const rows = await nft.samples.list(req.params.collectionId, req.query.wallet_address);
+      const rows = await nft.samples.list(req.caller, req.params.collectionId, req.query.wallet_address);
       return successAndEnvelope({ samples: rows.map(presentSample) });
     },
   );

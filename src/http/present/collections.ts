@@ -1,6 +1,7 @@
 /** The one presentation of a collection record, used by both apps (schema: http/schemas/collections.ts). */
 import type { CollectionRow } from '../../db/collections.ts';
 import { deriveContractParams } from '../../domain/contract-params.ts';
+import { mintPriceOf, type MintAccess } from '../../domain/mint-policy.ts';
 import type { GenerationData, Variable } from '../../domain/generation-data.ts';
 import type { GeneratedCollection } from '../../generation/concept/index.ts';
 
@@ -35,6 +36,17 @@ export function presentCollection(row: CollectionRow) {
     tokens_minted: row.tokens_minted,
     royalty_bps: row.royalty_bps,
     royalty_receiver: row.royalty_receiver,
+    mint_policy: {
+      access: row.mint_access as MintAccess,
+      price: mintPriceOf(row).toString(),
+      mint_price: row.mint_price,
+      payout_address: row.payout_address,
+      max_per_wallet: row.max_per_wallet,
+      allowlist: row.mint_allowlist,
+      merkle_root: row.mint_merkle_root,
+      start: row.mint_start?.toISOString() ?? null,
+      end: row.mint_end?.toISOString() ?? null,
+    },
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

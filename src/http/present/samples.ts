@@ -16,7 +16,8 @@ export function presentSample({
   sample,
   output,
 }: {
-  sample: SampleRow;
+  /** wallet_address null: hidden from this caller (services/samples.ts `list`). */
+  sample: Omit<SampleRow, 'wallet_address'> & { wallet_address: string | null };
   output: { status: string; url: string | null; input_metadata: unknown } | null;
 }) {
   const traits =

@@ -21,12 +21,50 @@ export const createCollectionBody = z
   })
   .refine(...socialPair);
 
+const hexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
+const instant = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 date-time' });
+
+/** A collection's mint policy (docs/minting.md "Mint policy"); null clears a field. */
+export const mintPolicyFields = {
+  mint_access: z
+    .enum(['owner', 'public'])
+    .optional()
+    .describe('owner (default): only the owner and the operator mint; public: anyone, by this policy'),
+  mint_price: z
+    .union([
+      z.string().regex(/^\d{1,60}$/, 'expected stablecoin units as a string of digits'),
+      z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+    ])
+    .transform(String)
+    .nullable()
+    .optional()
+    .describe('stablecoin units per token (6 decimals); null: price × 10^6'),
+  payout_address: hexAddress.nullable().optional().describe('where public mint payments go'),
+  max_per_wallet: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  mint_allowlist: z
+    .array(hexAddress)
+    .min(1)
+    .max(5000)
+    .nullable()
+    .optional()
+    .describe('addresses allowed to mint publicly (more: use mint_merkle_root)'),
+  mint_merkle_root: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex Merkle root')
+    .nullable()
+    .optional()
+    .describe('root of a sorted-pair keccak256 tree of keccak256(address) leaves; mints send merkle_proof'),
+  mint_start: instant.nullable().optional(),
+  mint_end: instant.nullable().optional(),
+};
+
 export const updateCollectionBody = z.object({
   title: title.optional(),
   description: z.string().max(10_000).optional(),
   editions: editions.optional(),
   price: price.optional(),
   data: generationDataInput.optional(),
+  ...mintPolicyFields,
 });
 
 export const generateCollectionBody = z
@@ -79,6 +117,17 @@ export const collectionView = z.object({
   tokens_minted: z.number(),
   royalty_bps: z.number().nullable(),
   royalty_receiver: nullableString,
+  mint_policy: z.object({
+    access: z.enum(['owner', 'public']),
+    price: z.string().describe('stablecoin units per token, in effect (mint_price, else price × 10^6)'),
+    mint_price: nullableString,
+    payout_address: nullableString,
+    max_per_wallet: z.number().nullable(),
+    allowlist: z.array(z.string()).nullable(),
+    merkle_root: nullableString,
+    start: nullableString,
+    end: nullableString,
+  }),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -44,3 +44,43 @@ const apiKey = z.object({ id: z.string(), name: z.string(), key_prefix: z.string
 export const createdKeyResponse = envelope(apiKey.extend({ key: z.string().describe('shown once') }));
 export const keyListResponse = envelope(z.array(apiKey.extend({ last_used_at: ts, revoked_at: ts })));
 export const revokedKeyResponse = envelope(z.object({ id: z.string(), revoked: z.literal(true) }));
+
+// Wallets proven by Sign-In with Ethereum (docs/auth.md "Wallets").
+export const walletNonceBody = z
+  .object({
+    address: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address')
+      .optional()
+      .describe('when given, the answer carries the exact EIP-4361 message to sign'),
+    chain_id: z.number().int().positive().optional().describe('chain of the message; default NFT_CHAIN_ID'),
+  })
+  .default({});
+export const walletNonceResponse = envelope(
+  z.object({
+    nonce: z.string(),
+    expires_at: z.string(),
+    domain: z.string().describe('the domain the message must name'),
+    uri: z.string(),
+    chain_id: z.number().int(),
+    statement: z.string(),
+    message: z.string().nullable().describe('the EIP-4361 message to sign (when address was sent)'),
+  }),
+);
+export const walletVerifyBody = z.object({
+  message: z.string().min(1, 'message is required').max(4000),
+  signature: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]+$/, 'expected a 0x-prefixed hex signature')
+    .max(20_000),
+});
+export const walletVerifyResponse = envelope(
+  z.object({
+    address: z.string(),
+    chain_id: z.number().int(),
+    newly_linked: z.boolean(),
+    linked_at: z.string(),
+    provider: z.literal('wallet'),
+  }),
+);
+export const walletListResponse = envelope(z.array(z.object({ address: z.string(), linked_at: z.string(), last_used_at: ts })));

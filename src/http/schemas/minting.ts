@@ -1,13 +1,26 @@
 /** Minting request and response schemas (nft-service.md §2.5, §4.1, §4.2, §4.3; docs/minting.md), shared by both apps. */
 import { z } from 'zod';
-import { address, queryInt, uuid } from './common.ts';
+import { address, queryInt, txHash, uuid } from './common.ts';
 
 export const variables = z.record(z.string(), z.unknown());
+
+/** What a public mint adds (docs/minting.md "Mint policy"): the payment and an allowlist proof. */
+const publicMintFields = {
+  tx_hash: txHash
+    .optional()
+    .describe('public mints: the stablecoin transfer of mint_price × quantity from the recipient to the payout address'),
+  merkle_proof: z
+    .array(z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected 0x-prefixed 32-byte hex nodes'))
+    .max(64)
+    .optional()
+    .describe("public mints on a Merkle allowlist: the recipient's proof"),
+};
 
 export const mintAndGenerateBody = z.object({
   recipient: address,
   variables: variables.default({}),
   chainId: z.number().int().positive().optional(),
+  ...publicMintFields,
 });
 
 /** One path, two spec bodies (§4.2 backend mint, §4.3 design-stage mint): both are accepted. */
@@ -18,6 +31,7 @@ export const mintBody = z
     chainId: z.number().int().positive().optional(),
     outputId: uuid.optional(),
     quantity: z.number().int().min(1, 'quantity must be 1 to 100').max(100, 'quantity must be 1 to 100').default(1),
+    ...publicMintFields,
   })
   .refine((b) => b.recipient || b.recipient_address, { message: 'recipient (or recipient_address) is required', path: ['recipient'] })
   .refine((b) => !b.outputId || b.quantity === 1, { message: 'outputId links one token: quantity must be 1', path: ['outputId'] });

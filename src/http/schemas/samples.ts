@@ -26,7 +26,10 @@ export const sample = z.object({
   url: z.string().nullable(),
   status: sampleStatus,
   is_free: z.boolean(),
-  wallet_address: z.string(),
+  wallet_address: z
+    .string()
+    .nullable()
+    .describe("the requester's wallet: shown to the collection owner, the operator and the requester; null for others"),
   created_at: z.string(),
   traits: z.array(z.unknown()),
 });

@@ -1,0 +1,57 @@
+/**
+ * The real ports of the wallet service (services/wallets.ts): db/wallets.ts on one database, and
+ * signature checks on the chain's public client (viem's verifySiweMessage: EOAs, EIP-1271 and
+ * ERC-6492 contract wallets). A backend without chain access checks EOA signatures only
+ * (recovery, no RPC), for NFT_CHAIN_ID only.
+ */
+import { verifyMessage } from 'viem';
+import { verifySiweMessage } from 'viem/siwe';
+import type { Config } from '../config.ts';
+import type { MintingChainAccess } from '../chain/mint.ts';
+import type { Db } from '../db/client.ts';
+import { consumeWalletNonce, insertWalletNonce, isWalletOf, linkWallet, listWallets, pruneWalletNonces } from '../db/wallets.ts';
+import { bindDb } from './ports.ts';
+import { createWalletService, type SiweSettings, type SiweVerifier } from './wallets.ts';
+
+export function siweSettingsOf(config: Config): SiweSettings {
+  const base = config.PUBLIC_BASE_URL ? new URL(config.PUBLIC_BASE_URL) : undefined;
+  const domain = config.SIWE_DOMAIN ?? base?.host ?? `localhost:${config.PORT}`;
+  return {
+    domain,
+    uri: base ? base.origin : `http://${domain}`,
+    defaultChainId: config.NFT_CHAIN_ID,
+    nonceTtlSeconds: config.SIWE_NONCE_TTL_SECONDS,
+  };
+}
+
+export function siweVerifierOf(config: Config, access?: MintingChainAccess): SiweVerifier {
+  const clientOf = (chainId: number) => {
+    if (!access) return undefined;
+    try {
+      return access.client(chainId);
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    // The RPC must really serve that chain (EIP-1271 calls go to it): its eth_chainId is asked.
+    async supports(chainId) {
+      if (!access) return chainId === config.NFT_CHAIN_ID;
+      const client = clientOf(chainId);
+      return client ? (await client.getChainId().catch(() => undefined)) === chainId : false;
+    },
+    async verify({ chainId, message, signature, address }) {
+      const client = clientOf(chainId);
+      if (!client) return verifyMessage({ address, message, signature });
+      return verifySiweMessage(client, { message, signature, address });
+    },
+  };
+}
+
+export function walletServiceOn(db: Db, config: Config, access?: MintingChainAccess) {
+  return createWalletService(
+    bindDb(db, { insertWalletNonce, consumeWalletNonce, pruneWalletNonces, linkWallet, listWallets, isWalletOf }),
+    siweVerifierOf(config, access),
+    siweSettingsOf(config),
+  );
+}
