@@ -24,7 +24,8 @@ commands:
   start     backend, admin proxy and every embedded service in one process
   backend   the backend service only (PORT)
   admin     the admin proxy only (ADMIN_PORT)
-  worker    a generation worker on the BullMQ queue (REDIS_URL, WORKER_CONCURRENCY)
+  worker    a generation worker on the BullMQ queue (REDIS_URL, WORKER_CONCURRENCY);
+            /healthz and /readyz on WORKER_HEALTH_PORT
   migrate   apply database migrations and exit
   indexer   the ownership indexer with its API and socket.io on PORT (docs/indexer.md);
             indexer --reindex rebuilds every indexed row from the start block first

@@ -37,6 +37,8 @@ const positiveInt = z.coerce.number().int().positive();
 const shape = {
   PORT: port.default(3000),
   ADMIN_PORT: port.default(3001),
+  /** `atelier worker`'s /healthz and /readyz (a worker serves no API). */
+  WORKER_HEALTH_PORT: port.default(3002),
   HOST: z.string().default('127.0.0.1'),
   DATA_DIR: z.string().default('.atelier'),
   DATABASE_URL: z

@@ -14,6 +14,7 @@ import { startPlatformChain, stderrChainLogger } from './chain/dev-chain.ts';
 import type { ChainServices } from './chain/platform-chain.ts';
 import { startNftDuties } from './services/nft-ports.ts';
 import { buildBackendApp, type BackendDeps } from './http/backend/app.ts';
+import { createAppShell } from './http/plugins/shell.ts';
 import { createStorage } from './storage/index.ts';
 import type { IndexerHost } from './indexer/host.ts';
 import { startIndexer } from './indexer/service.ts';
@@ -112,7 +113,10 @@ export async function startBackend(config: Config, database: Database, parts: Ba
   return backend;
 }
 
-/** `atelier worker`: generation steps from the BullMQ queue (REDIS_URL), WORKER_CONCURRENCY at a time. */
+/**
+ * `atelier worker`: generation steps from the BullMQ queue (REDIS_URL), WORKER_CONCURRENCY at a
+ * time; /healthz and /readyz (database, queue) on WORKER_HEALTH_PORT.
+ */
 export async function startWorkerProcess(config: Config): Promise<{ stop(): Promise<void> }> {
   if (!config.REDIS_URL)
     throw new Error('atelier worker needs REDIS_URL: without it the queue lives inside `atelier start`/`atelier backend`');
@@ -128,8 +132,16 @@ export async function startWorkerProcess(config: Config): Promise<{ stop(): Prom
     queue,
     log: (msg, extra) => logger.warn(extra ?? {}, msg),
   });
+  const health = await createAppShell({
+    config,
+    title: 'Atelier worker',
+    description: 'Health of a generation worker.',
+    ready: { database: () => database.ping(), queue: () => queue.ping() },
+  });
+  await health.listen({ port: config.WORKER_HEALTH_PORT, host: config.HOST });
   return {
     async stop() {
+      await health.close();
       await worker.close();
       await queue.close();
       await database.close();

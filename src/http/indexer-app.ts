@@ -9,6 +9,7 @@ import { installAuth } from './plugins/auth.ts';
 import { credentialsOn } from '../services/credentials.ts';
 import { indexerRoutes, type IndexerHost } from './backend/indexer.ts';
 import { createAppShell } from './plugins/shell.ts';
+import { chainCheck, rpcBlockNumber } from './readiness.ts';
 import { installErrorHandling } from './plugins/errors.ts';
 
 export async function buildIndexerApp(deps: { config: Config; database: Database; indexer: IndexerHost }): Promise<FastifyInstance> {
@@ -16,7 +17,15 @@ export async function buildIndexerApp(deps: { config: Config; database: Database
     config: deps.config,
     title: 'Atelier indexer',
     description: 'Ownership indexer: apps, app tokens, mints, owner tokens, contract reads, indexer status; socket.io events.',
-    ready: () => deps.database.ping(),
+    ready: {
+      database: () => deps.database.ping(),
+      ...(deps.indexer.rpcUrl ? { chain: chainCheck(() => rpcBlockNumber(deps.indexer.rpcUrl!)) } : {}),
+      indexer: async () => {
+        const live = deps.indexer.liveStatus?.();
+        if (live && !live.running) throw new Error('the indexer loop is not running');
+        if (live?.stalled) throw new Error(`stalled: no progress since ${live.last_progress_at ?? 'start'}`);
+      },
+    },
   });
   installErrorHandling(app, 'envelope');
   installAuth(app, { config: deps.config, credentials: credentialsOn(deps.database.db), style: 'envelope' });

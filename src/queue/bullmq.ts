@@ -171,6 +171,12 @@ export class BullMqQueue<T> implements WorkQueue<T> {
     return ev;
   }
 
+  async ping(): Promise<void> {
+    // One Redis round trip (a read of the queue's meta hash); hangs while Redis is down, which
+    // the readiness check's timeout reports.
+    await this.queue.isPaused();
+  }
+
   async close(): Promise<void> {
     const workers = [...this.workers];
     this.workers.clear();

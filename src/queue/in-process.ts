@@ -136,6 +136,10 @@ export class InProcessQueue<T> implements WorkQueue<T> {
     };
   }
 
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error(`queue ${this.name} is closed`);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const t of this.timers) clearTimeout(t);

@@ -68,6 +68,8 @@ export interface WorkQueue<T> {
    * Returns an unsubscribe function. Delivery is best effort: use getState to reconcile.
    */
   subscribe(listener: (e: QueueEvent) => void): Promise<() => void>;
+  /** Resolves when the queue store answers (Redis PING for BullMQ); for /readyz. */
+  ping(): Promise<void>;
   /** Closes workers, listeners and connections. Jobs in the store are kept. */
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import { installAuth } from '../plugins/auth.ts';
 import { createAppShell } from '../plugins/shell.ts';
+import { chainCheck, healthCheck } from '../readiness.ts';
 import { installErrorHandling } from '../plugins/errors.ts';
 import { createBackendClient, type BackendClient } from './backend-client.ts';
 import { adminChainRoutes } from './chain.ts';
@@ -36,6 +37,10 @@ export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps
     title: 'Atelier admin proxy',
     description: 'NFT administration: collections, factory and collection deployment, admin calls, metadata.',
     bodyLimit: 16 * 1024 * 1024,
+    ready: {
+      backend: healthCheck(config.BACKEND_API_URL),
+      ...(deps.chain ? { chain: chainCheck(() => deps.chain!.client(config.NFT_CHAIN_ID).getBlockNumber()) } : {}),
+    },
   });
   installErrorHandling(app, 'success');
   installAuth(app, { config, style: 'success', serviceKeyOnly: true });

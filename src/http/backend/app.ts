@@ -5,6 +5,7 @@ import type { Database } from '../../db/client.ts';
 import { installAuth } from '../plugins/auth.ts';
 import { credentialsOn } from '../../services/credentials.ts';
 import { createAppShell } from '../plugins/shell.ts';
+import { chainCheck } from '../readiness.ts';
 import { installErrorHandling } from '../plugins/errors.ts';
 import { collectionDesignRoutes } from './collection-design.ts';
 import { collectionRoutes } from './collections.ts';
@@ -70,7 +71,11 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
     title: 'Atelier backend',
     description: 'Collections, outputs, decks, jobs, workflows, uploads, metadata, samples, ownership.',
     bodyLimit: 16 * 1024 * 1024,
-    ready: () => deps.database.ping(),
+    ready: {
+      database: () => deps.database.ping(),
+      ...(deps.jobQueue ? { queue: () => deps.jobQueue!.ping() } : {}),
+      ...(deps.chain ? { chain: chainCheck(() => deps.chain!.client(deps.config.NFT_CHAIN_ID).getBlockNumber()) } : {}),
+    },
   });
   installErrorHandling(app, 'envelope');
   installAuth(app, { config: deps.config, credentials: credentialsOn(deps.database.db), style: 'envelope' });

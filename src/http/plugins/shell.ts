@@ -12,6 +12,7 @@ import type { Config } from '../../config.ts';
 import { safeErrorSerializer } from '../../logging/safe-errors.ts';
 import { traceLogFields } from '../../telemetry.ts';
 import { installInputGuards } from './input.ts';
+import { runReadiness, type ReadinessChecks } from '../readiness.ts';
 
 export interface AppShellOptions {
   config: Config;
@@ -19,7 +20,8 @@ export interface AppShellOptions {
   description: string;
   /** Body limit in bytes (upload-base64 needs ~14 MB of base64 for 10 MB of bytes). */
   bodyLimit?: number;
-  ready?: () => Promise<void>;
+  /** Readiness checks by dependency name (database, queue, chain, backend…), for /readyz. */
+  ready?: ReadinessChecks;
 }
 
 export async function createAppShell(opts: AppShellOptions): Promise<FastifyInstance> {
@@ -81,13 +83,10 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // Each dependency named with its state; 503 while any is down (src/http/readiness.ts).
   app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await opts.ready?.();
-      return { status: 'ready' };
-    } catch {
-      return reply.code(503).send({ status: 'not ready' });
-    }
+    const report = await runReadiness(opts.ready ?? {});
+    return reply.code(report.status === 'ready' ? 200 : 503).send(report);
   });
   return app;
 }
