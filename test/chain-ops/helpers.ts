@@ -12,6 +12,7 @@ import { createChainServices, type ChainServices, type ChainServicesOptions } fr
 import { testConfig, type Config } from '../../src/config.ts';
 import { buildAdminApp } from '../../src/http/admin/app.ts';
 import { buildBackendApp, type BackendDeps } from '../../src/http/backend/app.ts';
+import type { Resolver } from '../../src/net/guarded-fetch.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { JWT_SECRET, SERVICE_KEY, asService, call } from '../helpers/platform.ts';
 
@@ -39,6 +40,8 @@ export async function startChainPlatform(
     env?: Record<string, string>;
     metadataRewrites?: Array<{ from: string; to: string }>;
     services?: Partial<ChainServicesOptions>;
+    /** Name resolution of the admin proxy's metadata fetches (SSRF tests). */
+    fetchResolver?: Resolver;
     /** Extra backend dependencies (storage, job queue, ...). */
     backend?: Partial<BackendDeps>;
   } = {},
@@ -73,7 +76,14 @@ export async function startChainPlatform(
   });
   await backend.listen({ port: 0, host: '127.0.0.1' });
   const backendUrl = urlOf(backend);
-  const admin = await buildAdminApp({ ...config, BACKEND_API_URL: backendUrl }, { chain, metadataRewrites: opts.metadataRewrites });
+  const admin = await buildAdminApp(
+    { ...config, BACKEND_API_URL: backendUrl },
+    {
+      chain,
+      metadataRewrites: opts.metadataRewrites,
+      ...(opts.fetchResolver ? { fetchResolver: opts.fetchResolver } : {}),
+    },
+  );
   await admin.listen({ port: 0, host: '127.0.0.1' });
   const p: ChainPlatform = {
     anvil,
