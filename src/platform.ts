@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
+import { isAddressInUse } from './net/ports.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { buildAdminApp, type AdminDeps } from './http/admin/app.ts';
 import { startPlatformChain, stderrChainLogger } from './chain/dev-chain.ts';
@@ -41,6 +42,19 @@ export function ensureServiceKey(config: Config): { key: string; generated: bool
 
 export function publicBaseUrl(config: Config): string {
   return config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
+}
+
+/** listen(), with a taken port reported naming the variable that chose it (not a stack trace). */
+async function listenOn(app: FastifyInstance, variable: 'PORT' | 'ADMIN_PORT', port: number, host: string): Promise<void> {
+  try {
+    await app.listen({ port, host });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    if (isAddressInUse(err)) {
+      throw new ConfigError(variable, `port ${port} on ${host} is already in use; stop what holds it or set ${variable} to a free port`);
+    }
+    throw err;
+  }
 }
 
 export interface RunningPlatform {
@@ -82,7 +96,7 @@ export async function startBackend(
     await worker?.close();
     await jobQueue.close();
   });
-  await backend.listen({ port: config.PORT, host: config.HOST });
+  await listenOn(backend, 'PORT', config.PORT, config.HOST);
   return backend;
 }
 
@@ -105,7 +119,7 @@ export async function startWorkerProcess(config: Config): Promise<{ stop(): Prom
 
 export async function startAdmin(config: Config, overrides: Partial<AdminDeps> = {}): Promise<FastifyInstance> {
   const admin = await buildAdminApp(config, overrides);
-  await admin.listen({ port: config.ADMIN_PORT, host: config.HOST });
+  await listenOn(admin, 'ADMIN_PORT', config.ADMIN_PORT, config.HOST);
   return admin;
 }
 
