@@ -5,57 +5,100 @@
  */
 import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { startNftDuties } from './services/nft-ports.ts';
-import { createChainServices } from './chain/platform-chain.ts';
-import { startProcessTelemetry } from './telemetry.ts';
-import {
-  ensureServiceKey,
-  openConfiguredDatabase,
-  publicBaseUrl,
-  startAdmin,
-  startAll,
-  startBackend,
-  startWorkerProcess,
-} from './platform.ts';
+import { DataDirLockedError, lockDataDir, restrictUmask, secureDataDir } from './startup/data-dir.ts';
+import { helpFor, isKnownCommand, USAGE } from './startup/help.ts';
+import { requirePortFree } from './net/ports.ts';
 
-const USAGE = `usage: atelier <command>
-
-commands:
-  start     backend, admin proxy and every embedded service in one process
-  backend   the backend service only (PORT)
-  admin     the admin proxy only (ADMIN_PORT)
-  worker    a generation worker on the BullMQ queue (REDIS_URL, WORKER_CONCURRENCY);
-            /healthz and /readyz on WORKER_HEALTH_PORT
-  migrate   apply database migrations and exit
-  indexer   the ownership indexer with its API and socket.io on PORT (docs/indexer.md);
-            indexer --reindex rebuilds every indexed row from the start block first
-`;
+/** The platform's modules, loaded only once a command is to run (help loads none of them). */
+async function platformModules() {
+  const [platform, nftPorts, platformChain, devChain, telemetry] = await Promise.all([
+    import('./platform.ts'),
+    import('./services/nft-ports.ts'),
+    import('./chain/platform-chain.ts'),
+    import('./chain/dev-chain.ts'),
+    import('./telemetry.ts'),
+  ]);
+  return {
+    ...platform,
+    startProcessTelemetry: telemetry.startProcessTelemetry,
+    startNftDuties: nftPorts.startNftDuties,
+    createChainServices: platformChain.createChainServices,
+    usesEmbeddedChain: devChain.usesEmbeddedChain,
+  };
+}
 
 /** Set by main() before a process starts: flushed after the process's own stop. */
 let stopTelemetry: () => Promise<void> = async () => undefined;
 
-function onShutdown(stop: () => Promise<void>) {
+/** SIGINT/SIGTERM: one line saying so, a clean stop, one line when stopped. */
+function onShutdown(stop: () => Promise<void>, releaseLock?: () => void) {
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       if (stopping) process.exit(1);
       stopping = true;
+      process.stdout.write(`atelier: ${signal} received, shutting down\n`);
       stop()
         .finally(() => stopTelemetry().catch(() => undefined))
         .then(
-          () => process.exit(0),
-          () => process.exit(1),
+          () => {
+            releaseLock?.();
+            process.stdout.write('atelier: stopped\n');
+            process.exit(0);
+          },
+          (err: unknown) => {
+            process.stderr.write(`atelier: shutdown failed: ${err instanceof Error ? err.message : String(err)}\n`);
+            process.exit(1);
+          },
         );
     });
   }
 }
 
+/**
+ * Before anything starts: an owner-only data directory, its lock (one instance per DATA_DIR when
+ * the process keeps state there: `start`, or any command on PGlite) and free ports, each refusal
+ * naming the variable (docs/security.md).
+ */
+async function prepare(command: string, config: Config, usesEmbeddedChain: (c: Config) => boolean): Promise<(() => void) | undefined> {
+  const usesDataDir = command !== 'admin' || !!config.DATABASE_URL;
+  if (!usesDataDir) return undefined;
+  secureDataDir(config.dataDir);
+  const release = command === 'start' || !config.DATABASE_URL ? lockDataDir(config.dataDir, command) : undefined;
+  try {
+    if (command === 'start') {
+      if (config.PORT !== 0 && config.PORT === config.ADMIN_PORT)
+        throw new ConfigError('ADMIN_PORT', `must differ from PORT (${config.PORT})`);
+      await requirePortFree('PORT', config.HOST, config.PORT, 'the backend');
+      await requirePortFree('ADMIN_PORT', config.HOST, config.ADMIN_PORT, 'the admin proxy');
+      // Checked again when anvil starts (chain/dev-chain.ts); here it fails before any migration.
+      if (usesEmbeddedChain(config)) {
+        await requirePortFree('DEV_CHAIN_PORT', '127.0.0.1', config.DEV_CHAIN_PORT, 'Atelier never attaches to a chain it did not start');
+      }
+    } else if (command === 'backend' || command === 'indexer') {
+      await requirePortFree('PORT', config.HOST, config.PORT, `the ${command}`);
+    }
+  } catch (err) {
+    release?.();
+    throw err;
+  }
+  return release;
+}
+
 async function main(argv: string[]): Promise<void> {
-  const command = argv[0];
-  if (!command || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(USAGE);
+  // Asking for help prints it and does nothing else: no configuration, no data dir, no migration.
+  const help = helpFor(argv);
+  if (help) {
+    process.stdout.write(help);
     return;
   }
+  const command = argv[0]!;
+  if (!isKnownCommand(command)) {
+    process.stderr.write(`atelier: unknown command "${command}"\n\n${USAGE}`);
+    process.exit(2);
+  }
+  // Everything this process creates (PGlite's files, anvil's state, keys, uploads) is owner-only.
+  restrictUmask();
   let config: Config;
   try {
     config = loadConfig();
@@ -67,13 +110,27 @@ async function main(argv: string[]): Promise<void> {
     throw err;
   }
 
+  const {
+    ensureServiceKey,
+    openConfiguredDatabase,
+    publicBaseUrl,
+    startAdmin,
+    startAll,
+    startBackend,
+    startWorkerProcess,
+    startNftDuties,
+    createChainServices,
+    usesEmbeddedChain,
+    startProcessTelemetry,
+  } = await platformModules();
+  const releaseLock = await prepare(command, config, usesEmbeddedChain);
   switch (command) {
     case 'start': {
       stopTelemetry = startProcessTelemetry(config, ['backend', 'admin', 'worker', 'indexer']);
       const key = ensureServiceKey(config);
       config = { ...config, API_KEY: key.key };
       const platform = await startAll(config);
-      onShutdown(() => platform.stop());
+      onShutdown(() => platform.stop(), releaseLock);
       const authLine = !config.ENABLE_AUTH
         ? 'authentication is OFF (ENABLE_AUTH=false): every request is let through'
         : key.generated
@@ -123,7 +180,7 @@ async function main(argv: string[]): Promise<void> {
         await app.close();
         await chain.close();
         await database.close();
-      });
+      }, releaseLock);
       process.stdout.write(`backend listening on ${publicBaseUrl(config)}\n`);
       return;
     }
@@ -140,14 +197,14 @@ async function main(argv: string[]): Promise<void> {
         await app.close();
         await chain?.close();
         await database?.close();
-      });
+      }, releaseLock);
       process.stdout.write(`admin proxy listening on port ${config.ADMIN_PORT}\n`);
       return;
     }
     case 'worker': {
       stopTelemetry = startProcessTelemetry(config, ['worker']);
       const worker = await startWorkerProcess(config);
-      onShutdown(() => worker.stop());
+      onShutdown(() => worker.stop(), releaseLock);
       process.stdout.write(`generation worker running (concurrency ${config.WORKER_CONCURRENCY})\n`);
       return;
     }
@@ -155,7 +212,7 @@ async function main(argv: string[]): Promise<void> {
       stopTelemetry = startProcessTelemetry(config, ['indexer']);
       const { startIndexerProcess } = await import('./http/indexer-app.ts');
       const running = await startIndexerProcess(config, { reindex: argv.includes('--reindex'), openDatabase: openConfiguredDatabase });
-      onShutdown(() => running.stop());
+      onShutdown(() => running.stop(), releaseLock);
       process.stdout.write(`indexer following chain ${running.chainId}; API and socket.io on ${publicBaseUrl(config)}\n`);
       return;
     }
@@ -163,6 +220,7 @@ async function main(argv: string[]): Promise<void> {
       const database = await openConfiguredDatabase(config);
       await database.migrate();
       await database.close();
+      releaseLock?.();
       process.stdout.write(`migrations applied (${database.kind})\n`);
       return;
     }
@@ -173,6 +231,14 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`atelier: configuration error: ${err.message}\n`);
+    process.exit(2);
+  }
+  if (err instanceof DataDirLockedError) {
+    process.stderr.write(`atelier: ${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`atelier: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
+import { isAddressInUse } from './net/ports.ts';
 import { openDatabase, type Database } from './db/client.ts';
 import { buildAdminApp, type AdminDeps } from './http/admin/app.ts';
 import { startPlatformChain, stderrChainLogger } from './chain/dev-chain.ts';
@@ -47,6 +48,24 @@ export function ensureServiceKey(config: Config): { key: string; generated: bool
 
 export function publicBaseUrl(config: Config): string {
   return config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
+}
+
+/** listen(), with a taken port reported naming the variable that chose it (not a stack trace). */
+async function listenOn(
+  app: FastifyInstance,
+  variable: 'PORT' | 'ADMIN_PORT' | 'WORKER_HEALTH_PORT',
+  port: number,
+  host: string,
+): Promise<void> {
+  try {
+    await app.listen({ port, host });
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    if (isAddressInUse(err)) {
+      throw new ConfigError(variable, `port ${port} on ${host} is already in use; stop what holds it or set ${variable} to a free port`);
+    }
+    throw err;
+  }
 }
 
 export interface RunningPlatform {
@@ -109,7 +128,7 @@ export async function startBackend(config: Config, database: Database, parts: Ba
   await seedBuiltinWorkflows(database.db);
   await seedBuiltinGlobalCollections(database.db, normalizeGenerationData);
   const backend = await buildBackend(config, database, parts);
-  await backend.listen({ port: config.PORT, host: config.HOST });
+  await listenOn(backend, 'PORT', config.PORT, config.HOST);
   return backend;
 }
 
@@ -138,7 +157,7 @@ export async function startWorkerProcess(config: Config): Promise<{ stop(): Prom
     description: 'Health of a generation worker.',
     ready: { database: () => database.ping(), queue: () => queue.ping() },
   });
-  await health.listen({ port: config.WORKER_HEALTH_PORT, host: config.HOST });
+  await listenOn(health, 'WORKER_HEALTH_PORT', config.WORKER_HEALTH_PORT, config.HOST);
   return {
     async stop() {
       await health.close();
@@ -156,7 +175,7 @@ export function buildAdmin(config: Config, overrides: Partial<AdminDeps> = {}): 
 
 export async function startAdmin(config: Config, overrides: Partial<AdminDeps> = {}): Promise<FastifyInstance> {
   const admin = await buildAdmin(config, overrides);
-  await admin.listen({ port: config.ADMIN_PORT, host: config.HOST });
+  await listenOn(admin, 'ADMIN_PORT', config.ADMIN_PORT, config.HOST);
   return admin;
 }
 

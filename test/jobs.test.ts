@@ -367,6 +367,18 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       const bad = await api(`/api/jobs/${jobId}/complete`, svc('creator'), { body: { outputs: [] } });
       assert.equal(bad.status, 400);
       assert.match(bad.body.error, /^body\.workflow_output/);
+      // workflow_output becomes the output's URL: only http(s) URLs and storage paths.
+      for (const hostile of [
+        'javascript:alert(1)',
+        'data:text/html,<script>1</script>',
+        '//evil.example/x.png',
+        '/files/../secret',
+        'https://a b',
+      ]) {
+        const r = await api(`/api/jobs/${jobId}/complete`, svc('creator'), { body: { workflow_output: hostile } });
+        assert.equal(r.status, 400, hostile);
+        assert.match(r.body.error, /^body\.workflow_output: expected an http\(s\) URL or a storage path/, hostile);
+      }
       const c = await api(`/api/jobs/${jobId}/complete`, svc('creator'), {
         body: { workflow_output: 'https://cdn.example/x.png', outputs: [{ a: 1 }], metadata: { m: true } },
       });

@@ -8,7 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config.ts';
+import { ConfigError, type Config } from '../config.ts';
+import { portFree } from '../net/ports.ts';
 import type { Db } from '../db/client.ts';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
 import { DEV_CHAIN_ID } from './chains.ts';
@@ -49,6 +50,14 @@ export async function startPlatformChain(config: Config, db: Db, logger?: ChainL
     return { services, deployed: false, stop: () => services.close() };
   }
   fs.mkdirSync(path.dirname(statePath), { recursive: true });
+  // A node already answering on the port would be "ready" at once and we would index its chain,
+  // not ours: refuse, naming the variable (docs/security.md).
+  if (!(await portFree('127.0.0.1', config.DEV_CHAIN_PORT))) {
+    throw new ConfigError(
+      'DEV_CHAIN_PORT',
+      `port ${config.DEV_CHAIN_PORT} on 127.0.0.1 is already in use (another chain node?); Atelier never attaches to a chain it did not start: stop it or set DEV_CHAIN_PORT to a free port`,
+    );
+  }
   const anvil = await startAnvil({
     port: config.DEV_CHAIN_PORT,
     chainId: DEV_CHAIN_ID,

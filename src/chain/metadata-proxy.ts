@@ -2,15 +2,23 @@
  * Server-side metadata fetch for GET /api/nft/metadata (nft-service.md §4.1.3): the admin proxy
  * resolves tokenURI/contractURI itself so that URIs a browser cannot reach (the local backend,
  * the dev metadata host) still resolve. Limits: http(s) and data: URIs only, 5 s, 1 MiB, JSON.
+ * A URI comes from a contract, so possibly a hostile one: http(s) goes through the guarded fetcher
+ * (src/net/guarded-fetch.ts), which refuses internal addresses at connect time and on every
+ * redirect; only the configured own hosts (`allowOrigins`, rewrite targets) may be internal.
  */
+import { guardedFetch, type GuardedResponse, OutsideFetchError, type Resolver } from '../net/guarded-fetch.ts';
 
 export interface MetadataFetchOptions {
   /** URI prefixes served by our own backend, rewritten to an address this process can reach. */
   rewrites?: Array<{ from: string; to: string }>;
   timeoutMs?: number;
   maxBytes?: number;
-  /** Extra request headers for rewritten (own backend) URIs. */
+  /** Extra request headers for rewritten (own backend) URIs; never sent across a redirect. */
   ownHeaders?: Record<string, string>;
+  /** Origins that may be internal (configuration: our own backend and metadata host). */
+  allowOrigins?: readonly string[];
+  /** Name resolution (tests inject one); default: the system's. */
+  resolve?: Resolver;
 }
 
 export type MetadataResult = { ok: true; metadata: unknown; fetchedFrom: string } | { ok: false; error: string };
@@ -43,50 +51,40 @@ export async function fetchMetadata(uri: string, opts: MetadataFetchOptions = {}
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     return { ok: false, error: `unsupported URI scheme ${url.protocol} (the proxy fetches http, https and data URIs)` };
   }
-  let res: Response;
+  // A rewrite target is configuration (our own backend), so it may be internal; anything a
+  // contract names is checked by the address it connects to, every redirect hop included.
+  const allowOrigins = [...(opts.allowOrigins ?? []), ...(opts.rewrites ?? []).flatMap((r) => originOf(r.to))];
+  let res: GuardedResponse;
   try {
-    res = await fetch(url, {
+    res = await guardedFetch(url, {
       headers: { accept: 'application/json', ...(rewritten ? (opts.ownHeaders ?? {}) : {}) },
-      redirect: 'follow',
-      signal: AbortSignal.timeout(opts.timeoutMs ?? METADATA_TIMEOUT_MS),
+      timeoutMs: opts.timeoutMs ?? METADATA_TIMEOUT_MS,
+      maxBytes,
+      allowOrigins,
+      ...(opts.resolve ? { resolve: opts.resolve } : {}),
     });
   } catch (err) {
-    const e = err as Error;
-    return {
-      ok: false,
-      error: `fetching ${uri} failed: ${e.name === 'TimeoutError' ? 'timed out' : ((e.cause as Error)?.message ?? e.message)}`,
-    };
-  }
-  if (!res.ok) {
-    await res.body?.cancel().catch(() => {});
-    return { ok: false, error: `fetching ${uri} answered HTTP ${res.status}` };
-  }
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) {
-    await res.body?.cancel().catch(() => {});
-    return { ok: false, error: `metadata at ${uri} is larger than ${maxBytes} bytes` };
-  }
-  // Read at most maxBytes, whatever the header says.
-  const reader = res.body?.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (reader) {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => {});
-        return { ok: false, error: `metadata at ${uri} is larger than ${maxBytes} bytes` };
-      }
-      chunks.push(value);
+    if (err instanceof OutsideFetchError) {
+      if (err.code === 'TOO_LARGE') return { ok: false, error: `metadata at ${uri} is larger than ${maxBytes} bytes` };
+      if (err.code === 'TIMEOUT') return { ok: false, error: `fetching ${uri} failed: timed out` };
+      if (err.code === 'BLOCKED') return { ok: false, error: `not fetched: ${err.message}` };
+      return { ok: false, error: `fetching ${uri} failed: ${err.message}` };
     }
+    return { ok: false, error: `fetching ${uri} failed: ${(err as Error).message}` };
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  if (res.status < 200 || res.status >= 300) return { ok: false, error: `fetching ${uri} answered HTTP ${res.status}` };
   try {
-    return { ok: true, metadata: JSON.parse(text), fetchedFrom: url.toString() };
+    return { ok: true, metadata: JSON.parse(res.body.toString('utf8')), fetchedFrom: res.url };
   } catch {
     return { ok: false, error: `metadata at ${uri} is not JSON` };
+  }
+}
+
+function originOf(u: string): string[] {
+  try {
+    return [new URL(u).origin];
+  } catch {
+    return [];
   }
 }
 

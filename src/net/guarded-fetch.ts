@@ -32,6 +32,8 @@ export interface GuardedFetchOptions {
   allowOrigins?: readonly string[];
   /** Name resolution (tests inject one); default: the system resolver, every address. */
   resolve?: Resolver;
+  /** The caller's cancellation, on top of the timeout. */
+  signal?: AbortSignal;
 }
 
 export interface GuardedResponse {
@@ -132,7 +134,8 @@ function requestOnce(
 /** GETs `target` under the rules above. Throws OutsideFetchError; any HTTP status is returned. */
 export async function guardedFetch(target: string | URL, options: GuardedFetchOptions = {}): Promise<GuardedResponse> {
   const opts = { method: 'GET' as const, maxBytes: DEFAULT_MAX_BYTES, maxRedirects: 3, ...options };
-  const signal = AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const timeout = AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
   let url: URL;
   try {
     url = new URL(target);

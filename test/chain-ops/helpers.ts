@@ -10,6 +10,7 @@ import { startAnvil, type AnvilInstance } from '../../src/chain/anvil.ts';
 import { createChainServices, type ChainServices, type ChainServicesOptions } from '../../src/chain/platform-chain.ts';
 import { testConfig, type Config } from '../../src/config.ts';
 import type { BackendDeps } from '../../src/http/backend/app.ts';
+import type { Resolver } from '../../src/net/guarded-fetch.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { setupApps, setupDb } from '../helpers/kit.ts';
 import { JWT_SECRET, SERVICE_KEY, asService, call } from '../helpers/platform.ts';
@@ -36,6 +37,8 @@ export async function startChainPlatform(
     env?: Record<string, string>;
     metadataRewrites?: Array<{ from: string; to: string }>;
     services?: Partial<ChainServicesOptions>;
+    /** Name resolution of the admin proxy's metadata fetches (SSRF tests). */
+    fetchResolver?: Resolver;
     /** Extra backend dependencies (storage, job queue, ...). */
     backend?: Partial<BackendDeps>;
   } = {},
@@ -59,7 +62,11 @@ export async function startChainPlatform(
     database,
     env,
     backend: { metadataBaseUrl: METADATA_BASE, chain, contractExists: chain.contractExists, ...(opts.backend ?? {}) },
-    admin: { chain, metadataRewrites: opts.metadataRewrites },
+    admin: {
+      chain,
+      metadataRewrites: opts.metadataRewrites,
+      ...(opts.fetchResolver ? { fetchResolver: opts.fetchResolver } : {}),
+    },
   });
   const p: ChainPlatform = {
     anvil,

@@ -3,6 +3,7 @@
  * and with servers that copy its shape. Results arrive as b64_json or as a URL to download.
  * These APIs take no seed (OpenAI ignores reproducibility), so the seed is only sent when asked.
  */
+import { guardedFetch, OutsideFetchError } from '../../net/guarded-fetch.ts';
 import {
   GeneratorError,
   checkSize,
@@ -13,6 +14,11 @@ import {
   type GeneratorConnector,
   type ProgressFn,
 } from './types.ts';
+
+/** A generated image larger than this is not downloaded. */
+const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
+/** The download's own limit; the job's `all` signal (overall timeout, abort) applies as well. */
+const IMAGE_DOWNLOAD_TIMEOUT_MS = 120_000;
 
 export interface OpenAiImagesConnectorOptions {
   /** e.g. https://api.openai.com — a trailing /v1 is accepted too. */
@@ -94,13 +100,24 @@ export class OpenAiImagesConnector implements GeneratorConnector {
         bytes = Buffer.from(item.b64_json, 'base64');
       } else if (item?.url) {
         onProgress(70, 'downloading');
-        const img = await fetch(item.url, { signal: all });
-        if (!img.ok)
+        // The API names the URL: the guarded fetcher keeps it out of our network, except the
+        // API's own origin (a local OpenAI-compatible server that serves its images itself).
+        const img = await guardedFetch(String(item.url), {
+          signal: all,
+          timeoutMs: IMAGE_DOWNLOAD_TIMEOUT_MS,
+          maxBytes: MAX_IMAGE_BYTES,
+          allowOrigins: [new URL(this.endpoint).origin],
+        }).catch((err: unknown) => {
+          throw new GeneratorError(`downloading the generated image failed: ${(err as Error).message}`, {
+            retryable: err instanceof OutsideFetchError && ['TIMEOUT', 'NETWORK'].includes(err.code),
+          });
+        });
+        if (img.status < 200 || img.status >= 300)
           throw new GeneratorError(`downloading the generated image returned ${img.status}`, {
             retryable: img.status >= 500,
             status: img.status,
           });
-        bytes = Buffer.from(await img.arrayBuffer());
+        bytes = img.body;
       } else {
         throw new GeneratorError('image API response has neither data[0].b64_json nor data[0].url', { retryable: false });
       }

@@ -15,6 +15,7 @@ import { adminDeployRoutes } from './deploy.ts';
 import { adminForwardRoutes } from './forwards.ts';
 import type { ChainServices } from '../../chain/platform-chain.ts';
 import { adminUiRoutes } from './ui.ts';
+import type { Resolver } from '../../net/guarded-fetch.ts';
 
 export interface AdminDeps {
   config: Config;
@@ -23,6 +24,8 @@ export interface AdminDeps {
   chain?: ChainServices;
   /** URI prefixes of our own metadata host → where this process reaches it (default METADATA_BASE_URL → BACKEND_API_URL). */
   metadataRewrites?: Array<{ from: string; to: string }>;
+  /** Name resolution of the metadata proxy's fetches (SSRF tests); default: the system's. */
+  fetchResolver?: Resolver;
 }
 
 export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps> = {}): Promise<FastifyInstance> {
@@ -31,6 +34,7 @@ export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps
     backend: overrides.backend ?? createBackendClient(config.BACKEND_API_URL, config.API_KEY),
     chain: overrides.chain,
     metadataRewrites: overrides.metadataRewrites,
+    ...(overrides.fetchResolver ? { fetchResolver: overrides.fetchResolver } : {}),
   };
   const app = await createAppShell({
     config,

@@ -225,7 +225,11 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
       const { chainId, type } = req.query;
       const addr = await requireContract(chain, chainId, req.query.address);
       const client = chain.client(chainId);
-      const fetchOpts = { rewrites: deps.metadataRewrites ?? defaultRewrites(deps) };
+      const fetchOpts = {
+        rewrites: deps.metadataRewrites ?? defaultRewrites(deps),
+        allowOrigins: ownOrigins(deps),
+        ...(deps.fetchResolver ? { resolve: deps.fetchResolver } : {}),
+      };
       const fetched = async (uri: string) => {
         const m = await fetchMetadata(uri, fetchOpts);
         return { metadata: m.ok ? m.metadata : null, ...(m.ok ? {} : { metadataError: m.error }) };
@@ -269,6 +273,19 @@ function read<T>(client: PublicClient, address: Address, functionName: string, a
 }
 
 /** Our own metadata host resolves through the backend this proxy talks to. */
+/**
+ * Hosts a metadata URI may name even on an internal address: our own backend and metadata host
+ * (the embedded setup serves them on loopback) and OUTSIDE_FETCH_ALLOW_ORIGINS. Configuration only.
+ */
+function ownOrigins(deps: AdminDeps): string[] {
+  const { METADATA_BASE_URL, BACKEND_API_URL, OUTSIDE_FETCH_ALLOW_ORIGINS } = deps.config;
+  const out = [...OUTSIDE_FETCH_ALLOW_ORIGINS];
+  for (const u of [METADATA_BASE_URL, BACKEND_API_URL]) {
+    if (u) out.push(new URL(u).origin);
+  }
+  return out;
+}
+
 function defaultRewrites(deps: AdminDeps): Array<{ from: string; to: string }> {
   const { METADATA_BASE_URL, BACKEND_API_URL } = deps.config;
   return METADATA_BASE_URL && BACKEND_API_URL && METADATA_BASE_URL !== BACKEND_API_URL

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { MAX_PRIORITY, MIN_PRIORITY } from '../../queue/index.ts';
 import { address, socialOrg, socialPair, txHash, uuid } from './common.ts';
 import { envelope } from './envelope.ts';
+import { urlOrPath } from './outputs.ts';
 
 const variables = z.record(z.string(), z.unknown());
 const priority = z.number().int().min(MIN_PRIORITY).max(MAX_PRIORITY);
@@ -46,7 +47,8 @@ export const submitJobBody = generationsFields.extend({ collection_id: uuid }).r
 export const completeJobBody = z.object({
   outputs: z.unknown().optional(),
   metadata: z.unknown().optional(),
-  workflow_output: z.string().trim().min(1).max(4096),
+  /** Becomes the output's URL: validated like every output URL (issue 13, item 7). */
+  workflow_output: urlOrPath,
 });
 export const failedJobBody = z
   .object({ error_message: z.string().max(10_000).optional(), error_details: z.unknown().optional() })

@@ -6,7 +6,11 @@ import { envelope } from './envelope.ts';
 
 export const socialIdentifier = z.string().trim().min(1).max(255);
 
-/** An http(s) URL, or a storage path such as /upload-base64 returns. */
+/**
+ * An http(s) URL, or a storage path such as /upload-base64 returns. Never another scheme
+ * (`javascript:`, `data:`), a protocol-relative `//host` or a backslash, which a browser showing
+ * the feed would read as another origin.
+ */
 export const urlOrPath = z
   .string()
   .trim()
@@ -14,7 +18,7 @@ export const urlOrPath = z
   .max(2048)
   .refine((v) => {
     if (/^https?:\/\//i.test(v)) return URL.canParse(v);
-    return !/^[a-z][a-z0-9+.-]*:/i.test(v) && !/\s/.test(v) && !v.split('/').includes('..');
+    return !/^[a-z][a-z0-9+.-]*:/i.test(v) && !/\s/.test(v) && !v.startsWith('//') && !v.includes('\\') && !v.split('/').includes('..');
   }, 'expected an http(s) URL or a storage path');
 export const mimeType = z
   .string()

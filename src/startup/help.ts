@@ -1,0 +1,61 @@
+/** `atelier --help` and `atelier <command> --help`: text only; asking for help never starts anything. */
+
+export const USAGE = `usage: atelier <command> [--help]
+
+commands:
+  start     backend, admin proxy and every embedded service in one process
+  backend   the backend service only (PORT)
+  admin     the admin proxy only (ADMIN_PORT)
+  worker    a generation worker on the BullMQ queue (REDIS_URL, WORKER_CONCURRENCY);
+            /healthz and /readyz on WORKER_HEALTH_PORT
+  migrate   apply database migrations and exit
+  indexer   the ownership indexer with its API and socket.io on PORT (docs/indexer.md);
+            indexer --reindex rebuilds every indexed row from the start block first
+
+\`atelier <command> --help\` describes one command. Configuration: environment variables (.env.example).
+`;
+
+const COMMANDS: Record<string, string> = {
+  start: `usage: atelier start
+
+Runs the whole platform in one process: backend on PORT, admin proxy on ADMIN_PORT, the generation
+worker, the indexer and, on defaults, PGlite in DATA_DIR/pgdata and an anvil dev chain on
+DEV_CHAIN_PORT with its state in DATA_DIR/chain. Generates a service key in DATA_DIR/api-key when
+API_KEY is unset. One instance per DATA_DIR (a lock file names the running one).
+`,
+  backend: `usage: atelier backend
+
+The backend service only, on PORT: every REST route except /api/nft/*. Uses DATABASE_URL (or PGlite
+in DATA_DIR), REDIS_URL for the job queue, NFT_RPC_URL and the other chain settings.
+`,
+  admin: `usage: atelier admin
+
+The admin proxy only, on ADMIN_PORT: /api/nft/*, forwarding database operations to
+BACKEND_API_URL with API_KEY; chain operations need DATABASE_URL (the tx sender records every write).
+`,
+  worker: `usage: atelier worker
+
+A generation worker taking steps from the BullMQ queue (REDIS_URL required), WORKER_CONCURRENCY at
+a time. /healthz and /readyz (database, queue) on WORKER_HEALTH_PORT (3002).
+`,
+  migrate: `usage: atelier migrate
+
+Applies the database migrations (DATABASE_URL, or PGlite in DATA_DIR/pgdata) and exits.
+`,
+  indexer: `usage: atelier indexer [--reindex]
+
+The ownership indexer with its API and socket.io on PORT (docs/indexer.md).
+  --reindex   rebuild every indexed row from the start block first
+`,
+};
+
+/** The help text for argv, or undefined when argv asks to run something. */
+export function helpFor(argv: string[]): string | undefined {
+  const [command, ...rest] = argv;
+  const asked = (a: string) => a === '--help' || a === '-h' || a === 'help';
+  if (!command || asked(command)) return USAGE;
+  if (!rest.some(asked)) return undefined;
+  return COMMANDS[command] ?? USAGE;
+}
+
+export const isKnownCommand = (command: string): boolean => command in COMMANDS;
