@@ -6,6 +6,8 @@
  * - Mints: a mined mint whose stored receipt names more tokens than there are decks carrying its
  *   hash gets one deck per missing token, with the mint state from the receipt and no artwork
  *   (the variables the request asked for are not on chain; POST …/generate starts it).
+ * - Mints that can never land (the chain lost them and they were dropped, or they failed): their
+ *   decks are released (token id and mint state cleared), never left "minted".
  * - Deploys: every record left `deploying` is settled by the deploy service's `recover`.
  *
  * Only stored receipts are read. Everything is conditional and keyed by unique indexes, so every
@@ -29,6 +31,8 @@ export interface RepairStore {
     userId: string | null;
   }): Promise<unknown>;
   recordMinted(collectionId: string, highestTokenId: number): Promise<void>;
+  /** Clears the mint state of decks whose mint transaction was dropped or failed; their ids. */
+  releaseDecksOfUnlandedMints(): Promise<string[]>;
 }
 
 export interface RepairPorts {
@@ -81,8 +85,9 @@ export function startRepairer(
     opts.intervalMs ?? 30_000,
     async () => {
       const decks = await repairMints(ports);
+      const releasedDecks = (await ports.store.releaseDecksOfUnlandedMints()).length;
       const deploys = await ports.recoverDeploys();
-      if (decks + deploys.finished + deploys.released > 0) opts.onRepaired?.({ decks, ...deploys });
+      if (decks + releasedDecks + deploys.finished + deploys.released > 0) opts.onRepaired?.({ decks, releasedDecks, ...deploys });
     },
     opts.onError,
   );

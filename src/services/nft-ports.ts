@@ -30,6 +30,7 @@ import {
   mintsMissingDecks,
   pendingMetadataUpdates,
   recordMinted,
+  releaseDecksOfUnlandedMints,
   setMintState,
   tokenForMetadata,
 } from '../db/minting.ts';
@@ -257,7 +258,7 @@ export function startNftDuties(opts: {
 
 export function repairPortsOf(db: Db, metadataBaseUrl: string, recoverDeploys: () => Promise<{ finished: number; released: number }>) {
   return {
-    store: bindDb(db, { mintsMissingDecks, findTokenDeck, createMintedDeck, recordMinted }),
+    store: bindDb(db, { mintsMissingDecks, findTokenDeck, createMintedDeck, recordMinted, releaseDecksOfUnlandedMints }),
     mintedTokensOf,
     recoverDeploys,
     metadataBaseUrl,
