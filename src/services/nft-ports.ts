@@ -17,7 +17,14 @@ import type { Db } from '../db/client.ts';
 import { collectionHeader, createCollection, getCollection, resetCollection, updateCollection } from '../db/collections.ts';
 import { createDeck } from '../db/decks.ts';
 import { claimDeploy, deployingCollections, finishDeploy, latestTransactionByKeyPrefix, releaseDeploy } from '../db/deploy-claims.ts';
-import { finishIdempotencyKey, insertIdempotencyKey, readIdempotencyKey, releaseIdempotencyKey } from '../db/idempotency.ts';
+import {
+  finishIdempotencyKey,
+  insertIdempotencyKey,
+  readIdempotencyKey,
+  releaseIdempotencyKey,
+  renewIdempotencyKey,
+  takeOverIdempotencyKey,
+} from '../db/idempotency.ts';
 import {
   avatarOfUser,
   avatarOfWallet,
@@ -218,7 +225,15 @@ export function createNftServices(deps: NftServiceDeps) {
     }),
     metadata,
     idempotency: createIdempotency(
-      bindDb(db, { insert: insertIdempotencyKey, read: readIdempotencyKey, finish: finishIdempotencyKey, release: releaseIdempotencyKey }),
+      bindDb(db, {
+        insert: insertIdempotencyKey,
+        read: readIdempotencyKey,
+        finish: finishIdempotencyKey,
+        release: releaseIdempotencyKey,
+        takeOver: takeOverIdempotencyKey,
+        renew: renewIdempotencyKey,
+      }),
+      { leaseMs: config.IDEMPOTENCY_LEASE_MS },
     ),
     /** Which optional dependencies are present (route plugins answer 503 without them). */
     has: { chain: deps.chain !== undefined, mintingChain: access !== undefined, generation: generation !== undefined },

@@ -5,12 +5,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { mintTokens } from '../../src/chain/mint.ts';
 import { repairMints } from '../../src/services/crash-repair.ts';
 import { repairPortsOf } from '../../src/services/nft-ports.ts';
 import { releaseDecksOfUnlandedMints } from '../../src/db/minting.ts';
-import { chainTransactions, collections, decks } from '../../src/db/schema/index.ts';
+import { chainTransactions, collections, decks, idempotencyKeys } from '../../src/db/schema/index.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, type MintingPlatform } from './helpers.ts';
 
@@ -124,5 +124,34 @@ describe('crash repair', () => {
     const [c] = await mp.database.db.select().from(collections).where(eq(collections.id, id));
     assert.equal(c!.tokens_minted, 0);
     assert.deepEqual(await releaseDecksOfUnlandedMints(mp.database.db), [], 'once');
+  });
+
+  test('an Idempotency-Key left in progress by a dead holder is taken over after the lease and resolved from the recorded mint, never minted twice', async () => {
+    const { id, address } = await mp.deployedCollection({ title: 'Leased Mint' });
+    const body = { recipient: mp.wallet(3).account.address, quantity: 1 };
+    const key = `lease-${randomUUID()}`;
+    const first = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body, headers: asService({ 'idempotency-key': key }) });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    // As if the process died after the mint and before storing the answer: the key stays in
+    // progress, last renewed a minute ago (past the 30 s lease).
+    await mp.database.db
+      .update(idempotencyKeys)
+      .set({ status: 'in_progress', status_code: null, updated_at: sql`now() - interval '60 seconds'` })
+      .where(eq(idempotencyKeys.key, key));
+    const t0 = Date.now();
+    const retry = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body, headers: asService({ 'idempotency-key': key }) });
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    assert.ok(Date.now() - t0 < 10_000, 'taken over at once: the lease was over');
+    assert.equal(retry.headers.get('idempotent-replayed'), null, 'run again (not a stored answer)');
+    assert.deepEqual(retry.body.data, first.body.data, 'the same mint: answered from the recorded transaction');
+    const supply = await mp.client.readContract({
+      address,
+      abi: (await import('../../contracts/abi/index.ts')).collectionAbi,
+      functionName: 'totalSupply',
+    });
+    assert.equal(supply, 1n, 'no second mint');
+    assert.equal((await mp.database.db.select().from(decks).where(eq(decks.collection_id, id))).length, 1);
+    const [row] = await mp.database.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
+    assert.equal(row!.status, 'completed');
   });
 });
