@@ -149,6 +149,11 @@ test('kill -9 of npm start mid-burst: back within 30 s; chain, decks and answers
   );
   const healthyMs = Date.now() - t0;
   console.log(`# healthy ${healthyMs} ms after the restart`);
+  const restored = second
+    .output()
+    .split('\n')
+    .filter((l) => /lost recorded transactions|restore pass done|crash repair/.test(l));
+  for (const l of restored) console.log(`# ${l.slice(0, 300)}`);
   assert.ok(healthyMs <= 30_000, `healthy within 30 s (took ${healthyMs} ms)\n${second.output()}`);
 
   const client = createPublicClient({ transport: http(rpc), cacheTime: 0 });
