@@ -164,7 +164,12 @@ async function main(argv: string[]): Promise<void> {
       const database = await openConfiguredDatabase(config);
       await database.migrate();
       // Chain services on the configured RPCs (no embedded anvil: that is `atelier start`'s).
-      const chain = createChainServices({ config, db: database.db, deploymentsDir: path.join(config.dataDir, 'deployments') });
+      const chain = createChainServices({
+        config,
+        db: database.db,
+        deploymentsDir: path.join(config.dataDir, 'deployments'),
+        startSenders: [config.NFT_CHAIN_ID],
+      });
       const app = await startBackend(config, database, { chain });
       // ERC-4906 for completed artwork and the crash repair (mints, deploys): at start and on a
       // timer; safe in every replica (services/nft-ports.ts).
@@ -190,7 +195,12 @@ async function main(argv: string[]): Promise<void> {
       // tx sender; without it its chain routes answer 503 (docs/chain-operations.md).
       const database = config.DATABASE_URL ? await openConfiguredDatabase(config) : undefined;
       const chain = database
-        ? createChainServices({ config, db: database.db, deploymentsDir: path.join(config.dataDir, 'deployments') })
+        ? createChainServices({
+            config,
+            db: database.db,
+            deploymentsDir: path.join(config.dataDir, 'deployments'),
+            startSenders: [config.NFT_CHAIN_ID],
+          })
         : undefined;
       const app = await startAdmin(config, { chain });
       onShutdown(async () => {

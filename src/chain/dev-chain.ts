@@ -40,13 +40,17 @@ export function devChainPaths(config: Config) {
   };
 }
 
-/** Seconds between anvil's state dumps (besides the one at shutdown): a crash loses at most this much. */
-export const STATE_INTERVAL_SECONDS = 5;
+/**
+ * Seconds between anvil's state dumps (besides the one at shutdown): a kill -9 loses at most
+ * this much of the chain, which the tx sender then broadcasts again (tx/restore.ts). 1 s costs no
+ * measurable mint throughput against 5 s (bench/anvil-state.ts, docs/chain-operations.md).
+ */
+export const STATE_INTERVAL_SECONDS = 1;
 
 export async function startPlatformChain(config: Config, db: Db, logger?: ChainLogger): Promise<PlatformChain> {
   const { statePath, deploymentsDir } = devChainPaths(config);
   if (!usesEmbeddedChain(config)) {
-    const services = createChainServices({ config, db, logger, deploymentsDir });
+    const services = createChainServices({ config, db, logger, deploymentsDir, startSenders: [config.NFT_CHAIN_ID] });
     return { services, deployed: false, stop: () => services.close() };
   }
   fs.mkdirSync(path.dirname(statePath), { recursive: true });
@@ -65,7 +69,14 @@ export async function startPlatformChain(config: Config, db: Db, logger?: ChainL
     host: '127.0.0.1',
     args: ['--state-interval', String(STATE_INTERVAL_SECONDS)],
   });
-  const services = createChainServices({ config, db, logger, deploymentsDir, rpcUrls: { [DEV_CHAIN_ID]: anvil.rpcUrl } });
+  const services = createChainServices({
+    config,
+    db,
+    logger,
+    deploymentsDir,
+    rpcUrls: { [DEV_CHAIN_ID]: anvil.rpcUrl },
+    startSenders: [DEV_CHAIN_ID],
+  });
   const stop = async () => {
     await services.close();
     await anvil.stop(); // SIGTERM: anvil writes its state file

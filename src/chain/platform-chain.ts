@@ -36,6 +36,12 @@ export interface ChainServicesOptions {
   /** Per-chain RPC URL overrides (tests, the embedded anvil). */
   rpcUrls?: Record<number, string>;
   senderOptions?: TxSenderOptions;
+  /**
+   * Chains whose sender starts now rather than on first use: its catch-up (what the chain lost,
+   * every unfinished row, whoever asked for it) then runs in this process from the start (issue
+   * 18.1). Every process that may sign passes NFT_CHAIN_ID. A chain without a key is skipped.
+   */
+  startSenders?: number[];
 }
 
 export interface DeploymentStatus {
@@ -242,6 +248,14 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
     return p;
   };
 
+  for (const chainId of opts.startSenders ?? []) {
+    try {
+      sender(chainId);
+    } catch (err) {
+      logger?.warn({ chainId, err: shortError(err) }, 'no tx sender for this chain (no key or RPC): its catch-up does not run here');
+    }
+  }
+
   return {
     config,
     rpcUrl,
@@ -252,6 +266,9 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
     deploymentStatus,
     deployPlatform: deploy,
     async ensureDeployed(chainId) {
+      // A chain that came back older than the database (kill -9 of the embedded anvil) gets its
+      // lost transactions first, the platform contracts included: never a second deployment.
+      await sender(chainId).ready();
       const record = deployment(chainId);
       if (record && (await hasCode(chainId, record.contracts.DiamondFactory))) {
         return { deployment: await withDevStablecoin(chainId, record), deployed: false };

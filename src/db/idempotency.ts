@@ -1,7 +1,7 @@
 /**
  * The `idempotency_keys` table (Idempotency-Key header): one row per (scope, key), inserted
- * `in_progress` with the request's hash, completed with the response, or deleted so a retry runs
- * again. The protocol over these statements (wait, replay, refuse) is services/idempotency.ts.
+ * `in_progress` with the request's hash (its `updated_at` is the holder's lease, renewed while it
+ * runs), completed with the response, or deleted so a retry runs again. The protocol over these statements (wait, replay, refuse) is services/idempotency.ts.
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
@@ -43,4 +43,29 @@ export async function finishIdempotencyKey(db: Db, scope: string, key: string, h
 
 export async function releaseIdempotencyKey(db: Db, scope: string, key: string) {
   await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)));
+}
+
+/** Takes over an `in_progress` key whose holder has not renewed it for `leaseMs` (one caller wins). */
+export async function takeOverIdempotencyKey(db: Db, scope: string, key: string, leaseMs: number): Promise<boolean> {
+  const taken = await db
+    .update(idempotencyKeys)
+    .set({ updated_at: sql`now()` })
+    .where(
+      and(
+        eq(idempotencyKeys.scope, scope),
+        eq(idempotencyKeys.key, key),
+        eq(idempotencyKeys.status, 'in_progress'),
+        sql`${idempotencyKeys.updated_at} < now() - make_interval(secs => ${leaseMs / 1000})`,
+      ),
+    )
+    .returning({ key: idempotencyKeys.key });
+  return taken.length > 0;
+}
+
+/** The holder's heartbeat on an `in_progress` key. */
+export async function renewIdempotencyKey(db: Db, scope: string, key: string): Promise<void> {
+  await db
+    .update(idempotencyKeys)
+    .set({ updated_at: sql`now()` })
+    .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key), eq(idempotencyKeys.status, 'in_progress')));
 }

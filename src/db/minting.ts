@@ -228,3 +228,33 @@ export async function avatarOfWallet(db: Db, address: string): Promise<string | 
     .limit(1);
   return u?.avatar_url ?? null;
 }
+
+/**
+ * Decks whose mint transaction can never land (the chain lost it and it was dropped, or it
+ * failed) are released: their token id and mint state cleared, so the deck no longer claims a
+ * token the chain does not have (issue 13.1, 18.5). The collection's `tokens_minted` then follows
+ * the highest token id still held by a deck. Returns the released deck ids.
+ */
+export async function releaseDecksOfUnlandedMints(db: Db): Promise<string[]> {
+  const released = await rows<{ id: string; collection_id: string }>(
+    db,
+    sql`
+    update decks d
+    set token_id = null, mint_tx_hash = null, mint_recipient = null, mint_status = null, minted_at = null,
+        metadata_uri = null, updated_at = now()
+    from chain_transactions t
+    where t.purpose = 'mint' and t.status in ('dropped', 'failed') and t.hash is not null
+      and d.mint_tx_hash is not null and lower(d.mint_tx_hash) = lower(t.hash)
+      and not exists (
+        select 1 from chain_transactions m
+        where m.status in ('signed', 'sent', 'mined') and lower(m.hash) = lower(t.hash))
+    returning d.id, d.collection_id`,
+  );
+  for (const collectionId of new Set(released.map((r) => r.collection_id))) {
+    await db.execute(sql`
+      update collections c
+      set tokens_minted = coalesce((select max(d.token_id) from decks d where d.collection_id = c.id), 0), updated_at = now()
+      where c.id = ${collectionId}`);
+  }
+  return released.map((r) => r.id);
+}

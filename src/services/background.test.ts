@@ -43,6 +43,7 @@ test('crash repair: one artless deck per minted token that has none, and tokens_
       async recordMinted(_cid, h) {
         highest.push(h);
       },
+      releaseDecksOfUnlandedMints: async () => [],
     },
     mintedTokensOf: () => [
       { tokenId: 1, recipient },

@@ -6,6 +6,8 @@
  * - Mints: a mined mint whose stored receipt names more tokens than there are decks carrying its
  *   hash gets one deck per missing token, with the mint state from the receipt and no artwork
  *   (the variables the request asked for are not on chain; POST …/generate starts it).
+ * - Mints that can never land (the chain lost them and they were dropped, or they failed): their
+ *   decks are released (token id and mint state cleared), never left "minted".
  * - Deploys: every record left `deploying` is settled by the deploy service's `recover`.
  *
  * Only stored receipts are read. Everything is conditional and keyed by unique indexes, so every
@@ -29,6 +31,8 @@ export interface RepairStore {
     userId: string | null;
   }): Promise<unknown>;
   recordMinted(collectionId: string, highestTokenId: number): Promise<void>;
+  /** Clears the mint state of decks whose mint transaction was dropped or failed; their ids. */
+  releaseDecksOfUnlandedMints(): Promise<string[]>;
 }
 
 export interface RepairPorts {
@@ -41,7 +45,7 @@ export interface RepairPorts {
 }
 
 export interface RepairOptions {
-  /** Leave rows younger than this alone: their request may still be writing them. Default 60 s. */
+  /** Leave rows younger than this alone: their request may still be writing them. Default 15 s. */
   graceMs?: number;
   /** Look back this far for mint transactions. Default 7 days. */
   lookbackMs?: number;
@@ -49,7 +53,7 @@ export interface RepairOptions {
 
 /** Creates the missing decks of mined mints; returns how many decks it created. */
 export async function repairMints(ports: RepairPorts, opts: RepairOptions = {}): Promise<number> {
-  const graceS = (opts.graceMs ?? 60_000) / 1000;
+  const graceS = (opts.graceMs ?? 15_000) / 1000;
   const lookbackS = (opts.lookbackMs ?? 7 * 24 * 3600_000) / 1000;
   let created = 0;
   for (const tx of await ports.store.mintsMissingDecks(graceS, lookbackS)) {
@@ -72,17 +76,18 @@ export async function repairMints(ports: RepairPorts, opts: RepairOptions = {}):
   return created;
 }
 
-/** Runs both repairs now and every intervalMs (default 30 s). Safe in every replica. */
+/** Runs the repairs now and every intervalMs (default 10 s). Safe in every replica. */
 export function startRepairer(
   ports: RepairPorts,
   opts: { intervalMs?: number; onError?: (err: unknown) => void; onRepaired?: (what: Record<string, number>) => void } = {},
 ): BackgroundDuty {
   return every(
-    opts.intervalMs ?? 30_000,
+    opts.intervalMs ?? 10_000,
     async () => {
       const decks = await repairMints(ports);
+      const releasedDecks = (await ports.store.releaseDecksOfUnlandedMints()).length;
       const deploys = await ports.recoverDeploys();
-      if (decks + deploys.finished + deploys.released > 0) opts.onRepaired?.({ decks, ...deploys });
+      if (decks + releasedDecks + deploys.finished + deploys.released > 0) opts.onRepaired?.({ decks, releasedDecks, ...deploys });
     },
     opts.onError,
   );

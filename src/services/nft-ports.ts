@@ -17,7 +17,14 @@ import type { Db } from '../db/client.ts';
 import { collectionHeader, createCollection, getCollection, resetCollection, updateCollection } from '../db/collections.ts';
 import { createDeck } from '../db/decks.ts';
 import { claimDeploy, deployingCollections, finishDeploy, latestTransactionByKeyPrefix, releaseDeploy } from '../db/deploy-claims.ts';
-import { finishIdempotencyKey, insertIdempotencyKey, readIdempotencyKey, releaseIdempotencyKey } from '../db/idempotency.ts';
+import {
+  finishIdempotencyKey,
+  insertIdempotencyKey,
+  readIdempotencyKey,
+  releaseIdempotencyKey,
+  renewIdempotencyKey,
+  takeOverIdempotencyKey,
+} from '../db/idempotency.ts';
 import {
   avatarOfUser,
   avatarOfWallet,
@@ -30,6 +37,7 @@ import {
   mintsMissingDecks,
   pendingMetadataUpdates,
   recordMinted,
+  releaseDecksOfUnlandedMints,
   setMintState,
   tokenForMetadata,
 } from '../db/minting.ts';
@@ -231,7 +239,15 @@ export function createNftServices(deps: NftServiceDeps) {
     }),
     metadata,
     idempotency: createIdempotency(
-      bindDb(db, { insert: insertIdempotencyKey, read: readIdempotencyKey, finish: finishIdempotencyKey, release: releaseIdempotencyKey }),
+      bindDb(db, {
+        insert: insertIdempotencyKey,
+        read: readIdempotencyKey,
+        finish: finishIdempotencyKey,
+        release: releaseIdempotencyKey,
+        takeOver: takeOverIdempotencyKey,
+        renew: renewIdempotencyKey,
+      }),
+      { leaseMs: config.IDEMPOTENCY_LEASE_MS },
     ),
     /** Which optional dependencies are present (route plugins answer 503 without them). */
     has: { chain: deps.chain !== undefined, mintingChain: access !== undefined, generation: generation !== undefined },
@@ -271,7 +287,7 @@ export function startNftDuties(opts: {
 
 export function repairPortsOf(db: Db, metadataBaseUrl: string, recoverDeploys: () => Promise<{ finished: number; released: number }>) {
   return {
-    store: bindDb(db, { mintsMissingDecks, findTokenDeck, createMintedDeck, recordMinted }),
+    store: bindDb(db, { mintsMissingDecks, findTokenDeck, createMintedDeck, recordMinted, releaseDecksOfUnlandedMints }),
     mintedTokensOf,
     recoverDeploys,
     metadataBaseUrl,

@@ -57,6 +57,9 @@ test('npm start runs anvil, deploys on first start, and a restart keeps every co
   try {
     const m = /factory +(0x[0-9a-fA-F]{40})/.exec(second.output);
     assert.equal(m?.[1], factory, 'the same factory: nothing redeployed');
+    // anvil wrote its state at the stop: the sender had nothing to broadcast again (a kill -9
+    // would have lost the last second, restored by test/crash-kill9.test.ts's path).
+    assert.doesNotMatch(second.output, /lost recorded transactions/, 'a normal stop loses nothing');
     const record = JSON.parse(fs.readFileSync(path.join(dataDir, 'deployments', '31337.json'), 'utf8'));
     assert.equal(record.contracts.Stablecoin, stablecoin, 'the same stablecoin after a restart');
     const key = fs.readFileSync(path.join(dataDir, 'api-key'), 'utf8').trim();

@@ -28,6 +28,16 @@ export interface RestoreSummary {
   dropped: number;
 }
 
+async function hasReceipt(ctx: SenderContext, hash: Hex): Promise<boolean> {
+  try {
+    await ctx.client.getTransactionReceipt({ hash });
+    return true;
+  } catch (err) {
+    if ((err as Error).name === 'TransactionReceiptNotFoundError') return false;
+    throw err;
+  }
+}
+
 /** Gas of a plain transfer. */
 const TRANSFER_GAS = 21_000n;
 
@@ -87,6 +97,9 @@ export async function restoreLost(
       continue;
     }
     if (row.status === 'mined' || row.status === 'reverted') {
+      // A lagging node behind a load balancer may report an older nonce: reopen only what the
+      // chain really lost (no receipt for the recorded hash). The dev chain has one node.
+      if (!ctx.dev && (await hasReceipt(ctx, row.hash as Hex))) continue;
       const reopened = await reopenLost(ctx.db, row.id);
       if (!reopened) continue; // changed meanwhile (another process)
       row = reopened;

@@ -3,7 +3,8 @@
  * with `config: { idempotency: '<route name>' }`. One run per (route, caller, key): the scope is
  * route + auth method + user id, so two callers never share a key; a repeat gets the stored
  * response with `idempotent-replayed: true`; only successes (status < 400) are stored, a failure
- * releases the key. Without the header every request runs. Either way the handler gets
+ * releases the key. The key is held on a lease the request renews while it runs; a key whose
+ * holder died is taken over by a retry once the lease is over. Without the header every request runs. Either way the handler gets
  * `senderKey(request)`: the key its chain write is sent under, the same for every retry of one
  * (scope, key), fresh without a header.
  */
@@ -18,7 +19,7 @@ declare module 'fastify' {
     idempotency?: string;
   }
   interface FastifyRequest {
-    idempotency?: { senderKey: string; owned?: { scope: string; key: string; hash: string } };
+    idempotency?: { senderKey: string; owned?: { scope: string; key: string; hash: string }; lease?: NodeJS.Timeout };
   }
 }
 
@@ -59,10 +60,17 @@ export function useIdempotency(app: FastifyInstance, idempotency: Idempotency): 
     const hash = requestHash(request);
     const stored = await idempotency.begin(scope, key, hash);
     if (stored) return reply.code(stored.statusCode).header('idempotent-replayed', 'true').send(stored.body);
-    request.idempotency = { senderKey: `${scope}:${key}`, owned: { scope, key, hash } };
+    // The lease: renewed while this request runs, so a waiter takes the key over only from a dead holder.
+    const lease = setInterval(() => void idempotency.renew(scope, key).catch(() => undefined), idempotency.leaseMs / 3);
+    lease.unref();
+    request.idempotency = { senderKey: `${scope}:${key}`, owned: { scope, key, hash }, lease };
+  });
+  app.addHook('onResponse', async (request) => {
+    if (request.idempotency?.lease) clearInterval(request.idempotency.lease);
   });
   app.addHook('onSend', async (request, reply, payload) => {
     const owned = request.idempotency?.owned;
+    if (request.idempotency?.lease) clearInterval(request.idempotency.lease);
     if (!owned) return payload;
     request.idempotency!.owned = undefined;
     if (reply.statusCode < 400) {
