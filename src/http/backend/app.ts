@@ -100,6 +100,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
     ...(deps.jobQueue ? { queue: deps.jobQueue } : {}),
     ...(deps.connectorFor ? { connectorFor: deps.connectorFor } : {}),
     log: (msg, extra) => app.log.warn(extra, msg),
+    metadataBaseUrl: deps.metadataBaseUrl,
   });
   const stream = {
     hlsBase: deps.config.VIDEO_STREAM_BASE_URL.replace(/\/+$/, ''),
