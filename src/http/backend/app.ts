@@ -33,6 +33,8 @@ import { workflowRoutes } from './workflows.ts';
 import { developRoutes } from './develop.ts';
 import { generationRoutes } from './generation.ts';
 import { createContentServices } from '../../services/content.ts';
+import { videoWebhookServiceOn } from '../../services/video-webhook.ts';
+import { videoWebhookRoutes } from './video-webhook.ts';
 
 export interface BackendDeps {
   config: Config;
@@ -119,6 +121,12 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   await app.register(custodialRoutes, { custodial: content.custodial });
   await app.register(uploadRoutes, { uploads: content.uploads });
   await app.register(feedRoutes, { feed: content.feed, stream });
+  await app.register(videoWebhookRoutes, {
+    video: videoWebhookServiceOn(deps.database.db, {
+      ...(deps.config.VIDEO_WEBHOOK_SECRET ? { secret: deps.config.VIDEO_WEBHOOK_SECRET } : {}),
+      toleranceSeconds: deps.config.VIDEO_WEBHOOK_TOLERANCE_SECONDS,
+    }),
+  });
   await app.register(identityRoutes, { identity: content.identity, config: deps.config });
   // The built-in workflows exist from the first start on (idempotent; edited ones are kept).
   await content.workflows.seedBuiltins();
