@@ -88,3 +88,44 @@ test('each mint path: the public document gets the artwork image and the is_feat
     }
   }
 });
+
+test('a minted deck carries its token fields wherever a deck is shown', async () => {
+  const { id } = await mp.deployedCollection({ title: 'Shown' });
+  const recipient = mp.wallet(5).account.address;
+  const headers = { ...asService({ user_id: 'minter' }), 'idempotency-key': 'shown-1' };
+  const r = await call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, { headers, body: { recipient, variables: {} } });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const { mint } = r.body.data;
+  // What the indexer's ownership projection writes (docs/indexer.md).
+  const transferredAt = new Date('2026-01-02T03:04:05.000Z');
+  await mp.database.db
+    .update(decks)
+    .set({ current_owner: recipient.toLowerCase(), last_transfer_at: transferredAt })
+    .where(eq(decks.id, mint.deckId));
+
+  const expectFields = (d: Record<string, unknown>, where: string) => {
+    assert.equal(d.token_id, mint.tokenId, where);
+    assert.equal(d.mint_status, 'minted', where);
+    assert.equal(d.mint_tx_hash, mint.txHash, where);
+    assert.equal(String(d.mint_recipient).toLowerCase(), recipient.toLowerCase(), where);
+    assert.match(String(d.minted_at), /^\d{4}-\d\d-\d\dT/, where);
+    assert.equal(d.metadata_uri, mint.metadataUri, where);
+    assert.equal(d.current_owner, recipient.toLowerCase(), where);
+    assert.equal(d.last_transfer_at, transferredAt.toISOString(), where);
+  };
+  const svcUser = asService({ user_id: 'minter' });
+  expectFields((await call(`${mp.backendUrl}/decks/${mint.deckId}`, { headers: svcUser })).body.data, 'GET /decks/:id');
+  const inCollection = (await call(`${mp.backendUrl}/collections/${id}/decks`, { headers: svcUser })).body.data;
+  expectFields(
+    inCollection.find((d: { id: string }) => d.id === mint.deckId),
+    'GET /collections/:id/decks',
+  );
+  const mine = (await call(`${mp.backendUrl}/decks`, { headers: svcUser })).body.data;
+  expectFields(
+    mine.find((d: { id: string }) => d.id === mint.deckId),
+    'GET /decks',
+  );
+  const renamed = await call(`${mp.backendUrl}/decks/${mint.deckId}`, { method: 'PATCH', headers: svcUser, body: { name: 'Renamed' } });
+  assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+  expectFields(renamed.body.data, 'PATCH /decks/:id');
+});
