@@ -8,8 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { and, eq } from 'drizzle-orm';
-import { decks, outputs } from '../../src/db/schema/index.ts';
-import { asService, call } from '../helpers/platform.ts';
+import { SignJWT } from 'jose';
+import { collections, decks, jobs, outputs } from '../../src/db/schema/index.ts';
+import { JWT_SECRET, asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';
 
 let mp: MintingPlatform;
@@ -128,4 +129,31 @@ test('a minted deck carries its token fields wherever a deck is shown', async ()
   const renamed = await call(`${mp.backendUrl}/decks/${mint.deckId}`, { method: 'PATCH', headers: svcUser, body: { name: 'Renamed' } });
   assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
   expectFields(renamed.body.data, 'PATCH /decks/:id');
+});
+
+test("social_pfp comes from the profile the identity provider gave: the creator's at sample time, the minter's at mint time", async () => {
+  const sign = (claims: Record<string, unknown>) =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('5m').sign(new TextEncoder().encode(JWT_SECRET));
+  const creatorAuth = { authorization: `Bearer ${await sign({ sub: 'pfp-creator', name: 'Creator', picture: 'https://pfp.test/c.png' })}` };
+  const minterAuth = { authorization: `Bearer ${await sign({ sub: 'pfp-minter', name: 'Minter', picture: 'https://pfp.test/m.png' })}` };
+  const creator = (await call(`${mp.backendUrl}/api/me`, { headers: creatorAuth })).body.data.id as string;
+  const minter = (await call(`${mp.backendUrl}/api/me`, { headers: minterAuth })).body.data.id as string;
+  const { id } = await mp.deployedCollection({ title: 'Pictures' });
+  await mp.database.db.update(collections).set({ user_id: creator }).where(eq(collections.id, id));
+
+  const sample = await call(`${mp.backendUrl}/nft/collections/${id}/samples`, {
+    headers: asService(),
+    body: { count: 1, wallet_address: mp.wallet(6).account.address },
+  });
+  assert.equal(sample.status, 201, JSON.stringify(sample.body));
+  const [sampleJob] = await mp.database.db.select().from(jobs).where(eq(jobs.id, sample.body.samples[0].jobId));
+  assert.equal((sampleJob!.data as { variables: Record<string, string> }).variables.social_pfp, 'https://pfp.test/c.png');
+
+  const minted = await call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, {
+    headers: { ...asService({ user_id: minter }), 'idempotency-key': 'pfp-1' },
+    body: { recipient: mp.wallet(7).account.address, variables: {} },
+  });
+  assert.equal(minted.status, 201, JSON.stringify(minted.body));
+  const [mintJob] = await mp.database.db.select().from(jobs).where(eq(jobs.id, minted.body.data.generation.jobId));
+  assert.equal((mintJob!.data as { variables: Record<string, string> }).variables.social_pfp, 'https://pfp.test/m.png');
 });
