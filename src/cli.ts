@@ -126,7 +126,13 @@ async function main(argv: string[]): Promise<void> {
   const releaseLock = await prepare(command, config, usesEmbeddedChain);
   switch (command) {
     case 'start': {
-      stopTelemetry = startProcessTelemetry(config, ['backend', 'admin', 'worker', 'indexer']);
+      // One heartbeat per service this process runs (the indexer only when there is a chain to follow).
+      stopTelemetry = startProcessTelemetry(config, [
+        'backend',
+        'admin',
+        'worker',
+        ...(config.NFT_RPC_URL || config.DEV_CHAIN ? ['indexer'] : []),
+      ]);
       const key = ensureServiceKey(config);
       config = { ...config, API_KEY: key.key };
       const platform = await startAll(config);

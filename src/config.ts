@@ -108,6 +108,10 @@ const shape = {
   TELEMETRY_HEARTBEAT_MS: positiveInt.default(15_000),
   VIDEO_STREAM_BASE_URL: url.default('https://stream.mux.com'),
   VIDEO_THUMBNAIL_BASE_URL: url.default('https://image.mux.com'),
+  /** Shared secret of the provider's signed webhook (POST /webhooks/video); unset: the route answers 503. */
+  VIDEO_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Largest distance (seconds) between a webhook's signed timestamp and now; older ones are replays. */
+  VIDEO_WEBHOOK_TOLERANCE_SECONDS: positiveInt.default(300),
   /** Failed authentications allowed per client address (and per presented credential) in a window; then 429. */
   AUTH_FAILURE_LIMIT: positiveInt.default(100),
   /** Requests to the public identity route per client address (and per token) in a window. */
@@ -156,6 +160,7 @@ export const SECRET_VARIABLES = [
   'S3_SECRET_ACCESS_KEY',
   'OPENAI_API_KEY',
   'DATABASE_URL',
+  'VIDEO_WEBHOOK_SECRET',
 ] as const;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

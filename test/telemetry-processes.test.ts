@@ -128,6 +128,11 @@ test('backend and worker processes: heartbeats, workflow.execute, and job.submit
   };
   const backend = await startProcess('backend', env, 'backend listening');
   const worker = await startProcess('worker', { ...env, PORT: String(await freePort()) }, 'generation worker running');
+  const admin = await startProcess(
+    'admin',
+    { ...env, DATABASE_URL: '', ADMIN_PORT: String(await freePort()), BACKEND_API_URL: `http://127.0.0.1:${port}` },
+    'admin proxy listening',
+  );
   const base = `http://127.0.0.1:${port}`;
   const headers = { 'x-api-key': SERVICE_KEY };
 
@@ -178,7 +183,7 @@ test('backend and worker processes: heartbeats, workflow.execute, and job.submit
   assert.equal(typeof exec.attributes['workflow.name'], 'string');
   assert.equal(exec.attributes.error, false);
 
-  for (const service of ['atelier-backend', 'atelier-worker']) {
+  for (const service of ['atelier-backend', 'atelier-worker', 'atelier-admin']) {
     const beat = find('service.heartbeat', (s) => s.service === service);
     assert.ok(beat, `heartbeat from ${service}`);
     assert.equal(beat!.attributes['service.status'], 'running');
@@ -187,4 +192,51 @@ test('backend and worker processes: heartbeats, workflow.execute, and job.submit
   assert.deepEqual([...collector.contentTypes], ['application/json']);
   void backend;
   void worker;
+  void admin;
+});
+
+test('npm start (everything in one process): a heartbeat for each service it runs, and job spans in one trace', async () => {
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const startDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-otel-start-'));
+  try {
+    const child = await startProcess(
+      'start',
+      {
+        DATABASE_URL: '',
+        REDIS_URL: '',
+        API_KEY: SERVICE_KEY,
+        PORT: String(port),
+        ADMIN_PORT: String(adminPort),
+        DATA_DIR: startDir,
+        DEV_CHAIN: 'false',
+        LOG_LEVEL: 'warn',
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.server.address() as AddressInfo).port}`,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
+      'send it as',
+    );
+    const base = `http://127.0.0.1:${port}`;
+    const headers = { 'x-api-key': SERVICE_KEY };
+    const created = await call(`${base}/nft/collections`, { headers, body: { title: 'All in one', data: sampleData() } });
+    const submitted = await call(`${base}/api/jobs`, { headers, body: { collection_id: created.body.data.collection.id } });
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    const jobId = submitted.body.data.jobId as string;
+    const spans = () => collector.spans.filter((s) => s.service === 'atelier');
+    await waitFor('job.process in npm start', async () =>
+      spans().some((s) => s.name === 'job.process' && s.attributes['job.id'] === jobId) ? true : undefined,
+    );
+    const beats = new Set(
+      spans()
+        .filter((s) => s.name === 'service.heartbeat')
+        .map((s) => s.attributes['service.name']),
+    );
+    // No chain configured (DEV_CHAIN=false, no NFT_RPC_URL): no indexer runs, so none beats.
+    assert.deepEqual([...beats].sort(), ['admin', 'backend', 'worker']);
+    const submit = spans().find((s) => s.name === 'job.submit' && s.attributes['job.id'] === jobId)!;
+    const processed = spans().find((s) => s.name === 'job.process' && s.attributes['job.id'] === jobId)!;
+    assert.equal(processed.traceId, submit.traceId);
+    await stop(child.child);
+  } finally {
+    fs.rmSync(startDir, { recursive: true, force: true });
+  }
 });

@@ -2,7 +2,8 @@
  * The rows one generation starts with: the deck (new, or +1 on a given one), the pending output,
  * the job, its "job created" history entry and step 0's row, in ONE statement (data-modifying
  * CTEs): one round trip, and all of it or none of it. A given deck that is locked (or of another
- * collection) matches nothing, so nothing is inserted.
+ * collection) matches nothing, so nothing is inserted. With a mint state the output is the token's
+ * artwork: the deck's cover, carrying the token's ERC-721 document (nft-service.md §4.2 step 6).
  */
 import { sql } from 'drizzle-orm';
 import { firstRow, type Db } from './client.ts';
@@ -30,6 +31,8 @@ export interface GenerationRows {
     inputMetadata: Record<string, unknown>;
     custodiedFor: string | null;
     parentOutputId: string | null;
+    /** A minted token's ERC-721 document (with mintState): the output is the token's artwork. */
+    tokenMetadata?: Record<string, unknown> | null;
   };
   job: {
     name: string;
@@ -54,13 +57,13 @@ export async function insertGenerationRows(db: Db, r: GenerationRows): Promise<G
     : sql`null::bigint, null::varchar, null::varchar, null::varchar, null::timestamptz, null::text`;
   const deck = r.deckId
     ? sql`update decks set output_count = output_count + 1, updated_at = now()
-          ${m ? sql`, token_id = ${m.token_id}, mint_tx_hash = ${m.tx_hash ?? null}, mint_recipient = ${m.recipient ?? null}, mint_status = 'minted', minted_at = now(), metadata_uri = ${m.metadata_uri ?? null}` : sql``}
+          ${m ? sql`, token_id = ${m.token_id}, mint_tx_hash = ${m.tx_hash ?? null}, mint_recipient = ${m.recipient ?? null}, mint_status = 'minted', minted_at = now(), metadata_uri = ${m.metadata_uri ?? null}, cover_output_id = ${r.outputId}::uuid` : sql``}
           where id = ${r.deckId} and collection_id = ${r.outputCollectionId} and status <> 'locked'
           returning id`
     : sql`insert into decks (id, collection_id, user_id, name, description, output_count, is_custodial, custodied_for,
-            token_id, mint_tx_hash, mint_recipient, mint_status, minted_at, metadata_uri)
+            token_id, mint_tx_hash, mint_recipient, mint_status, minted_at, metadata_uri, cover_output_id)
           values (${r.newDeck.id}::uuid, ${r.outputCollectionId}, ${r.newDeck.userId}, ${r.newDeck.name.slice(0, 200)}, '', 1, ${r.newDeck.custodiedFor !== null},
-            ${r.newDeck.custodiedFor}::uuid, ${mint})
+            ${r.newDeck.custodiedFor}::uuid, ${mint}, ${m ? r.outputId : null}::uuid)
           returning id`;
   const o = r.output;
   const j = r.job;
@@ -70,9 +73,10 @@ export async function insertGenerationRows(db: Db, r: GenerationRows): Promise<G
       sql`
       with d as (${deck}),
       o as (
-        insert into outputs (id, collection_id, deck_id, job_id, user_id, source, input_metadata, is_custodial, custodied_for, parent_output_id)
+        insert into outputs (id, collection_id, deck_id, job_id, user_id, source, input_metadata, is_custodial, custodied_for, parent_output_id, token_metadata)
         select ${r.outputId}::uuid, ${r.outputCollectionId}::uuid, d.id, ${r.jobId}, ${o.userId}, ${o.source}, ${JSON.stringify(o.inputMetadata)}::jsonb,
-          ${o.custodiedFor !== null}::boolean, ${o.custodiedFor}::uuid, ${o.parentOutputId}::uuid
+          ${o.custodiedFor !== null}::boolean, ${o.custodiedFor}::uuid, ${o.parentOutputId}::uuid,
+          ${o.tokenMetadata ? JSON.stringify(o.tokenMetadata) : null}::jsonb
         from d
         returning id),
       j as (

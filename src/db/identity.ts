@@ -3,7 +3,7 @@
  * (provider, provider_user_id) maps to one internal user.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db } from './client.ts';
+import type { Db, Executor } from './client.ts';
 import { userIdentities, users } from './schema/index.ts';
 import { UUID_RE } from '../domain/ids.ts';
 
@@ -27,13 +27,17 @@ export async function resolveUser(db: Db, account: ExternalAccount): Promise<str
     .set({ last_used_at: sql`now()` })
     .where(and(eq(userIdentities.provider, account.provider), eq(userIdentities.provider_user_id, account.providerUserId)))
     .returning({ user_id: userIdentities.user_id });
-  if (found[0]) return found[0].user_id;
+  if (found[0]) {
+    await fillProfile(db, found[0].user_id, account);
+    return found[0].user_id;
+  }
 
   return db.transaction(async (tx) => {
     let userId: string | undefined;
     if (account.email) {
       const byEmail = await tx.select({ id: users.id }).from(users).where(eq(users.email, account.email)).limit(1);
       userId = byEmail[0]?.id;
+      if (userId) await fillProfile(tx, userId, account);
     }
     if (!userId) {
       const created = await tx
@@ -72,6 +76,30 @@ export async function resolveUser(db: Db, account: ExternalAccount): Promise<str
       .where(and(eq(userIdentities.provider, account.provider), eq(userIdentities.provider_user_id, account.providerUserId)));
     return winner[0]!.user_id;
   });
+}
+
+/**
+ * The provider's display name and picture fill a user's blanks only: what the user set (PATCH
+ * /api/me) or an earlier provider gave is kept. One conditional statement; nothing when the
+ * token carries neither.
+ */
+async function fillProfile(db: Executor, userId: string, account: ExternalAccount) {
+  const name = account.displayName ?? null;
+  const avatar = account.avatarUrl ?? null;
+  if (!name && !avatar) return;
+  await db
+    .update(users)
+    .set({
+      display_name: sql`coalesce(${users.display_name}, ${name}::text)`,
+      avatar_url: sql`coalesce(${users.avatar_url}, ${avatar}::text)`,
+      updated_at: sql`now()`,
+    })
+    .where(
+      and(
+        eq(users.id, userId),
+        sql`((${users.display_name} is null and ${name}::text is not null) or (${users.avatar_url} is null and ${avatar}::text is not null))`,
+      ),
+    );
 }
 
 /** The user's account id at `provider` (for example their fid at provider_e), or null. */

@@ -244,7 +244,9 @@ export async function finishGeneration(db: Db, s: FinishStatement): Promise<void
     o as (
       update outputs set status = ${s.outputTo}, url = ${f.url}, mime_type = ${f.mimeType},
         thumbnail_url = coalesce(${s.thumbnailUrl}::text, thumbnail_url), flat_file_id = (select id from f),
-        output_metadata = ${JSON.stringify(s.outputMetadata)}::jsonb, completed_at = now(), updated_at = now(), error_message = null
+        output_metadata = ${JSON.stringify(s.outputMetadata)}::jsonb, completed_at = now(), updated_at = now(), error_message = null,
+        -- a minted token's ERC-721 document gets its artwork
+        token_metadata = case when token_metadata is null then null else token_metadata || jsonb_build_object('image', ${f.url}::text) end
       where id = ${s.outputId}::uuid and status in (${open}) and exists (select 1 from f)
       returning id, url, mime_type, thumbnail_url, flat_file_id),
     v as (

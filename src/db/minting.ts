@@ -78,7 +78,12 @@ export async function linkCover(db: Db, deckId: string, outputId: string, tokenM
   const traits = (o?.input_metadata as { traits?: unknown } | null)?.traits ?? [];
   await db
     .update(outputs)
-    .set({ token_metadata: tokenMetadata(traits), updated_at: sql`now()` })
+    // The artwork may have completed before the link (a fast renderer): keep its image then.
+    .set({
+      token_metadata: sql`${JSON.stringify(tokenMetadata(traits))}::jsonb || case when ${outputs.status} = 'completed' and ${outputs.url} is not null
+        then jsonb_build_object('image', ${outputs.url}) else '{}'::jsonb end`,
+      updated_at: sql`now()`,
+    })
     .where(eq(outputs.id, outputId));
   await db.update(decks).set({ cover_output_id: outputId, updated_at: sql`now()` }).where(eq(decks.id, deckId));
 }

@@ -21,6 +21,20 @@ export async function getUserWithIdentities(db: Db, id: string) {
   return { ...user, identities };
 }
 
+/** The user's own display name and avatar (undefined: unchanged; null: cleared). 404 for no such user. */
+export async function updateProfile(db: Db, id: string, patch: { displayName?: string | null; avatarUrl?: string | null }) {
+  const [row] = await db
+    .update(users)
+    .set({
+      ...(patch.displayName !== undefined ? { display_name: patch.displayName } : {}),
+      ...(patch.avatarUrl !== undefined ? { avatar_url: patch.avatarUrl } : {}),
+      updated_at: sql`now()`,
+    })
+    .where(eq(users.id, id))
+    .returning({ id: users.id });
+  if (!row) throw notFound(`user ${id}`);
+}
+
 /** Tables whose `user_id` column names an owner; a merge moves every row. */
 const OWNED = [collections, decks, outputs, flatFiles, jobs, samples, apiKeys] as const;
 

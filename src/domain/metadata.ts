@@ -93,11 +93,16 @@ export function collectionDocument(
   };
 }
 
-/** Token metadata stored on the output at mint time (spec §4.2 mint procedure step 6). */
+/**
+ * Token metadata stored on the output at mint time (spec §4.2 mint procedure step 6): the full
+ * ERC-721 document. `image` is the collection's cover (or '') until the artwork completes; the
+ * completion (db/job-events.ts) and a late cover link (db/minting.ts) write the artwork's URL.
+ */
 export function mintTokenMetadata(src: Omit<TokenSource, 'output'> & { attributes: Attribute[] }) {
   return {
     name: `${src.collection.title} #${src.tokenId}`,
     description: src.collection.description,
+    image: src.collection.cover_image_url ?? '',
     external_url: tokenUrl(src.metadataBaseUrl, src.collection.id, src.tokenId),
     attributes: src.attributes,
   };

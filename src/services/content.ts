@@ -29,11 +29,21 @@ export interface ContentDeps {
   /** Connector choice for workflow tests; default from COMFYUI_URL / OPENAI_*. */
   connectorFor?: (workflowType: string, workflowData: unknown) => GeneratorConnector;
   log?: (msg: string, extra: Record<string, unknown>) => void;
+  /** Base of the public token documents (a minted token's generated artwork records its document). */
+  metadataBaseUrl?: string;
 }
 
 export function createContentServices(deps: ContentDeps) {
   const { db, config, storage, queue } = deps;
-  const generation = queue ? generationServiceOn({ db, config, queue, ...(storage ? { storage } : {}) }) : undefined;
+  const generation = queue
+    ? generationServiceOn({
+        db,
+        config,
+        queue,
+        ...(storage ? { storage } : {}),
+        ...(deps.metadataBaseUrl ? { metadataBaseUrl: deps.metadataBaseUrl } : {}),
+      })
+    : undefined;
   return {
     generation,
     jobs: jobServiceOn(db, config),

@@ -20,6 +20,7 @@ import { failOutput } from '../db/outputs.ts';
 import { upsertSocialLink } from '../db/social-links.ts';
 import { DEFAULT_WORKFLOW, findWorkflow } from '../db/workflows.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
+import { mintTokenMetadata, type Attribute } from '../domain/metadata.ts';
 import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
 import { applyJobEvent, planRetry, retryRefusal } from '../generation/job-events.ts';
 import {
@@ -91,7 +92,11 @@ export interface RetryResult {
 }
 
 export interface GenerationPorts {
-  collections: { get(id: string): Promise<{ id: string; title: string; data: unknown; component?: unknown }> };
+  collections: {
+    get(
+      id: string,
+    ): Promise<{ id: string; title: string; description?: string; cover_image_url?: string | null; data: unknown; component?: unknown }>;
+  };
   workflows: { find(idOrName: string): Promise<JobWorkflow | null> };
   decks: {
     get(
@@ -110,7 +115,7 @@ export interface GenerationPorts {
     resetForRetry: (statement: ReturnType<typeof planRetry>) => Promise<JobRow | null>;
     submitStep(job: JobRow, stepOrder: number, retryAttempt: number): Promise<void>;
   };
-  settings: { creditsPerGeneration: number; stuckAfterMs: number };
+  settings: { creditsPerGeneration: number; stuckAfterMs: number; metadataBaseUrl?: string };
   /** Randomness and time, replaceable in tests. */
   uuid?: () => string;
   seed?: () => number;
@@ -204,6 +209,20 @@ export function createGenerationService(ports: GenerationPorts) {
             inputMetadata: inputMetadataOf(data),
             custodiedFor,
             parentOutputId: input.parentOutputId ?? null,
+            // A minted token's artwork carries its ERC-721 document from the start.
+            tokenMetadata: input.mintState
+              ? mintTokenMetadata({
+                  collection: {
+                    id: collection.id,
+                    title: collection.title,
+                    description: collection.description ?? '',
+                    cover_image_url: collection.cover_image_url ?? null,
+                  },
+                  tokenId: input.mintState.token_id,
+                  metadataBaseUrl: ports.settings.metadataBaseUrl ?? '',
+                  attributes: data.traits as Attribute[],
+                })
+              : null,
           },
           job: {
             name: collection.title,
@@ -271,6 +290,8 @@ export interface GenerationContext {
   config: Config;
   queue: WorkQueue<StepPayload>;
   storage?: Storage;
+  /** Base of the public token documents (external_url of a minted token's metadata). */
+  metadataBaseUrl?: string;
 }
 
 /** The service on the database, the configured credits and the queue. */
@@ -296,7 +317,11 @@ export function generationServiceOn(ctx: GenerationContext): GenerationService {
       resetForRetry: (statement) => resetForRetry(db, statement),
       submitStep: (job, order, attempt) => submitStep({ db, queue }, job, order, attempt),
     },
-    settings: { creditsPerGeneration: config.CREDITS_PER_GENERATION, stuckAfterMs: config.JOB_STALE_STEP_MS },
+    settings: {
+      creditsPerGeneration: config.CREDITS_PER_GENERATION,
+      stuckAfterMs: config.JOB_STALE_STEP_MS,
+      ...(ctx.metadataBaseUrl ? { metadataBaseUrl: ctx.metadataBaseUrl } : {}),
+    },
   });
 }
 

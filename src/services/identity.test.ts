@@ -18,6 +18,7 @@ function fakes() {
       return 'user-1';
     },
     profile: async (id) => ({ id, identities: [] }) as never,
+    updateProfile: async (id, patch) => void calls.push(`profile ${id} ${JSON.stringify(patch)}`),
     merge: async (p, s) => {
       calls.push(`merge ${s}→${p}`);
       return { primary_user_id: p, merged_user_id: s, identities_moved: 0, records_moved: {} };
@@ -74,4 +75,16 @@ test("keys: created for the caller; revoked by their owner once; another user's 
   assert.deepEqual(await service.revokeKey(alice, 'k1'), { id: 'k1', revoked: true });
   await assert.rejects(service.revokeKey(alice, 'k1'), kind('not_found'), 'a revoked key is gone');
   await assert.rejects(service.listKeys(operator), kind('unauthorized'));
+});
+
+test("updateMe: the caller's own profile only; an empty patch is a 400; a provider-id caller has no record (404)", async () => {
+  const { service, calls } = fakes();
+  await service.updateMe(alice, { displayName: 'Alice', avatarUrl: null });
+  assert.deepEqual(calls, [`profile ${ALICE} {"displayName":"Alice","avatarUrl":null}`]);
+  await assert.rejects(service.updateMe(alice, {}), (e) => e instanceof AppError && e.kind === 'invalid');
+  await assert.rejects(service.updateMe(bob, { displayName: 'x' }), (e) => e instanceof AppError && e.kind === 'not_found');
+  await assert.rejects(
+    service.updateMe({ kind: 'anonymous' }, { displayName: 'x' }),
+    (e) => e instanceof AppError && e.kind === 'unauthorized',
+  );
 });

@@ -7,8 +7,8 @@
 import type { Db } from '../db/client.ts';
 import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from '../db/api-keys.ts';
 import { resolveUser, type ExternalAccount } from '../db/identity.ts';
-import { getUserWithIdentities, mergeUsers } from '../db/users.ts';
-import { notFound } from '../domain/errors.ts';
+import { getUserWithIdentities, mergeUsers, updateProfile } from '../db/users.ts';
+import { invalid, notFound } from '../domain/errors.ts';
 import { UUID_RE } from '../domain/ids.ts';
 import { authorize, can, type Caller } from '../domain/policy.ts';
 import { requireOwner } from './ownership.ts';
@@ -16,6 +16,7 @@ import { requireOwner } from './ownership.ts';
 export interface IdentityPorts {
   resolve(account: ExternalAccount): Promise<string>;
   profile(userId: string): ReturnType<typeof getUserWithIdentities>;
+  updateProfile(userId: string, patch: { displayName?: string | null; avatarUrl?: string | null }): Promise<void>;
   merge(primary: string, secondary: string): ReturnType<typeof mergeUsers>;
   keys: {
     create(userId: string, name: string): ReturnType<typeof createApiKey>;
@@ -28,8 +29,14 @@ export interface IdentityPorts {
 export function createIdentityService(ports: IdentityPorts) {
   return {
     /** Rules 1–3: the internal user of a verified provider account (created when needed). */
-    async resolve(claims: { provider: string; sub: string; email: string | null }) {
-      const userId = await ports.resolve({ provider: claims.provider, providerUserId: claims.sub, email: claims.email });
+    async resolve(claims: { provider: string; sub: string; email: string | null; displayName?: string | null; avatarUrl?: string | null }) {
+      const userId = await ports.resolve({
+        provider: claims.provider,
+        providerUserId: claims.sub,
+        email: claims.email,
+        displayName: claims.displayName ?? null,
+        avatarUrl: claims.avatarUrl ?? null,
+      });
       return { user_id: userId, provider: claims.provider, provider_user_id: claims.sub };
     },
 
@@ -37,6 +44,16 @@ export function createIdentityService(ports: IdentityPorts) {
     async me(caller: Caller) {
       const userId = requireOwner(caller);
       if (!UUID_RE.test(userId)) throw notFound(`user ${userId} (not resolved to an internal user)`);
+      return ports.profile(userId);
+    },
+
+    /** The caller's own display name and avatar (null clears one); 404 as `me`. */
+    async updateMe(caller: Caller, patch: { displayName?: string | null; avatarUrl?: string | null }) {
+      const userId = requireOwner(caller);
+      if (!UUID_RE.test(userId)) throw notFound(`user ${userId} (not resolved to an internal user)`);
+      if (patch.displayName === undefined && patch.avatarUrl === undefined)
+        throw invalid('body: give display_name or avatar_url (null clears one)');
+      await ports.updateProfile(userId, patch);
       return ports.profile(userId);
     },
 
@@ -70,6 +87,7 @@ export function identityServiceOn(db: Db): IdentityService {
   return createIdentityService({
     resolve: (account) => resolveUser(db, account),
     profile: (userId) => getUserWithIdentities(db, userId),
+    updateProfile: (userId, patch) => updateProfile(db, userId, patch),
     merge: (primary, secondary) => mergeUsers(db, primary, secondary),
     keys: {
       create: (userId, name) => createApiKey(db, userId, name),

@@ -194,15 +194,22 @@ test('every refusal comes before the chain: policy, not deployed, wrong chain, b
   assert.equal((await mine.svc.mintAndGenerate(ALICE, mine.collection().id, { recipient: RECIPIENT, variables: {} }, 'k')).mint.tokenId, 1);
 });
 
-test('design-stage mint: quantity within the max supply, one artless deck per token', async () => {
+test('design-stage mint: quantity within the max supply, one deck per token with its artwork started', async () => {
   const w = world(deployedRow({ max_supply: 3 }));
   const id = w.collection().id;
   await assert.rejects(w.svc.mint(OPERATOR, id, { recipient_address: RECIPIENT, quantity: 4 }, 'a'), /max supply exceeded/);
   const res = await w.svc.mint(OPERATOR, id, { recipient_address: RECIPIENT, quantity: 2 }, 'b');
   assert.deepEqual(res.tokenIds, [1, 2]);
   assert.equal(res.deckIds.length, 2);
-  assert.equal(w.covers.length, 0);
-  assert.equal(w.generations.length, 0);
+  // nft-service.md §4.2 step 3: every minted token gets its artwork, a generation per token.
+  assert.deepEqual(
+    w.generations.map((g) => [g.jobType, (g.mintState as { token_id: number }).token_id]),
+    [
+      ['mint_generation', 1],
+      ['mint_generation', 2],
+    ],
+  );
+  assert.equal(w.covers.length, 2);
 });
 
 test('per-token mint: only the next id; a regenerate needs the owner and an existing token', async () => {

@@ -161,6 +161,34 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
     }
   }
 
+  /**
+   * A minted token's artwork (nft-service.md §4.2 step 3): a generation into the token's deck,
+   * whose output is the deck's cover and carries the token's ERC-721 document. A retry after a
+   * crash finds the deck made the first time (and its artwork, when it was started).
+   */
+  async function startArtwork(c: CollectionRow, m: MintedState, userId: string | null, variables: Record<string, unknown>) {
+    const gen = needGeneration();
+    const existing = await store.findTokenDeck(c.id, m.tokenId);
+    if (existing?.cover_output_id) {
+      const out = await store.getOutput(existing.cover_output_id);
+      return { jobId: out.job_id ?? '', outputId: out.id, deckId: existing.id };
+    }
+    const started = await gen.start({
+      collectionId: c.id,
+      variables,
+      userId,
+      isService: true, // trusted mint path (mint state); a user's credits are debited by `charged`
+      source: 'direct_api',
+      jobType: 'mint_generation',
+      socialPfp: await minterPfp(m.recipient, userId),
+      ...(existing ? { deckId: existing.id } : {}),
+      mintState: { token_id: m.tokenId, tx_hash: m.txHash, recipient: m.recipient, metadata_uri: m.metadataUri },
+    });
+    if (existing) await store.setMintState(existing.id, m);
+    await store.linkCover(started.deckId, started.outputId, tokenMeta(c, m.tokenId));
+    return started;
+  }
+
   /** §4.2 backend mint (recipient, chainId, optional outputId) and §4.3 design-stage mint (recipient_address, quantity). */
   async function mint(caller: Caller, collectionId: string, body: MintBody, senderKey: string) {
     const c = await store.getCollection(collectionId);
@@ -195,6 +223,9 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
         deckId = output.deck_id ?? (await store.createDeck({ collection_id: c.id, name: `${c.title} #${tokenId}`, userId: owner })).id;
         await store.setMintState(deckId, m);
         await store.linkCover(deckId, output.id, tokenMeta(c, tokenId));
+      } else if (generation) {
+        // No artwork given: the token's is generated from the collection (random variables).
+        deckId = (await startArtwork(c, m, ownerFor(caller), {})).deckId;
       } else {
         deckId = (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: ownerFor(caller) })).id;
       }
@@ -259,27 +290,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
         const m = minted(c, tokenId, res.txHash, res.recipient);
         const userId = ownerFor(caller);
 
-        // A retry after a crash between the mint and here finds the deck made the first time.
-        const existing = await store.findTokenDeck(c.id, tokenId);
-        let started: { jobId: string; outputId: string; deckId: string };
-        if (existing?.cover_output_id) {
-          const out = await store.getOutput(existing.cover_output_id);
-          started = { jobId: out.job_id ?? '', outputId: out.id, deckId: existing.id };
-        } else {
-          started = await gen.start({
-            collectionId: c.id,
-            variables: body.variables,
-            userId,
-            isService: true, // trusted mint path (mint state); a user's credits were debited above
-            source: 'direct_api',
-            jobType: 'mint_generation',
-            socialPfp: await minterPfp(res.recipient, userId),
-            ...(existing ? { deckId: existing.id } : {}),
-            mintState: { token_id: tokenId, tx_hash: res.txHash, recipient: res.recipient, metadata_uri: m.metadataUri },
-          });
-          if (existing) await store.setMintState(existing.id, m);
-          await store.linkCover(started.deckId, started.outputId, tokenMeta(c, tokenId));
-        }
+        const started = await startArtwork(c, m, userId, body.variables);
         return { mint: { ...m, deckId: started.deckId }, generation: started };
       });
     },

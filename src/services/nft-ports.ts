@@ -103,7 +103,13 @@ export function deployChainOf(chain: ChainServices): DeployChain {
 }
 
 /** The generation pipeline on a job queue. */
-export function generationPortOf(ctx: { db: Db; config: Config; queue: WorkQueue<StepPayload>; storage?: Storage }): GenerationPort {
+export function generationPortOf(ctx: {
+  db: Db;
+  config: Config;
+  queue: WorkQueue<StepPayload>;
+  storage?: Storage;
+  metadataBaseUrl?: string;
+}): GenerationPort {
   return {
     checkVariables(collection, variables) {
       const data = loadGenerationData(collection.id, collection.data);
@@ -190,7 +196,9 @@ export type NftServices = ReturnType<typeof createNftServices>;
 export function createNftServices(deps: NftServiceDeps) {
   const { db, config, metadataBaseUrl } = deps;
   const access = deps.mintingChain ?? deps.chain;
-  const generation = deps.jobQueue ? generationPortOf({ db, config, queue: deps.jobQueue, storage: deps.storage }) : undefined;
+  const generation = deps.jobQueue
+    ? generationPortOf({ db, config, queue: deps.jobQueue, storage: deps.storage, metadataBaseUrl })
+    : undefined;
   const metadata = createMetadataDocuments(bindDb(db, { tokenForMetadata, collectionHeader }), metadataBaseUrl, deps.metadataCache);
   return {
     collections: createCollectionService({

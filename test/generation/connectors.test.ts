@@ -16,6 +16,8 @@ import {
   deterministicPromptId,
   type GenerateRequest,
 } from '../../src/generation/connectors/index.ts';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import { initTelemetry, shutdownTelemetry, withSpan } from '../../src/telemetry.ts';
 import { startFakeComfyUi, type FakeComfyUi } from '../fakes/fake-comfyui.ts';
 import { startFakeOpenAiImages, type FakeOpenAi } from '../fakes/fake-openai-images.ts';
 
@@ -183,6 +185,26 @@ describe('ComfyUI connector (against the fake ComfyUI)', () => {
     assert.deepEqual([meta.width, meta.height], [64, 48]);
     assert.deepEqual(await pixel(out.bytes, 3, 3), [0xc0, 0xb0, 0xa0]); // the fake paints the seed's bytes
     assert.equal(out.meta!.prompt_id, post.prompt_id);
+  });
+
+  test('comfyui.execute span: prompt id, instance and host, a child of the job.process that runs it', async () => {
+    const exporter = new InMemorySpanExporter();
+    initTelemetry({ serviceName: 'test', exporter });
+    try {
+      const c = new ComfyUiConnector({ baseUrl: fake.url, pollIntervalMs: 5000 });
+      const r = req({ stepId: 'traced-step' });
+      await withSpan('job.process', { 'job.id': 'j' }, () => c.generate(r, () => {}));
+      const [exec] = exporter.getFinishedSpans().filter((s) => s.name === 'comfyui.execute');
+      const parent = exporter.getFinishedSpans().find((s) => s.name === 'job.process')!;
+      assert.ok(exec, 'comfyui.execute span');
+      assert.equal(exec!.attributes['comfyui.prompt_id'], c.promptIdFor(r));
+      assert.equal(exec!.attributes['comfyui.instance'], fake.url.replace(/\/+$/, ''));
+      assert.equal(exec!.attributes['comfyui.host'], new URL(fake.url).host);
+      assert.equal(exec!.attributes.error, false);
+      assert.equal(exec!.parentSpanContext?.spanId, parent.spanContext().spanId);
+    } finally {
+      await shutdownTelemetry();
+    }
   });
 
   test('a retry with the same step and seed never queues twice (finished, or still running)', async () => {
@@ -400,5 +422,33 @@ describe('createConnector', () => {
     assert.equal(createConnector('basic', cfg).kind, 'procedural');
     assert.equal(createConnector('comfy_workflow', cfg, { workflowData: { prompt: DEFAULT_COMFY_WORKFLOW } }).kind, 'comfyui');
     assert.throws(() => createConnector('comfy_workflow', cfg, { workflowData: 'not a graph' }), GeneratorError);
+  });
+});
+
+describe('derive renderers (built-in global collections)', () => {
+  const base = { prompt: 'x', seed: 5, values: {}, referenceImages: [] } as GenerateRequest;
+  test('animate: a looping animated WebP of the reference; variation: a PNG of its size; no reference: a final error', async () => {
+    const ref = await solid(200, 40, 40, 80, 60);
+    const withRef = { ...base, referenceImages: [{ name: 'ref_image_1', bytes: ref }] };
+    const anim = await createConnector('basic', {}, { workflowData: { renderer: 'animate' } }).generate(withRef, () => {});
+    assert.equal(anim.mimeType, 'image/webp');
+    const meta = await sharp(anim.bytes, { animated: true }).metadata();
+    // The encoder may merge identical frames (a solid reference), keeping the loop's length.
+    assert.ok((meta.pages ?? 1) > 1, `frames: ${meta.pages}`);
+    assert.equal(
+      (meta.delay ?? []).reduce((a, b) => a + b, 0),
+      12 * 120,
+    );
+    assert.equal(meta.loop, 0);
+    assert.deepEqual([meta.width, meta.pageHeight], [80, 60]);
+    const vari = await createConnector('basic', {}, { workflowData: { renderer: 'variation' } }).generate(withRef, () => {});
+    assert.equal(vari.mimeType, 'image/png');
+    const vm = await sharp(vari.bytes).metadata();
+    assert.deepEqual([vm.width, vm.height], [80, 60]);
+    assert.notDeepEqual(await pixel(vari.bytes, 40, 30), [200, 40, 40], 'recoloured');
+    await rejectsGenerator(
+      createConnector('basic', {}, { workflowData: { renderer: 'animate' } }).generate(base, () => {}),
+      (e) => assert.equal(e.retryable, false),
+    );
   });
 });

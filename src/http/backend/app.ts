@@ -37,6 +37,8 @@ import { workflowRoutes } from './workflows.ts';
 import { developRoutes } from './develop.ts';
 import { generationRoutes } from './generation.ts';
 import { createContentServices } from '../../services/content.ts';
+import { videoWebhookServiceOn } from '../../services/video-webhook.ts';
+import { videoWebhookRoutes } from './video-webhook.ts';
 
 export interface BackendDeps {
   config: Config;
@@ -108,6 +110,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
     ...(deps.jobQueue ? { queue: deps.jobQueue } : {}),
     ...(deps.connectorFor ? { connectorFor: deps.connectorFor } : {}),
     log: (msg, extra) => app.log.warn(extra, msg),
+    metadataBaseUrl: deps.metadataBaseUrl,
   });
   const stream = {
     hlsBase: deps.config.VIDEO_STREAM_BASE_URL.replace(/\/+$/, ''),
@@ -138,6 +141,12 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   await app.register(custodialRoutes, { custodial: content.custodial });
   await app.register(uploadRoutes, { uploads: content.uploads });
   await app.register(feedRoutes, { feed: content.feed, stream });
+  await app.register(videoWebhookRoutes, {
+    video: videoWebhookServiceOn(deps.database.db, {
+      ...(deps.config.VIDEO_WEBHOOK_SECRET ? { secret: deps.config.VIDEO_WEBHOOK_SECRET } : {}),
+      toleranceSeconds: deps.config.VIDEO_WEBHOOK_TOLERANCE_SECONDS,
+    }),
+  });
   await app.register(identityRoutes, { identity: content.identity, config: deps.config });
   await app.register(walletRoutes, { wallets: walletServiceOn(deps.database.db, deps.config, deps.mintingChain ?? deps.chain) });
   // The built-in workflows exist from the first start on (idempotent; edited ones are kept).

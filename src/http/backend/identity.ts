@@ -7,7 +7,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.ts';
 import { unauthorized } from '../../domain/errors.ts';
 import type { IdentityService } from '../../services/identity.ts';
-import { AuthFailure, claimsOf, createAuthenticator } from '../plugins/auth.ts';
+import { AuthFailure, claimsOf, createAuthenticator, profileClaimsOf } from '../plugins/auth.ts';
 import { presentApiKey, presentProfile } from '../present/identity.ts';
 import { idParams, ok } from '../schemas/common.ts';
 import {
@@ -20,6 +20,7 @@ import {
   resolveBody,
   resolveResponse,
   revokedKeyResponse,
+  updateMeBody,
 } from '../schemas/identity.ts';
 
 export interface IdentityRoutesOptions {
@@ -51,7 +52,8 @@ export const identityRoutes: FastifyPluginAsync<IdentityRoutesOptions> = async (
       if (!canVerifyJwt) throw unauthorized('no identity provider is configured (JWT_SECRET or JWT_JWKS_URL)');
       let claims;
       try {
-        claims = claimsOf(await verifyJwt(req.body.access_token), config);
+        const payload = await verifyJwt(req.body.access_token);
+        claims = { ...claimsOf(payload, config), ...profileClaimsOf(payload) };
       } catch (err) {
         if (err instanceof AuthFailure) throw unauthorized(err.message);
         throw err;
@@ -72,6 +74,30 @@ export const identityRoutes: FastifyPluginAsync<IdentityRoutesOptions> = async (
       },
     },
     async (req) => ok(presentProfile(await identity.me(req.caller))),
+  );
+
+  r.patch(
+    '/api/me',
+    {
+      schema: {
+        tags,
+        operationId: 'updateMe',
+        summary: "Change the caller's display name or avatar",
+        description:
+          "`display_name` (1–100 characters) and `avatar_url` (http(s) URL); null clears one. They are the creator's name and picture in the feed, and the `social_pfp` of the caller's samples and mints (docs/auth.md \"Profile\"). The caller's own record only; 404 when the caller is not resolved to an internal user.",
+        body: updateMeBody,
+        response: { 200: profileResponse },
+      },
+    },
+    async (req) =>
+      ok(
+        presentProfile(
+          await identity.updateMe(req.caller, {
+            ...(req.body.display_name !== undefined ? { displayName: req.body.display_name } : {}),
+            ...(req.body.avatar_url !== undefined ? { avatarUrl: req.body.avatar_url } : {}),
+          }),
+        ),
+      ),
   );
 
   r.post(

@@ -71,7 +71,7 @@ export async function mintingRoutes(app: FastifyInstance, { nft }: NftRouteOptio
         schema: {
           operationId: 'mintTokens',
           summary: 'Mint tokens (backend and design-stage bodies)',
-          description: `§4.2 {recipient, chainId?, outputId?} or §4.3 {recipient_address, quantity 1–100}. With outputId the output becomes the token's artwork; without it each token gets a deck without artwork. 409 beyond the max supply.${IDEMPOTENT}`,
+          description: `§4.2 {recipient, chainId?, outputId?} or §4.3 {recipient_address, quantity 1–100}. With outputId the output becomes the token's artwork; without it each token's artwork is generated from the collection (a job per token, as mint-and-generate). 409 beyond the max supply.${IDEMPOTENT}`,
           tags,
           params: collectionIdParams,
           body: mintBody,

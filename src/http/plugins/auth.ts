@@ -74,6 +74,28 @@ function credentialOf(request: FastifyRequest): string | undefined {
 
 const looksLikeJwt = (token: string) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
 
+/** Printable text of a claim: control characters (NUL included) dropped, trimmed, at most `max` characters. */
+function claimText(v: unknown, max: number): string | null {
+  if (typeof v !== 'string') return null;
+  const t = v.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return t && t.isWellFormed() ? t.slice(0, max) : null;
+}
+
+/**
+ * The profile a verified token carries (OpenID Connect `name` and `picture`): the display name and
+ * avatar a user gets at resolution (docs/auth.md "Profile"). A picture must be an http(s) URL.
+ */
+export function profileClaimsOf(payload: JWTPayload): { displayName: string | null; avatarUrl: string | null } {
+  const picture = claimText(payload.picture, 2048);
+  let avatarUrl: string | null = null;
+  try {
+    if (picture && ['http:', 'https:'].includes(new URL(picture).protocol)) avatarUrl = picture;
+  } catch {
+    avatarUrl = null;
+  }
+  return { displayName: claimText(payload.name, 100), avatarUrl };
+}
+
 /** The identity a verified token names: its provider (claim or JWT_PROVIDER), subject and email. */
 export function claimsOf(payload: JWTPayload, config: Config): { provider: string; sub: string; email: string | null } {
   if (!payload.sub) throw new AuthFailure('invalid token: no sub claim');
@@ -134,11 +156,12 @@ export function createAuthenticator(opts: AuthOptions) {
       return { method: 'api_key', userId, providerUserId: userId, authProvider: 'api_key' };
     }
     if (looksLikeJwt(credential) && (hsKey || jwks)) {
-      const { provider, sub, email } = claimsOf(await verifyJwt(credential), config);
+      const payload = await verifyJwt(credential);
+      const { provider, sub, email } = claimsOf(payload, config);
       let userId: string = sub;
       if (opts.credentials) {
         try {
-          userId = await opts.credentials.resolveAccount({ provider, providerUserId: sub, email });
+          userId = await opts.credentials.resolveAccount({ provider, providerUserId: sub, email, ...profileClaimsOf(payload) });
         } catch (err) {
           // Identity rule 5: a lookup failure never fails the request; fall back to the provider id.
           request.log.warn({ err }, 'identity resolution failed; using the provider id');

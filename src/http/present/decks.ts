@@ -2,6 +2,23 @@
 import type { DeckDetail, DeckRow, listUserDecks } from '../../db/decks.ts';
 import { iso } from '../../domain/time.ts';
 
+/**
+ * A minted deck's token fields (nft-service.md §2.3, §4.2), shown wherever a deck is: null on a
+ * deck that is not a token. current_owner and last_transfer_at follow the indexer.
+ */
+export function presentTokenFields(row: DeckRow) {
+  return {
+    token_id: row.token_id,
+    mint_status: row.mint_status,
+    mint_tx_hash: row.mint_tx_hash,
+    mint_recipient: row.mint_recipient,
+    minted_at: iso(row.minted_at),
+    metadata_uri: row.metadata_uri,
+    current_owner: row.current_owner,
+    last_transfer_at: iso(row.last_transfer_at),
+  };
+}
+
 export function presentDeck(row: DeckRow) {
   return {
     id: row.id,
@@ -15,8 +32,7 @@ export function presentDeck(row: DeckRow) {
     published_at: iso(row.published_at),
     is_custodial: row.is_custodial,
     custodied_for: row.custodied_for,
-    token_id: row.token_id,
-    mint_status: row.mint_status,
+    ...presentTokenFields(row),
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
   };
@@ -45,6 +61,7 @@ export const presentCollectionDeck = (d: DeckRow) => ({
   created_at: iso(d.created_at)!,
   is_custodial: d.is_custodial,
   custodied_for: d.custodied_for,
+  ...presentTokenFields(d),
 });
 
 export const presentUserDeck = ({ deck, collection }: Awaited<ReturnType<typeof listUserDecks>>[number]) => ({
@@ -53,5 +70,6 @@ export const presentUserDeck = ({ deck, collection }: Awaited<ReturnType<typeof 
   status: deck.status,
   output_count: deck.output_count,
   created_at: iso(deck.created_at)!,
+  ...presentTokenFields(deck),
   collection,
 });

@@ -29,6 +29,18 @@ export const socialQuery = z
   .object({ social_org: socialOrg.optional(), social_identifier: socialIdentifier.optional() })
   .refine(...socialPair);
 
+/** A minted deck's token fields; null on a deck that is not a token. */
+export const tokenFields = {
+  token_id: z.number().int().nullable(),
+  mint_status: z.string().nullable(),
+  mint_tx_hash: z.string().nullable(),
+  mint_recipient: z.string().nullable(),
+  minted_at: z.string().nullable(),
+  metadata_uri: z.string().nullable(),
+  current_owner: z.string().nullable(),
+  last_transfer_at: z.string().nullable(),
+};
+
 export const deck = z.object({
   id: z.string(),
   collection_id: z.string(),
@@ -41,8 +53,7 @@ export const deck = z.object({
   published_at: z.string().nullable(),
   is_custodial: z.boolean(),
   custodied_for: z.string().nullable(),
-  token_id: z.number().int().nullable(),
-  mint_status: z.string().nullable(),
+  ...tokenFields,
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -67,6 +78,8 @@ export const deckDetailResponse = envelope(
 export const publishResponse = envelope(z.object({ id: z.string(), status: z.string(), published_at: z.string().nullable() }));
 const listed = { id: z.string(), name: z.string(), status: z.string(), output_count: z.number().int(), created_at: z.string() };
 export const collectionDecksResponse = envelope(
-  z.array(z.object({ ...listed, is_custodial: z.boolean(), custodied_for: z.string().nullable() })),
+  z.array(z.object({ ...listed, is_custodial: z.boolean(), custodied_for: z.string().nullable(), ...tokenFields })),
 );
-export const userDecksResponse = envelope(z.array(z.object({ ...listed, collection: z.object({ id: z.string(), title: z.string() }) })));
+export const userDecksResponse = envelope(
+  z.array(z.object({ ...listed, ...tokenFields, collection: z.object({ id: z.string(), title: z.string() }) })),
+);

@@ -9,6 +9,21 @@ export const createKeyBody = z.object({ name: z.string().trim().min(1).max(100) 
 
 const ts = z.string().nullable();
 export const resolveResponse = envelope(z.object({ user_id: z.string(), provider: z.string(), provider_user_id: z.string() }));
+/** PATCH /api/me: the caller's display name and avatar; null clears one. */
+export const updateMeBody = z
+  .object({
+    display_name: z.string().trim().min(1).max(100).nullable().optional(),
+    avatar_url: z
+      .string()
+      .trim()
+      .max(2048)
+      .url('expected an http(s) URL')
+      .refine((u) => /^https?:\/\//i.test(u), 'expected an http(s) URL')
+      .nullable()
+      .optional(),
+  })
+  .strict();
+
 export const profileResponse = envelope(
   z.object({
     id: z.string(),
