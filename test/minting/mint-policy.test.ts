@@ -146,4 +146,22 @@ describe('mint policy: owner-only by default, public by policy, paid from the mi
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.equal(await credits(), before - mp.config.CREDITS_PER_GENERATION);
   });
+
+  test('max_per_wallet holds under concurrency: 6 free public mints at once, limit 2, exactly 2 minted', async () => {
+    const set = await put(alice, { mint_price: '0', max_per_wallet: 2 });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    const carol = await userToken('policy-carol');
+    const carolWallet = privateKeyToAccount(ANVIL_PRIVATE_KEYS[7]!);
+    assert.equal((await linkWallet(mp.backendUrl, carol, carolWallet)).status, 200);
+    const replies = await Promise.all(Array.from({ length: 6 }, () => mint(carol, { recipient: carolWallet.address, quantity: 1 })));
+    const statuses = replies.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [201, 201, 409, 409, 409, 409], JSON.stringify(replies.map((r) => r.body)));
+    const held = await mp.client.readContract({
+      address: contract,
+      abi: collectionAbi,
+      functionName: 'balanceOf',
+      args: [carolWallet.address],
+    });
+    assert.equal(held, 2n);
+  });
 });
