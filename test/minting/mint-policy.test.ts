@@ -12,7 +12,7 @@ import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
 import { collections } from '../../src/db/schema/index.ts';
 import { merkleProof, merkleRoot } from '../../src/domain/mint-policy.ts';
 import { bearer, userToken } from '../helpers/content.ts';
-import { call } from '../helpers/platform.ts';
+import { asService, call } from '../helpers/platform.ts';
 import { linkWallet } from '../helpers/wallets.ts';
 import { payStablecoin, startMintingPlatform, type MintingPlatform } from './helpers.ts';
 
@@ -163,5 +163,18 @@ describe('mint policy: owner-only by default, public by policy, paid from the mi
       args: [carolWallet.address],
     });
     assert.equal(held, 2n);
+  });
+
+  test('the admin update forwards the mint policy', async () => {
+    const r = await call(`${mp.adminUrl}/api/nft/collections/update`, {
+      method: 'PUT',
+      headers: asService(),
+      body: { collectionId, mint_access: 'owner', mint_allowlist: [bobWallet.address] },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.collection.mint_policy.access, 'owner');
+    assert.deepEqual(r.body.collection.mint_policy.allowlist, [bobWallet.address.toLowerCase()]);
+    const refused = await mint(bob, { recipient: bobWallet.address, quantity: 1 });
+    assert.equal(refused.status, 403);
   });
 });
