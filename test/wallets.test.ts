@@ -109,6 +109,11 @@ describe('wallets (Sign-In with Ethereum)', () => {
     const badSig = await verify(alice, { message: good, signature: await a2.signMessage({ message: good }) });
     assert.equal(badSig.status, 400);
     assert.match(badSig.body.error, /signature/);
+    for (const junk of ['0x00', '0x1234', `0x${'ff'.repeat(65)}`, `0x${'00'.repeat(200)}`]) {
+      const r = await verify(alice, { message: good, signature: junk });
+      assert.equal(r.status, 400, `${junk.slice(0, 12)}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.error, /signature/);
+    }
     const notSiwe = await verify(alice, { message: 'hello', signature: '0x00' });
     assert.equal(notSiwe.status, 400);
     assert.match(notSiwe.body.error, /EIP-4361/);
