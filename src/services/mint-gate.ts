@@ -62,7 +62,8 @@ export function createMintGate({ store, payments, now = () => new Date() }: Mint
       const refusal = publicMintRefusal(c, { wallet: req.recipient, now: now(), proof: req.merkle_proof });
       if (refusal) throw new AppError(refusal.kind, refusal.message, { code: refusal.code });
       const wallet = getAddress(req.recipient);
-      await requirePayerOf(caller, wallet, store.isWalletOf).catch(() => {
+      await requirePayerOf(caller, wallet, store.isWalletOf).catch((err: unknown) => {
+        if (!(err instanceof AppError && err.kind === 'forbidden')) throw err;
         throw new AppError(
           'forbidden',
           `body.recipient: a public mint goes to (and is paid from) your own wallet; ${wallet} is not linked to you: link it with Sign-In with Ethereum (POST /api/auth/wallet/nonce, then /api/auth/wallet/verify)`,
