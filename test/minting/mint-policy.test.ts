@@ -9,7 +9,8 @@ import { getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
-import { collections } from '../../src/db/schema/index.ts';
+import { resumableMintPayment } from '../../src/db/mint-policy.ts';
+import { chainTransactions, collections } from '../../src/db/schema/index.ts';
 import { merkleProof, merkleRoot } from '../../src/domain/mint-policy.ts';
 import { bearer, userToken } from '../helpers/content.ts';
 import { asService, call } from '../helpers/platform.ts';
@@ -96,6 +97,17 @@ describe('mint policy: owner-only by default, public by policy, paid from the mi
     const replay = await mint(bob, { recipient: bobWallet.address, quantity: 1, tx_hash: hash });
     assert.equal(replay.status, 409, JSON.stringify(replay.body));
     assert.match(replay.body.error, /already used/);
+
+    // The resume check a retry after a timeout uses: that payment with the sender key of the mint
+    // transaction it paid for, and nothing else.
+    const [sent] = await mp.database.db
+      .select({ key: chainTransactions.idempotency_key })
+      .from(chainTransactions)
+      .where(eq(chainTransactions.hash, ok.body.data.tx_hash));
+    const q = { chainId: 31337, txHash: hash, payer: bobWallet.address, collectionId, senderKey: sent!.key! };
+    assert.equal(await resumableMintPayment(mp.database.db, q), true);
+    assert.equal(await resumableMintPayment(mp.database.db, { ...q, senderKey: 'mint:another-request' }), false);
+    assert.equal(await resumableMintPayment(mp.database.db, { ...q, payer: strayWallet.address }), false);
   });
 
   test('max_per_wallet: over the limit is refused and its payment given back; the limit holds', async () => {
