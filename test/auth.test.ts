@@ -69,7 +69,7 @@ describe('backend', () => {
 
   test('good HS256 JWT: 200, and the user is resolved to an internal uuid', async () => {
     const res = await call(`${p.backendUrl}/nft/collections`, {
-      headers: { authorization: `Bearer ${await hs256({ sub: 'ext-user-1', email: 'one@example.com' })}` },
+      headers: { authorization: `Bearer ${await hs256({ sub: 'ext-user-1', email: 'one@example.com', email_verified: true })}` },
       body: { title: 'Mine', data: { version: 'v2' } },
     });
     assert.equal(res.status, 201);
@@ -81,7 +81,7 @@ describe('backend', () => {
   });
 
   test('same email from another provider joins the same user', async () => {
-    const token = await idp.sign({ sub: 'did:plc:abc', email: 'one@example.com', provider: 'provider_b' });
+    const token = await idp.sign({ sub: 'did:plc:abc', email: 'one@example.com', email_verified: true, provider: 'provider_b' });
     const res = await call(`${p.backendUrl}/nft/collections`, {
       headers: { authorization: `Bearer ${token}` },
       body: { title: 'Also mine', data: { version: 'v2' } },
@@ -92,6 +92,47 @@ describe('backend', () => {
     const b = ids.find((i) => i.provider_user_id === 'did:plc:abc')!;
     assert.equal(b.provider, 'provider_b');
     assert.equal(a.user_id, b.user_id);
+  });
+
+  test('an unverified email links nothing: a separate user, whose email stays unset', async () => {
+    for (const claims of [
+      { sub: 'squatter-1', email: 'one@example.com' },
+      { sub: 'squatter-2', email: 'one@example.com', email_verified: 'true' },
+      { sub: 'squatter-3', email: 'one@example.com', email_verified: false },
+    ]) {
+      const res = await call(`${p.backendUrl}/nft/collections`, {
+        headers: { authorization: `Bearer ${await hs256(claims)}` },
+        body: { title: 'Not yours', data: { version: 'v2' } },
+      });
+      assert.equal(res.status, 201);
+      const [verified] = await p.database.db.select().from(users).where(eq(users.email, 'one@example.com'));
+      assert.notEqual(res.body.data.collection.user_id, verified!.id, claims.sub);
+      const [squatter] = await p.database.db.select().from(users).where(eq(users.id, res.body.data.collection.user_id));
+      assert.equal(squatter!.email, null, claims.sub);
+      const [identity] = await p.database.db.select().from(userIdentities).where(eq(userIdentities.provider_user_id, claims.sub));
+      assert.equal(identity!.provider_email, 'one@example.com', 'kept on the identity');
+    }
+  });
+
+  test('a JWT must carry exp, at most JWT_MAX_AGE_SECONDS after its iat (or now)', async () => {
+    const noExp = await new SignJWT({ sub: 'forever' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(secret);
+    const r1 = await get({ authorization: `Bearer ${noExp}` });
+    assert.equal(r1.status, 401);
+    assert.match(r1.body.error, /no exp/);
+    const tooLong = await get({ authorization: `Bearer ${await hs256({ sub: 'long' }, '400d')}` });
+    assert.equal(tooLong.status, 401);
+    assert.match(tooLong.body.error, /JWT_MAX_AGE_SECONDS/);
+    // A token claiming to be issued in the future does not stretch its life past the limit from now.
+    const future = Math.floor(Date.now() / 1000) + 300 * 86_400;
+    const backdated = await new SignJWT({ sub: 'future' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt(future - 60)
+      .setExpirationTime(future)
+      .sign(secret);
+    assert.equal((await get({ authorization: `Bearer ${backdated}` })).status, 401);
+    const resolve = await call(`${p.backendUrl}/api/auth/resolve`, { body: { access_token: noExp } });
+    assert.equal(resolve.status, 401, 'the resolve route applies the same rules');
+    assert.equal((await get({ authorization: `Bearer ${await hs256({ sub: 'fine' }, '23h')}` })).status, 200);
   });
 
   test('bad signature, expired, wrong algorithm: 401', async () => {

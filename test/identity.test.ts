@@ -41,7 +41,7 @@ test('concurrent first logins of one account make one user and one identity', as
 });
 
 test('GET /api/me shows the user and identities', async () => {
-  const t = await token({ sub: 'me-1', email: 'me@example.com' });
+  const t = await token({ sub: 'me-1', email: 'me@example.com', email_verified: true });
   const me = await call(`${p.backendUrl}/api/me`, { headers: { authorization: `Bearer ${t}` } });
   assert.equal(me.status, 200);
   assert.equal(me.body.data.email, 'me@example.com');

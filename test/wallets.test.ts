@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createSiweMessage } from 'viem/siwe';
 import { privateKeyToAccount } from 'viem/accounts';
+import { getAddress } from 'viem';
 import { ANVIL_PRIVATE_KEYS } from '../src/chain/anvil.ts';
+import { loadArtifact } from '../src/chain/artifacts.ts';
+import { waitForReceipt } from '../src/chain/wait-receipt.ts';
 import { bearer, userToken } from './helpers/content.ts';
 import { call } from './helpers/platform.ts';
 import { linkWallet } from './helpers/wallets.ts';
@@ -106,6 +109,11 @@ describe('wallets (Sign-In with Ethereum)', () => {
     const badSig = await verify(alice, { message: good, signature: await a2.signMessage({ message: good }) });
     assert.equal(badSig.status, 400);
     assert.match(badSig.body.error, /signature/);
+    for (const junk of ['0x00', '0x1234', `0x${'ff'.repeat(65)}`, `0x${'00'.repeat(200)}`]) {
+      const r = await verify(alice, { message: good, signature: junk });
+      assert.equal(r.status, 400, `${junk.slice(0, 12)}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.error, /signature/);
+    }
     const notSiwe = await verify(alice, { message: 'hello', signature: '0x00' });
     assert.equal(notSiwe.status, 400);
     assert.match(notSiwe.body.error, /EIP-4361/);
@@ -121,6 +129,24 @@ describe('wallets (Sign-In with Ethereum)', () => {
     const again = await linkWallet(mp.backendUrl, alice, a1);
     assert.equal(again.status, 200);
     assert.equal(again.body.data.newly_linked, false);
+  });
+
+  test('a contract wallet (EIP-1271) links when its signer signs; another signature is refused', async () => {
+    const signer = privateKeyToAccount(ANVIL_PRIVATE_KEYS[6]!);
+    const art = loadArtifact('TestContractWallet');
+    const deployer = mp.wallet(4);
+    const hash = await deployer.deployContract({ abi: art.abi, bytecode: art.bytecode, args: [signer.address] } as never);
+    const contractWallet = getAddress((await waitForReceipt(mp.client, hash)).contractAddress!);
+    const carol = await userToken('wallet-carol');
+
+    const n1 = await nonce(carol, { address: contractWallet });
+    const m1 = n1.body.data.message as string;
+    const impostor = await verify(carol, { message: m1, signature: await a2.signMessage({ message: m1 }) });
+    assert.equal(impostor.status, 400, JSON.stringify(impostor.body));
+    assert.match(impostor.body.error, /signature/);
+    const linked = await verify(carol, { message: m1, signature: await signer.signMessage({ message: m1 }) });
+    assert.equal(linked.status, 200, JSON.stringify(linked.body));
+    assert.equal(linked.body.data.address, contractWallet);
   });
 
   test('anonymous callers get 401', async () => {

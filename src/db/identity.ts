@@ -11,17 +11,22 @@ export interface ExternalAccount {
   provider: string;
   providerUserId: string;
   email?: string | null;
+  /** The provider vouches for `email` (`email_verified: true`): only then does it link accounts. */
+  emailVerified?: boolean;
   displayName?: string | null;
   avatarUrl?: string | null;
   metadata?: Record<string, unknown>;
 }
 
 /**
- * Rules 1–3: existing identity → its user; else a user with the same email gets the new
- * identity; else a new user and identity. Concurrent first logins of one account converge on one
- * identity thanks to the unique (provider, provider_user_id) index.
+ * Rules 1–3: existing identity → its user; else a user with the same *verified* email gets the
+ * new identity; else a new user and identity. An unverified email never links and is not the new
+ * user's email either (else it would later attract the real owner's verified login): it is kept
+ * only on the identity. Concurrent first logins of one account converge on one identity thanks
+ * to the unique (provider, provider_user_id) index.
  */
 export async function resolveUser(db: Db, account: ExternalAccount): Promise<string> {
+  const email = account.emailVerified ? (account.email ?? null) : null;
   const found = await db
     .update(userIdentities)
     .set({ last_used_at: sql`now()` })
@@ -34,8 +39,8 @@ export async function resolveUser(db: Db, account: ExternalAccount): Promise<str
 
   return db.transaction(async (tx) => {
     let userId: string | undefined;
-    if (account.email) {
-      const byEmail = await tx.select({ id: users.id }).from(users).where(eq(users.email, account.email)).limit(1);
+    if (email) {
+      const byEmail = await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
       userId = byEmail[0]?.id;
       if (userId) await fillProfile(tx, userId, account);
     }
@@ -43,7 +48,7 @@ export async function resolveUser(db: Db, account: ExternalAccount): Promise<str
       const created = await tx
         .insert(users)
         .values({
-          email: account.email ?? null,
+          email,
           display_name: account.displayName ?? null,
           avatar_url: account.avatarUrl ?? null,
           last_login_at: new Date(),
@@ -51,8 +56,8 @@ export async function resolveUser(db: Db, account: ExternalAccount): Promise<str
         .onConflictDoNothing()
         .returning({ id: users.id });
       userId = created[0]?.id;
-      if (!userId && account.email) {
-        const again = await tx.select({ id: users.id }).from(users).where(eq(users.email, account.email)).limit(1);
+      if (!userId && email) {
+        const again = await tx.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
         userId = again[0]?.id;
       }
       if (!userId) throw new Error('could not create user');

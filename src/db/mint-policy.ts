@@ -9,7 +9,7 @@ import { paymentError } from '../domain/payment-errors.ts';
 import type { Db } from './client.ts';
 import { isUniqueViolation } from './errors.ts';
 import type { PaymentRecord } from './samples.ts';
-import { mintWalletCounts, payments } from './schema/index.ts';
+import { chainTransactions, mintWalletCounts, payments } from './schema/index.ts';
 
 /** Counts n more mints for `wallet`: true when that stays within `limit` (else nothing changes). */
 export async function takeWalletMints(db: Db, collectionId: string, wallet: string, n: number, limit: number): Promise<boolean> {
@@ -70,4 +70,31 @@ export async function claimMintPayment(db: Db, p: PaymentRecord, collectionId: s
 /** Frees a claimed mint payment whose mint did not happen (the hash may pay again). */
 export async function releaseMintPayment(db: Db, paymentId: string): Promise<void> {
   await db.delete(payments).where(eq(payments.id, paymentId));
+}
+
+/**
+ * Whether a claimed mint payment belongs to an earlier run of the same request (same payer and
+ * collection, and a mint transaction under the same sender key that is queued, sent or mined):
+ * a retry after a timeout resumes it instead of being refused as a reused hash.
+ */
+export async function resumableMintPayment(
+  db: Db,
+  q: { chainId: number; txHash: string; payer: string; collectionId: string; senderKey: string },
+): Promise<boolean> {
+  const rows = await db
+    .select({ id: payments.id })
+    .from(payments)
+    .innerJoin(chainTransactions, eq(chainTransactions.idempotency_key, q.senderKey))
+    .where(
+      and(
+        eq(payments.chain_id, q.chainId),
+        eq(payments.tx_hash, q.txHash.toLowerCase()),
+        eq(payments.purpose, 'mint'),
+        eq(payments.collection_id, q.collectionId),
+        sql`lower(${payments.payer}) = ${q.payer.toLowerCase()}`,
+        sql`${chainTransactions.status} in ('queued', 'signed', 'sent', 'mined')`,
+      ),
+    )
+    .limit(1);
+  return rows.length === 1;
 }

@@ -79,3 +79,17 @@ test('ownerFor: a new record belongs to the caller, the user a service call name
   assert.equal(ownerFor(operator), null);
   assert.equal(ownerFor(anonymous), null);
 });
+
+test('wallets and payments: any signed-in user links a wallet; requester wallets are the collection owner’s', () => {
+  assert.equal(can(alice, 'wallet.link'), true);
+  assert.equal(can(operator, 'wallet.link'), true);
+  assert.equal(can(anonymous, 'wallet.link'), false);
+  const alicesCollection = { ownerId: 'alice' };
+  assert.equal(can(alice, 'collection.read_sample_wallets', alicesCollection), true);
+  assert.equal(can(bob, 'collection.read_sample_wallets', alicesCollection), false);
+  assert.equal(can(operator, 'collection.read_sample_wallets', alicesCollection), true);
+  assert.equal(can(bob, 'collection.read_sample_wallets', { ownerId: null }), false, 'a platform collection: the operator only');
+  // Minting stays the owner's; a public mint is the collection's mint policy, applied by services/mint-gate.ts.
+  assert.equal(can(bob, 'collection.mint', alicesCollection), false);
+  assert.equal(can(alice, 'collection.mint', alicesCollection), true);
+});

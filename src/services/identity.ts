@@ -29,13 +29,21 @@ export interface IdentityPorts {
 export function createIdentityService(ports: IdentityPorts) {
   return {
     /** Rules 1–3: the internal user of a verified provider account (created when needed). */
-    async resolve(claims: { provider: string; sub: string; email: string | null; displayName?: string | null; avatarUrl?: string | null }) {
+    async resolve(claims: {
+      provider: string;
+      sub: string;
+      email: string | null;
+      emailVerified?: boolean;
+      displayName?: string | null;
+      avatarUrl?: string | null;
+    }) {
       const userId = await ports.resolve({
         provider: claims.provider,
         providerUserId: claims.sub,
         email: claims.email,
         displayName: claims.displayName ?? null,
         avatarUrl: claims.avatarUrl ?? null,
+        emailVerified: claims.emailVerified ?? false,
       });
       return { user_id: userId, provider: claims.provider, provider_user_id: claims.sub };
     },

@@ -25,6 +25,7 @@ export interface MintGateStore {
   walletMintCount(collectionId: string, wallet: string): Promise<number>;
   claimMintPayment(p: PaymentRecord, collectionId: string): Promise<string>;
   releaseMintPayment(paymentId: string): Promise<void>;
+  resumableMintPayment(q: { chainId: number; txHash: string; payer: string; collectionId: string; senderKey: string }): Promise<boolean>;
 }
 
 export interface MintGatePorts {
@@ -40,6 +41,8 @@ export interface MintRequest {
   tx_hash?: string;
   merkle_proof?: string[];
   outputId?: string;
+  /** The request's chain-write key (Idempotency-Key scope): a retry of a timed-out paid mint resumes. */
+  senderKey?: string;
 }
 
 export interface Admission {
@@ -62,7 +65,8 @@ export function createMintGate({ store, payments, now = () => new Date() }: Mint
       const refusal = publicMintRefusal(c, { wallet: req.recipient, now: now(), proof: req.merkle_proof });
       if (refusal) throw new AppError(refusal.kind, refusal.message, { code: refusal.code });
       const wallet = getAddress(req.recipient);
-      await requirePayerOf(caller, wallet, store.isWalletOf).catch(() => {
+      await requirePayerOf(caller, wallet, store.isWalletOf).catch((err: unknown) => {
+        if (!(err instanceof AppError && err.kind === 'forbidden')) throw err;
         throw new AppError(
           'forbidden',
           `body.recipient: a public mint goes to (and is paid from) your own wallet; ${wallet} is not linked to you: link it with Sign-In with Ethereum (POST /api/auth/wallet/nonce, then /api/auth/wallet/verify)`,
@@ -71,6 +75,12 @@ export function createMintGate({ store, payments, now = () => new Date() }: Mint
       });
 
       const due = mintPriceOf(c) * BigInt(req.quantity);
+      // A retry (same Idempotency-Key) of a mint that timed out after its payment and count were
+      // taken: the sender replays that transaction, so nothing is taken twice.
+      if (due > 0n && req.tx_hash && req.senderKey && c.chain_id !== null) {
+        const again = { chainId: c.chain_id, txHash: req.tx_hash, payer: wallet, collectionId: c.id, senderKey: req.senderKey };
+        if (await store.resumableMintPayment(again)) return { as: 'public', undo: NOTHING };
+      }
       let paymentId: string | null = null;
       if (due > 0n) paymentId = await pay(c, wallet, due, req.tx_hash);
       const release = async () => {

@@ -17,7 +17,7 @@ const PAYOUT = getAddress('0x00000000000000000000000000000000000000f0');
 const HASH = `0x${'ab'.repeat(32)}`;
 
 /** Decks and collections in memory; a chain that mints sequential ids; a pipeline that records its calls. */
-function world(c: CollectionRow) {
+function world(c: CollectionRow, opts: { timeoutOnce?: string } = {}) {
   const decks: DeckRow[] = [];
   const covers: Array<{ deckId: string; outputId: string; meta: Record<string, unknown> }> = [];
   const mints: Array<{ key: string; quantity: number }> = [];
@@ -64,6 +64,10 @@ function world(c: CollectionRow) {
       const tokenIds = Array.from({ length: req.quantity }, () => nextTokenId++);
       const res = { txHash: `0x${String(mints.length).padStart(64, '0')}`, tokenIds, recipient: getAddress(req.recipient) };
       byKey.set(req.idempotencyKey, res);
+      if (opts.timeoutOnce === req.idempotencyKey) {
+        opts.timeoutOnce = undefined; // sent and mined, but the caller hears a timeout
+        throw new AppError('unavailable', 'mint transaction is not mined yet; retry with the same Idempotency-Key');
+      }
       return res;
     },
   };
@@ -107,6 +111,7 @@ function world(c: CollectionRow) {
         return claimed.get(p.txHash)!;
       },
       releaseMintPayment: async (id) => void [...claimed].filter(([, v]) => v === id).forEach(([k]) => claimed.delete(k)),
+      resumableMintPayment: async (q) => claimed.has(q.txHash) && byKey.has(q.senderKey),
     },
     payments: {
       settings: () => ({ token: TOKEN, recipient: TOKEN, confirmations: 1 }),
@@ -300,4 +305,25 @@ test('credits: a user pays for mint generations and token regenerations, refunde
   await w.svc.regenerate(OPERATOR, id, { token_id: 1, generation_overrides: {} });
   await w.svc.mintAndGenerate(OPERATOR, id, { recipient: RECIPIENT, variables: {} }, 'g3');
   assert.equal(w.balances.get('alice'), 0);
+});
+
+test('a paid public mint that timed out is resumed by its retry (same sender key), not refused as a reused payment', async () => {
+  const w = world(deployedRow({ user_id: 'carol', mint_access: 'public', mint_price: '100', payout_address: PAYOUT, max_per_wallet: 1 }), {
+    timeoutOnce: 'retry-key',
+  });
+  const id = w.collection().id;
+  await assert.rejects(
+    w.svc.mint(ALICE, id, { recipient: WALLET_A, quantity: 1, tx_hash: HASH }, 'retry-key'),
+    (e) => e instanceof AppError && e.kind === 'unavailable',
+  );
+  assert.equal(w.claimed.size, 1, 'the payment stays claimed: the transaction may mine');
+  assert.equal(w.counts.get(WALLET_A), 1);
+  const retried = await w.svc.mint(ALICE, id, { recipient: WALLET_A, quantity: 1, tx_hash: HASH }, 'retry-key');
+  assert.deepEqual(retried.tokenIds, [1]);
+  assert.equal(w.mints.length, 1, 'one transaction');
+  // Another request (another key) with the same hash is still a reused payment.
+  await assert.rejects(
+    w.svc.mint(ALICE, id, { recipient: WALLET_A, quantity: 1, tx_hash: HASH }, 'other-key'),
+    (e) => e instanceof AppError && e.extra?.code === 'PAYMENT_ALREADY_USED',
+  );
 });

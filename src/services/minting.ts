@@ -205,7 +205,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
     needChain();
     const output = body.outputId ? await store.getOutput(body.outputId) : undefined;
     if (output && output.collection_id !== c.id) throw invalid(`body.outputId: output ${output.id} belongs to another collection`);
-    const admission = await gate.admit(caller, c, { ...body, recipient });
+    const admission = await gate.admit(caller, c, { ...body, recipient, senderKey });
     const res = await mintAdmitted(admission, {
       chainId: target.chainId,
       collection: target.address,
@@ -277,6 +277,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
           quantity: 1,
           tx_hash: body.tx_hash,
           merkle_proof: body.merkle_proof,
+          senderKey,
         });
         const res = await mintAdmitted(admission, {
           chainId: target.chainId,

@@ -44,7 +44,14 @@ import {
 import { getOutput } from '../db/outputs.ts';
 import { isWalletOf } from '../db/wallets.ts';
 import { addCredits, debitCredits } from '../db/credits.ts';
-import { claimMintPayment, releaseMintPayment, returnWalletMints, takeWalletMints, walletMintCount } from '../db/mint-policy.ts';
+import {
+  claimMintPayment,
+  releaseMintPayment,
+  resumableMintPayment,
+  returnWalletMints,
+  takeWalletMints,
+  walletMintCount,
+} from '../db/mint-policy.ts';
 import { createMintGate } from './mint-gate.ts';
 import {
   allowanceUsage,
@@ -213,7 +220,15 @@ export function createNftServices(deps: NftServiceDeps) {
       generation,
       metadataBaseUrl,
       gate: createMintGate({
-        store: bindDb(db, { isWalletOf, takeWalletMints, returnWalletMints, walletMintCount, claimMintPayment, releaseMintPayment }),
+        store: bindDb(db, {
+          isWalletOf,
+          takeWalletMints,
+          returnWalletMints,
+          walletMintCount,
+          claimMintPayment,
+          releaseMintPayment,
+          resumableMintPayment,
+        }),
         payments: access ? paymentChainOf(config, access) : undefined,
       }),
       credits: {

@@ -42,7 +42,8 @@ export function siweVerifierOf(config: Config, access?: MintingChainAccess): Siw
     },
     async verify({ chainId, message, signature, address }) {
       const client = clientOf(chainId);
-      if (!client) return verifyMessage({ address, message, signature });
+      // Offline recovery: a malformed signature throws; it is simply not this address's signature.
+      if (!client) return verifyMessage({ address, message, signature }).catch(() => false);
       return verifySiweMessage(client, { message, signature, address });
     },
   };

@@ -9,10 +9,11 @@ import { getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
-import { collections } from '../../src/db/schema/index.ts';
+import { resumableMintPayment } from '../../src/db/mint-policy.ts';
+import { chainTransactions, collections } from '../../src/db/schema/index.ts';
 import { merkleProof, merkleRoot } from '../../src/domain/mint-policy.ts';
 import { bearer, userToken } from '../helpers/content.ts';
-import { call } from '../helpers/platform.ts';
+import { asService, call } from '../helpers/platform.ts';
 import { linkWallet } from '../helpers/wallets.ts';
 import { payStablecoin, startMintingPlatform, type MintingPlatform } from './helpers.ts';
 
@@ -96,6 +97,17 @@ describe('mint policy: owner-only by default, public by policy, paid from the mi
     const replay = await mint(bob, { recipient: bobWallet.address, quantity: 1, tx_hash: hash });
     assert.equal(replay.status, 409, JSON.stringify(replay.body));
     assert.match(replay.body.error, /already used/);
+
+    // The resume check a retry after a timeout uses: that payment with the sender key of the mint
+    // transaction it paid for, and nothing else.
+    const [sent] = await mp.database.db
+      .select({ key: chainTransactions.idempotency_key })
+      .from(chainTransactions)
+      .where(eq(chainTransactions.hash, ok.body.data.tx_hash));
+    const q = { chainId: 31337, txHash: hash, payer: bobWallet.address, collectionId, senderKey: sent!.key! };
+    assert.equal(await resumableMintPayment(mp.database.db, q), true);
+    assert.equal(await resumableMintPayment(mp.database.db, { ...q, senderKey: 'mint:another-request' }), false);
+    assert.equal(await resumableMintPayment(mp.database.db, { ...q, payer: strayWallet.address }), false);
   });
 
   test('max_per_wallet: over the limit is refused and its payment given back; the limit holds', async () => {
@@ -145,5 +157,36 @@ describe('mint policy: owner-only by default, public by policy, paid from the mi
     });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.equal(await credits(), before - mp.config.CREDITS_PER_GENERATION);
+  });
+
+  test('max_per_wallet holds under concurrency: 6 free public mints at once, limit 2, exactly 2 minted', async () => {
+    const set = await put(alice, { mint_price: '0', max_per_wallet: 2 });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    const carol = await userToken('policy-carol');
+    const carolWallet = privateKeyToAccount(ANVIL_PRIVATE_KEYS[7]!);
+    assert.equal((await linkWallet(mp.backendUrl, carol, carolWallet)).status, 200);
+    const replies = await Promise.all(Array.from({ length: 6 }, () => mint(carol, { recipient: carolWallet.address, quantity: 1 })));
+    const statuses = replies.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [201, 201, 409, 409, 409, 409], JSON.stringify(replies.map((r) => r.body)));
+    const held = await mp.client.readContract({
+      address: contract,
+      abi: collectionAbi,
+      functionName: 'balanceOf',
+      args: [carolWallet.address],
+    });
+    assert.equal(held, 2n);
+  });
+
+  test('the admin update forwards the mint policy', async () => {
+    const r = await call(`${mp.adminUrl}/api/nft/collections/update`, {
+      method: 'PUT',
+      headers: asService(),
+      body: { collectionId, mint_access: 'owner', mint_allowlist: [bobWallet.address] },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.collection.mint_policy.access, 'owner');
+    assert.deepEqual(r.body.collection.mint_policy.allowlist, [bobWallet.address.toLowerCase()]);
+    const refused = await mint(bob, { recipient: bobWallet.address, quantity: 1 });
+    assert.equal(refused.status, 403);
   });
 });

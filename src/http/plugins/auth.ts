@@ -96,12 +96,33 @@ export function profileClaimsOf(payload: JWTPayload): { displayName: string | nu
   return { displayName: claimText(payload.name, 100), avatarUrl };
 }
 
+export interface TokenClaims {
+  provider: string;
+  sub: string;
+  email: string | null;
+  /** `email_verified: true` in the token: only then may the email link accounts (docs/auth.md). */
+  emailVerified: boolean;
+}
+
 /** The identity a verified token names: its provider (claim or JWT_PROVIDER), subject and email. */
-export function claimsOf(payload: JWTPayload, config: Config): { provider: string; sub: string; email: string | null } {
+export function claimsOf(payload: JWTPayload, config: Config): TokenClaims {
   if (!payload.sub) throw new AuthFailure('invalid token: no sub claim');
   const provider = typeof payload.provider === 'string' ? payload.provider.slice(0, 30) : config.JWT_PROVIDER;
   const email = typeof payload.email === 'string' ? payload.email : null;
-  return { provider, sub: payload.sub, email };
+  return { provider, sub: payload.sub, email, emailVerified: email !== null && payload.email_verified === true };
+}
+
+/**
+ * Every token must expire, and not later than JWT_MAX_AGE_SECONDS after it was issued (or from
+ * now, for a token without iat): a stolen long-lived token is refused, not trusted for years.
+ */
+function checkLifetime(payload: JWTPayload, maxAge: number): void {
+  if (typeof payload.exp !== 'number') throw new AuthFailure('invalid token: no exp claim (tokens must expire)');
+  const now = Math.floor(Date.now() / 1000);
+  const lifetime = Math.max(payload.exp - (typeof payload.iat === 'number' ? payload.iat : now), payload.exp - now);
+  if (lifetime > maxAge) {
+    throw new AuthFailure(`invalid token: it is valid for ${lifetime} s, longer than the ${maxAge} s allowed (JWT_MAX_AGE_SECONDS)`);
+  }
 }
 
 export function createAuthenticator(opts: AuthOptions) {
@@ -126,10 +147,14 @@ export function createAuthenticator(opts: AuthOptions) {
     }
     try {
       if (header.alg === 'HS256' && hsKey) {
-        return (await jwtVerify(token, hsKey, { ...verifyOpts, algorithms: ['HS256'] })).payload;
+        const { payload } = await jwtVerify(token, hsKey, { ...verifyOpts, algorithms: ['HS256'] });
+        checkLifetime(payload, config.JWT_MAX_AGE_SECONDS);
+        return payload;
       }
       if (header.alg !== 'HS256' && jwks) {
-        return (await jwtVerify(token, jwks, verifyOpts)).payload;
+        const { payload } = await jwtVerify(token, jwks, verifyOpts);
+        checkLifetime(payload, config.JWT_MAX_AGE_SECONDS);
+        return payload;
       }
     } catch (err) {
       if (err instanceof joseErrors.JWTExpired) throw new AuthFailure('token expired');
@@ -157,11 +182,17 @@ export function createAuthenticator(opts: AuthOptions) {
     }
     if (looksLikeJwt(credential) && (hsKey || jwks)) {
       const payload = await verifyJwt(credential);
-      const { provider, sub, email } = claimsOf(payload, config);
+      const { provider, sub, email, emailVerified } = claimsOf(payload, config);
       let userId: string = sub;
       if (opts.credentials) {
         try {
-          userId = await opts.credentials.resolveAccount({ provider, providerUserId: sub, email, ...profileClaimsOf(payload) });
+          userId = await opts.credentials.resolveAccount({
+            provider,
+            providerUserId: sub,
+            email,
+            emailVerified,
+            ...profileClaimsOf(payload),
+          });
         } catch (err) {
           // Identity rule 5: a lookup failure never fails the request; fall back to the provider id.
           request.log.warn({ err }, 'identity resolution failed; using the provider id');
