@@ -79,3 +79,17 @@ test('ownerFor: a new record belongs to the caller, the user a service call name
   assert.equal(ownerFor(operator), null);
   assert.equal(ownerFor(anonymous), null);
 });
+
+test('ownerFor with owner_user_id: the operator names anyone, a user only themselves', () => {
+  assert.equal(ownerFor(operator, 'dave'), 'dave');
+  assert.equal(ownerFor({ kind: 'service', userId: 'carol' }, 'dave'), 'dave', 'the field wins over the header');
+  assert.equal(ownerFor(alice, 'alice'), 'alice');
+  assert.throws(
+    () => ownerFor(alice, 'dave'),
+    (e: unknown) => e instanceof AppError && e.kind === 'forbidden' && /owner_user_id/.test(e.message),
+  );
+  assert.throws(
+    () => ownerFor(anonymous, 'dave'),
+    (e: unknown) => e instanceof AppError && e.kind === 'unauthorized',
+  );
+});
