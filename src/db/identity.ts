@@ -2,7 +2,7 @@
  * The universal user identity model (content-service.md §2.8): an external account
  * (provider, provider_user_id) maps to one internal user.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
 import { userIdentities, users } from './schema/index.ts';
 import { UUID_RE } from '../domain/ids.ts';
@@ -75,6 +75,23 @@ export async function resolveUser(db: Db, account: ExternalAccount): Promise<str
 }
 
 /** The user's account id at `provider` (for example their fid at provider_e), or null. */
+/** The provider of wallets a user proved with a signature (Sign-In with Ethereum, docs/permissions.md). */
+export const WALLET_PROVIDER = 'wallet';
+
+/**
+ * The wallet a user linked most recently (a `user_identity` of the wallet provider), or null: the
+ * default owner of the contracts they deploy. Anything that is not an address is ignored.
+ */
+export async function linkedWalletOf(db: Db, userId: string): Promise<string | null> {
+  if (!UUID_RE.test(userId)) return null;
+  const rows = await db
+    .select({ id: userIdentities.provider_user_id })
+    .from(userIdentities)
+    .where(and(eq(userIdentities.user_id, userId), eq(userIdentities.provider, WALLET_PROVIDER)))
+    .orderBy(desc(userIdentities.linked_at));
+  return rows.map((r) => r.id).find((id) => /^0x[0-9a-fA-F]{40}$/.test(id)) ?? null;
+}
+
 export async function providerUserIdOf(db: Db, userId: string, provider: string): Promise<string | null> {
   // user_identities.user_id is a uuid: an id that is not one (a provider-id fallback) has none.
   if (!UUID_RE.test(userId)) return null;

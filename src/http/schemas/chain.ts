@@ -30,7 +30,7 @@ export const deployCollectionBody = z.object({
     .regex(/^[1-9][0-9]{0,12}$/, 'expected a positive integer as a decimal string')
     .refine((v) => !/^[0-9]+$/.test(v) || BigInt(v) < 2n ** 40n, 'must be below 2^40'),
   platformCollectionId: uuid.optional(),
-  /** Extensions: default the platform wallet (owner, minter) and no royalty. */
+  /** Extensions: default the platform wallet (owner: the platformCollectionId creator's linked wallet when they have one; minter) and no royalty. */
   owner: address.optional(),
   minter: address.optional(),
   royaltyReceiver: address.optional(),
