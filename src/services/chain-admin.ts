@@ -26,7 +26,7 @@ export interface AdminActionRequest {
   chainId: number;
   collectionAddress: string;
   action: AdminAction;
-  value: unknown;
+  value?: unknown;
 }
 
 /** 409 for a contract the platform wallet does not own, with how its owner does it. */

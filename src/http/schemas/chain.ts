@@ -41,7 +41,8 @@ export const adminActionBody = z.object({
   chainId: chainIdBody,
   collectionAddress: address,
   action: z.enum(ADMIN_ACTION_NAMES),
-  value: z.unknown(),
+  /** Checked against the action's type (chain/collection.ts); freezeUpgrades takes none. */
+  value: z.unknown().optional(),
 });
 
 export const metadataQuery = z.object({
