@@ -158,7 +158,7 @@ describe('paths and identity', () => {
     assert.match(d.body.data.path, /^user-uploads\/user-id\/uploader\//);
   });
 
-  test('authentication: Bearer JWT, user API key in X-Api-Key, service key with user_id; 401 otherwise', async () => {
+  test('authentication: Bearer JWT, user API key in X-Api-Key, service key with or without user_id; 401 otherwise', async () => {
     const data = b64(await png());
     const jwt = await upload({ base64Data: data }, bearer(await userToken('uploader-jwt')));
     assert.equal(jwt.status, 200);
@@ -169,9 +169,12 @@ describe('paths and identity', () => {
     assert.match(viaKey.body.data.path, /^user-uploads\/user-id\/key-owner\//);
     const viaBearerKey = await upload({ base64Data: data }, bearer(key.key));
     assert.equal(viaBearerKey.status, 200);
-    const noUser = await upload({ base64Data: data }, asService());
-    assert.equal(noUser.status, 401);
-    assert.match(noUser.body.error, /user_id/);
+    // The service key naming nobody uploads a platform file (no owner, its own path).
+    const platformFile = await upload({ base64Data: data, create_flat_file: true }, asService());
+    assert.equal(platformFile.status, 200, JSON.stringify(platformFile.body));
+    assert.match(platformFile.body.data.path, new RegExp(`^user-uploads/platform/${UUID_RE}\\.png$`));
+    const [flat] = await p.database.db.select().from(flatFiles).where(eq(flatFiles.id, platformFile.body.data.flatFileId));
+    assert.equal(flat!.user_id, null);
     // With the service key, miniapp_user_id alone identifies the owner.
     assert.equal((await upload({ base64Data: data, fid: '5' }, asService())).status, 200);
     // A user uploads for themselves only: another miniapp user or fid is the service key's (upload.for_other).
@@ -310,7 +313,7 @@ describe('admin POST /api/nft/upload-image', () => {
     assert.equal(served.status, 200);
   });
 
-  test('errors keep the success:false shape: 400 bad body or non-image, 401 without a user, 401 without the service key', async () => {
+  test('errors keep the success:false shape: 400 bad body or non-image, 401 without the service key; no user is a platform file', async () => {
     const bytes = await png();
     const missing = await adminApi('/api/nft/upload-image', asService(), { body: { userId } });
     assert.equal(missing.status, 400);
@@ -326,8 +329,8 @@ describe('admin POST /api/nft/upload-image', () => {
     assert.equal(badUser.status, 400);
     assert.match(badUser.body.error, /body\.userId/);
     const noUser = await adminApi('/api/nft/upload-image', asService(), { body: { base64Data: b64(bytes) } });
-    assert.equal(noUser.status, 401);
-    assert.equal(noUser.body.success, false);
+    assert.equal(noUser.status, 200, JSON.stringify(noUser.body));
+    assert.match(noUser.body.path, /^user-uploads\/platform\//);
     const big = await adminApi('/api/nft/upload-image', asService(), {
       body: { base64Data: b64(pngOfSize(MAX_UPLOAD_BYTES + 1)), userId },
     });

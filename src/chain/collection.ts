@@ -72,6 +72,8 @@ export const ADMIN_ACTIONS = {
   setBaseURI: { type: 'URL string', fn: 'setBaseURI' },
   setContractURI: { type: 'URL string', fn: 'setContractURI' },
   transferOwnership: { type: 'address', fn: 'transferOwnership' },
+  /** Removes diamondCut for good (owner only; docs/contracts.md "Owning your collection"). */
+  freezeUpgrades: { type: 'true (or no value): it takes no argument', fn: 'freezeUpgrades' },
 } as const;
 
 export type AdminAction = keyof typeof ADMIN_ACTIONS;
@@ -100,6 +102,11 @@ const VALUE_PARSERS: Record<AdminAction, z.ZodType> = {
     .refine((v) => /^[0-9]+$/.test(v) && BigInt(v) <= UINT256_MAX),
   setBaseURI: urlValue,
   setContractURI: urlValue,
+  // No argument; `true` (or nothing) confirms the intent.
+  freezeUpgrades: z
+    .literal(true)
+    .nullish()
+    .transform(() => true),
 };
 
 /** Checks `value` against the action's type; 400 naming `value` and the expected type. */
@@ -114,10 +121,17 @@ export function parseAdminValue(action: AdminAction, value: unknown): boolean | 
           ? ' (for example "1000"; at most 2^256-1)'
           : ADMIN_ACTIONS[action].type === 'address'
             ? ' (0x followed by 40 hex digits)'
-            : ' (http, https, ipfs or ar)';
+            : action === 'freezeUpgrades'
+              ? ''
+              : ' (http, https, ipfs or ar)';
     throw new AppError('invalid', `body.value: ${action} expects a ${expected}${hint}, got ${JSON.stringify(value)?.slice(0, 100)}`);
   }
   return r.data as boolean | string;
+}
+
+/** The call's arguments: none for freezeUpgrades, else the one value. */
+function adminArgs(action: AdminAction, value: boolean | string): unknown[] {
+  return action === 'freezeUpgrades' ? [] : [adminArg(action, value)];
 }
 
 function adminArg(action: AdminAction, value: boolean | string): unknown {
@@ -128,7 +142,7 @@ function adminArg(action: AdminAction, value: boolean | string): unknown {
 
 export function encodeAdminCall(action: AdminAction, value: boolean | string): Hex {
   const fn = ADMIN_ACTIONS[action].fn;
-  return encodeFunctionData({ abi: collectionAbi, functionName: fn as never, args: [adminArg(action, value)] as never });
+  return encodeFunctionData({ abi: collectionAbi, functionName: fn as never, args: adminArgs(action, value) as never });
 }
 
 export async function runAdminAction(opts: {
@@ -145,7 +159,7 @@ export async function runAdminAction(opts: {
     address,
     abi: collectionAbi,
     functionName: ADMIN_ACTIONS[action].fn,
-    args: [adminArg(action, value)],
+    args: adminArgs(action, value),
     account: sender.address,
   });
   let r;

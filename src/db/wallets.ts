@@ -5,7 +5,7 @@
  * `user_identities` row (provider `wallet`, provider_user_id the lowercase address), whose unique
  * (provider, provider_user_id) index keeps it on one user.
  */
-import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { UUID_RE } from '../domain/ids.ts';
 import type { Db } from './client.ts';
 import { userIdentities, walletNonces } from './schema/index.ts';
@@ -104,4 +104,18 @@ export async function isWalletOf(db: Db, userId: string, address: string): Promi
     )
     .limit(1);
   return row !== undefined;
+}
+
+/**
+ * The wallet a user linked most recently (a `user_identity` of the wallet provider), or null: the
+ * default owner of the contracts they deploy. Anything that is not an address is ignored.
+ */
+export async function linkedWalletOf(db: Db, userId: string): Promise<string | null> {
+  if (!UUID_RE.test(userId)) return null;
+  const rows = await db
+    .select({ id: userIdentities.provider_user_id })
+    .from(userIdentities)
+    .where(and(eq(userIdentities.user_id, userId), eq(userIdentities.provider, WALLET_PROVIDER)))
+    .orderBy(desc(userIdentities.linked_at));
+  return rows.map((r) => r.id).find((id) => /^0x[0-9a-fA-F]{40}$/.test(id)) ?? null;
 }

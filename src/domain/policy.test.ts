@@ -93,3 +93,17 @@ test('wallets and payments: any signed-in user links a wallet; requester wallets
   assert.equal(can(bob, 'collection.mint', alicesCollection), false);
   assert.equal(can(alice, 'collection.mint', alicesCollection), true);
 });
+
+test('ownerFor with owner_user_id: the operator names anyone, a user only themselves', () => {
+  assert.equal(ownerFor(operator, 'dave'), 'dave');
+  assert.equal(ownerFor({ kind: 'service', userId: 'carol' }, 'dave'), 'dave', 'the field wins over the header');
+  assert.equal(ownerFor(alice, 'alice'), 'alice');
+  assert.throws(
+    () => ownerFor(alice, 'dave'),
+    (e: unknown) => e instanceof AppError && e.kind === 'forbidden' && /owner_user_id/.test(e.message),
+  );
+  assert.throws(
+    () => ownerFor(anonymous, 'dave'),
+    (e: unknown) => e instanceof AppError && e.kind === 'unauthorized',
+  );
+});

@@ -62,6 +62,9 @@ export const POLICY = {
   /** Chain admin actions on a platform-owned contract. */
   'collection.admin_action': OWNERS,
 
+  /** Making a record for another user (`owner_user_id` naming someone else): the operator's. */
+  'record.create_for_other': OPERATOR,
+
   // Decks (content-service.md §2.2). A deck in someone's collection is the deck owner's, and the
   // collection's creator may curate it too.
   'deck.create': SIGNED_IN,
@@ -147,7 +150,20 @@ export function authorize(caller: Caller, action: Action, record?: Ownership): v
   throw caller.kind === 'anonymous' ? unauthorized(message) : forbidden(message);
 }
 
-/** The owner a new record gets: the signed-in user, the user a service call names, or the platform. */
-export function ownerFor(caller: Caller): string | null {
+/**
+ * The owner a new record gets: the signed-in user, the user a service call names (`user_id`
+ * header, or `named` — an `owner_user_id` field — which wins), or the platform (null). A user may
+ * name only themselves.
+ */
+export function ownerFor(caller: Caller, named?: string | null): string | null {
+  if (named) {
+    if (!(caller.kind === 'user' && caller.userId === named)) {
+      if (!can(caller, 'record.create_for_other')) {
+        const message = `owner_user_id: only the operator (service key) makes records for another user`;
+        throw caller.kind === 'anonymous' ? unauthorized(message) : forbidden(message);
+      }
+    }
+    return named;
+  }
   return caller.kind === 'anonymous' ? null : caller.userId;
 }

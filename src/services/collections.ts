@@ -35,6 +35,8 @@ export interface CreateInput {
   project_id?: string;
   social_org?: string;
   social_identifier?: string;
+  /** The creator a service-key call names (domain/policy.ts ownerFor). */
+  owner_user_id?: string;
 }
 
 export interface UpdateInput {
@@ -87,6 +89,7 @@ export interface GenerateInput {
   project_id?: string;
   social_org?: string;
   social_identifier?: string;
+  owner_user_id?: string;
 }
 
 export type CollectionService = ReturnType<typeof createCollectionService>;
@@ -94,7 +97,8 @@ export type CollectionService = ReturnType<typeof createCollectionService>;
 export function createCollectionService({ store, contractExists, expander }: CollectionPorts) {
   async function create(caller: Caller, input: CreateInput): Promise<CollectionRow> {
     authorize(caller, 'collection.create');
-    return store.createCollection({ ...input, data: normalizeGenerationData(input.data), userId: ownerFor(caller) });
+    const { owner_user_id, ...fields } = input;
+    return store.createCollection({ ...fields, data: normalizeGenerationData(input.data), userId: ownerFor(caller, owner_user_id) });
   }
 
   return {
@@ -137,7 +141,10 @@ export function createCollectionService({ store, contractExists, expander }: Col
 
     /** A definition from a concept; with `save` also the collection (editions 100, price 0). */
     async generate(caller: Caller, input: GenerateInput): Promise<{ generated: GeneratedCollection; collection?: CollectionRow }> {
-      if (input.save) authorize(caller, 'collection.create');
+      if (input.save) {
+        authorize(caller, 'collection.create');
+        ownerFor(caller, input.owner_user_id); // refused before the language model is asked
+      }
       const generated = await expander.expand({ concept: input.concept });
       if (!input.save) return { generated };
       const collection = await store.createCollection({
@@ -150,7 +157,7 @@ export function createCollectionService({ store, contractExists, expander }: Col
         project_id: input.project_id ?? null,
         social_org: input.social_org ?? null,
         social_identifier: input.social_identifier ?? null,
-        userId: ownerFor(caller),
+        userId: ownerFor(caller, input.owner_user_id),
       });
       return { generated, collection };
     },

@@ -23,6 +23,9 @@ function memoryStore(rows: CollectionRow[], txs: DeployTransaction[] = []) {
     return next;
   };
   const store: DeployStore = {
+    async linkedWalletOf() {
+      return null;
+    },
     async getCollection(id) {
       const r = byId.get(id);
       if (!r) throw notFound(`collection ${id}`);

@@ -111,6 +111,8 @@ export interface DeployStore {
   releaseDeploy(id: string, claimedAt: string): Promise<boolean>;
   deployingCollections(): Promise<string[]>;
   latestTransactionByKeyPrefix(prefixes: string[]): Promise<DeployTransaction | undefined>;
+  /** The creator's linked wallet (user_identity of the wallet provider), or null. */
+  linkedWalletOf(userId: string): Promise<string | null>;
 }
 
 export interface DeployPorts {
@@ -195,6 +197,12 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
     return { claimedAt: claimed.updated_at.toISOString() };
   }
 
+  /** The linked wallet of the collection's creator (a platform collection has none). */
+  async function creatorWallet(c: CollectionRow): Promise<Address | null> {
+    const w = c.user_id ? await store.linkedWalletOf(c.user_id) : null;
+    return w ? getAddress(w) : null;
+  }
+
   /** Finished by us or by a concurrent repair of the same transaction: either way that deployment. */
   async function recorded(id: string, row: CollectionRow | undefined, address: string): Promise<CollectionRow> {
     if (row) return row;
@@ -219,12 +227,13 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
 
     /**
      * §4.3 design-stage deploy on NFT_CHAIN_ID: name and symbol from the title, URIs from the
-     * metadata host; the platform wallet owns and mints (users hold no key in Atelier).
+     * metadata host. The contract's owner() is `owner`, else the creator's linked wallet, else the
+     * platform wallet; the platform wallet is always the minter (docs/permissions.md).
      */
     async deployDesign(
       caller: Caller,
       collectionId: string,
-      body: { max_supply: number; royalty_bps: number; royalty_receiver: Address },
+      body: { max_supply: number; royalty_bps: number; royalty_receiver: Address; owner?: Address },
     ): Promise<CollectionRow> {
       const c = needChain();
       let factory: Address | undefined;
@@ -245,6 +254,7 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
       const current = await store.getCollection(collectionId);
       const urls = metadataUrls(metadataBaseUrl, current.id);
       const wallet = c.walletAddress(chainId);
+      const owner = body.owner ? getAddress(body.owner) : ((await creatorWallet(current)) ?? wallet);
       const { record } = await deployUnderClaim(
         c,
         {
@@ -284,7 +294,7 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
             maxSupply: BigInt(body.max_supply),
             royaltyReceiver: getAddress(body.royalty_receiver),
             royaltyBps: body.royalty_bps,
-            owner: wallet,
+            owner,
             minter: wallet,
           },
         },
@@ -297,11 +307,17 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
      * deployment made by the admin proxy (`deploying`, answers the claim time), give that claim back
      * (`draft`), or write back a deployment after checking it on chain (`deployed`).
      */
-    async updateStatus(caller: Caller, collectionId: string, update: StatusUpdate): Promise<{ row: CollectionRow; claimedAt?: string }> {
+    async updateStatus(
+      caller: Caller,
+      collectionId: string,
+      update: StatusUpdate,
+    ): Promise<{ row: CollectionRow; claimedAt?: string; ownerWallet?: Address | null }> {
       if (update.status === 'deploying') {
         const claimed = await claim(caller, collectionId, 'collection.record_deployment');
         if ('finished' in claimed) throw alreadyDeployed(claimed.finished);
-        return { row: await store.getCollection(collectionId), claimedAt: claimed.claimedAt };
+        const row = await store.getCollection(collectionId);
+        // The creator's wallet: the admin proxy's default owner() of the contract it deploys.
+        return { row, claimedAt: claimed.claimedAt, ownerWallet: await creatorWallet(row) };
       }
       const current = await store.getCollection(collectionId);
       authorize(caller, 'collection.record_deployment', { ownerId: current.user_id });

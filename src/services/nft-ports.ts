@@ -17,6 +17,7 @@ import type { Db } from '../db/client.ts';
 import { collectionHeader, createCollection, getCollection, resetCollection, updateCollection } from '../db/collections.ts';
 import { createDeck } from '../db/decks.ts';
 import { claimDeploy, deployingCollections, finishDeploy, latestTransactionByKeyPrefix, releaseDeploy } from '../db/deploy-claims.ts';
+import { linkedWalletOf } from '../db/wallets.ts';
 import {
   finishIdempotencyKey,
   insertIdempotencyKey,
@@ -173,7 +174,15 @@ const mintStore = (db: Db) =>
 
 export function deployServiceOf(db: Db, config: Config, metadataBaseUrl: string, chain?: ChainServices) {
   return createDeployService({
-    store: bindDb(db, { getCollection, claimDeploy, finishDeploy, releaseDeploy, deployingCollections, latestTransactionByKeyPrefix }),
+    store: bindDb(db, {
+      getCollection,
+      claimDeploy,
+      finishDeploy,
+      releaseDeploy,
+      deployingCollections,
+      latestTransactionByKeyPrefix,
+      linkedWalletOf,
+    }),
     chain: chain ? deployChainOf(chain) : undefined,
     metadataBaseUrl,
     chainId: config.NFT_CHAIN_ID,

@@ -68,8 +68,11 @@ test("for another miniapp user or fid only the operator uploads; a user's own fi
   assert.match((await service.upload(operator, input({ fid: '99' }))).path, /^user-uploads\/fid\/99\//);
 });
 
-test('the operator naming nobody has no path of its own: 401', async () => {
-  await rejectsKind(fakes().service.upload(operator, input()), 'unauthorized', /user_id/);
+test('the operator naming nobody uploads a platform file: its own path, no owner', async () => {
+  const f = fakes();
+  const r = await f.service.upload(operator, input({ createFlatFile: true }));
+  assert.match(r.path, /^user-uploads\/platform\/[0-9a-f-]{36}\.png$/);
+  assert.equal(f.flatFiles[0]!.user_id, null);
 });
 
 test('the type is what the bytes are: a declared type that disagrees, or bytes of no allowed type, are 400s', async () => {

@@ -51,6 +51,8 @@ export function createUploadService(ports: UploadPorts) {
       if (!(caller.kind === 'user' && (await ports.fidOf(caller.userId)) === input.fid)) authorize(caller, 'upload.for_other');
       return { pathType: 'fid' as const, owner: input.fid };
     }
+    // The operator naming no user uploads for the platform (a platform file, no owner).
+    if (caller.kind === 'service' && !caller.userId) return { pathType: 'platform' as const, owner: null };
     return { pathType: 'user-id' as const, owner: requireOwner(caller) };
   }
 
@@ -72,7 +74,8 @@ export function createUploadService(ports: UploadPorts) {
       if (!actual) throw invalid(`body.base64Data: the content is not one of ${allowed} (checked by its bytes)`);
       if (actual !== declared) throw invalid(`body.mimeType: declared ${declared}, but the content is ${actual}`);
 
-      const key = `user-uploads/${pathType}/${pathSegment(owner)}/${randomUUID()}.${EXTENSION[actual]}`;
+      const name = `${randomUUID()}.${EXTENSION[actual]}`;
+      const key = owner === null ? `user-uploads/platform/${name}` : `user-uploads/${pathType}/${pathSegment(owner)}/${name}`;
       const stored = await ports.storage.put(key, bytes, actual);
       const flatFile = input.createFlatFile
         ? await ports.flatFiles.create({ url: key, mime_type: actual, size: bytes.length, user_id: owner, rel_type: input.relType })

@@ -174,6 +174,7 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
       ['setMintActive', 1, /boolean/],
       ['setMinter', '0x12', /address/],
       ['setMinter', true, /address/],
+      ['freezeUpgrades', false, /true/],
       ['transferOwnership', 'alice', /address/],
       ['setMaxSupply', 100, /unsigned integer/],
       ['setMaxSupply', '-1', /unsigned integer/],
@@ -211,6 +212,7 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
     assert.equal(foreign.status, 200, JSON.stringify(foreign.body));
     assert.equal(foreign.body.collection.owner, OTHER);
     const addr = foreign.body.collection.address;
+    const sentBefore = (await p.database.db.select().from(chainTransactions)).length;
     for (const [action, value] of [
       ['setMintActive', false],
       ['setMinter', THIRD],
@@ -222,9 +224,13 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
       const r = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: addr, action, value });
       assert.equal(r.status, 409, `${action}: ${JSON.stringify(r.body)}`);
       assert.equal(r.body.success, false);
-      assert.match(r.body.error, /NotOwner/);
-      assert.equal(r.body.revert.name, 'NotOwner');
+      // Refused before anything is sent: the message names the owner and the call they make themselves.
+      assert.match(r.body.error, new RegExp(`owned by ${OTHER}`));
+      assert.match(r.body.error, /cast send .* --account <owner>/);
+      assert.match(r.body.error, /Owning your collection/);
+      assert.equal(r.body.owner, OTHER);
     }
+    assert.equal((await p.database.db.select().from(chainTransactions)).length, sentBefore, 'no transaction was sent');
     // transferOwnership away from the platform wallet, then the wallet is refused.
     const own = await adminCall(p, '/api/nft/collections', collectionParams(8));
     const a2 = own.body.collection.address;
@@ -233,7 +239,7 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
     assert.equal((await readOne(a2)).owner, OTHER);
     const refused = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: a2, action: 'setMintActive', value: false });
     assert.equal(refused.status, 409);
-    assert.match(refused.body.error, /NotOwner/);
+    assert.match(refused.body.error, new RegExp(`owned by ${OTHER}`));
   });
 
   test('metadata proxy: contract, token and tokens, fetched server-side', async () => {

@@ -99,7 +99,7 @@ export async function startChainPlatform(
 export const adminCall = <T = any>(p: ChainPlatform, route: string, body?: unknown) =>
   call<T>(`${p.adminUrl}${route}`, { headers: asService(), ...(body !== undefined ? { body } : {}) });
 
-export const backendCall = <T = any>(p: ChainPlatform, route: string, body?: unknown, headers = asService()) =>
+export const backendCall = <T = any>(p: ChainPlatform, route: string, body?: unknown, headers: Record<string, string> = asService()) =>
   call<T>(`${p.backendUrl}${route}`, { headers, ...(body !== undefined ? { body } : {}) });
 
 /** Deploys the platform through the admin proxy and returns the factory address. */

@@ -9,7 +9,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getAddress, type Address, type PublicClient } from 'viem';
 import { z } from 'zod';
 import { collectionAbi } from '../../../contracts/abi/index.ts';
-import { parseAdminValue, readCollection, runAdminAction } from '../../chain/collection.ts';
+import { readCollection } from '../../chain/collection.ts';
+import { runPlatformAdminAction } from '../../services/chain-admin.ts';
 import { readFactory } from '../../chain/factory.ts';
 import { fetchMetadata } from '../../chain/metadata-proxy.ts';
 import { shortError, type ChainServices } from '../../chain/platform-chain.ts';
@@ -186,24 +187,14 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
         operationId: 'runAdminAction',
         summary: 'Run an admin action on a collection contract',
         description:
-          'setMintActive, setMinter, setMaxSupply, setBaseURI, setContractURI or transferOwnership, signed by the platform wallet. value is checked against the action type (400); a contract refusal is 409 with the decoded error.',
+          'setMintActive, setMinter, setMaxSupply, setBaseURI, setContractURI, transferOwnership or freezeUpgrades (value true or absent), signed by the platform wallet. value is checked against the action type (400); a creator-owned contract (owner() is not the platform wallet) is 409 naming the owner and the call they send from their wallet; a contract refusal is 409 with the decoded error.',
         tags,
         body: adminActionBody,
         response: { 200: adminSuccess({ txHash: z.string(), action: z.string(), value: z.unknown() }) },
       },
     },
     async (req) => {
-      const chain = chainOf();
-      const { chainId, action } = req.body;
-      const value = parseAdminValue(action, req.body.value);
-      const collection = await requireContract(chain, chainId, req.body.collectionAddress);
-      const { txHash } = await runAdminAction({
-        client: chain.client(chainId),
-        sender: chain.sender(chainId),
-        address: collection,
-        action,
-        value,
-      });
+      const { txHash, action, value } = await runPlatformAdminAction(chainOf(), req.body);
       return { success: true as const, txHash, action, value };
     },
   );

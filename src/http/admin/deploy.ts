@@ -3,7 +3,8 @@
  * collection through the factory with the platform wallet. With platformCollectionId it runs the
  * deploy service's one path with the record on the backend: claim it (deploy-status `deploying`),
  * deploy under the claim's key, write the address back (deploy-status), or give the claim back;
- * a claim this request leaves behind is settled by the backend's crash repair.
+ * a claim this request leaves behind is settled by the backend's crash repair. owner() is `owner`,
+ * else the record creator's linked wallet, else the platform wallet (docs/permissions.md).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -73,9 +74,13 @@ export async function adminDeployRoutes(app: FastifyInstance, deps: AdminDeps) {
       let platformCollection: CollectionView | undefined;
       if (b.platformCollectionId) {
         const id = b.platformCollectionId;
-        const claim = await deps.backend.call<{ claimed_at: string }>('POST', `nft/collections/${id}/deploy-status`, {
-          body: { status: 'deploying' },
-        });
+        const claim = await deps.backend.call<{ claimed_at: string; owner_wallet?: string | null }>(
+          'POST',
+          `nft/collections/${id}/deploy-status`,
+          { body: { status: 'deploying' } },
+        );
+        // Without an explicit owner, the record's creator owns the contract when they linked a wallet.
+        if (!b.owner && claim.owner_wallet) params.owner = getAddress(claim.owner_wallet);
         const records = backendRecords(deps.backend, id, { chain_id: b.chainId, base_token_uri: b.baseURI });
         const done = await deployUnderClaim(deployChain, records, {
           collectionId: id,

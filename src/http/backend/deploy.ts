@@ -48,8 +48,11 @@ export async function deployRoutes(app: FastifyInstance, { nft, metadataBaseUrl 
                 deploy_tx_hash: b.deploy_tx_hash!,
                 base_token_uri: b.base_token_uri,
               };
-      const { row, claimedAt } = await nft.deploy.updateStatus(req.caller, req.params.collectionId, update);
-      return ok({ ...collectionWithParams(row, metadataBaseUrl), ...(claimedAt ? { claimed_at: claimedAt } : {}) });
+      const { row, claimedAt, ownerWallet } = await nft.deploy.updateStatus(req.caller, req.params.collectionId, update);
+      return ok({
+        ...collectionWithParams(row, metadataBaseUrl),
+        ...(claimedAt ? { claimed_at: claimedAt, owner_wallet: ownerWallet ?? null } : {}),
+      });
     },
   );
 
@@ -60,7 +63,7 @@ export async function deployRoutes(app: FastifyInstance, { nft, metadataBaseUrl 
         operationId: 'deployCollectionDesignStage',
         summary: 'Design stage: deploy a collection in one call',
         description:
-          'Owner or operator. Deploys on NFT_CHAIN_ID with name and symbol from the title and URIs from the metadata host; the platform wallet owns and mints. A concurrent call is 409; a deployment a crashed call left behind is finished (answered here) or released first.',
+          "Owner or operator. Deploys on NFT_CHAIN_ID with name and symbol from the title and URIs from the metadata host. owner() is `owner`, else the creator's linked wallet, else the platform wallet; the platform wallet mints. A concurrent call is 409; a deployment a crashed call left behind is finished (answered here) or released first.",
         tags,
         params: idParams,
         body: designDeployBody,
@@ -68,9 +71,11 @@ export async function deployRoutes(app: FastifyInstance, { nft, metadataBaseUrl 
       },
     },
     async (req) => {
+      const { owner, ...body } = req.body;
       const row: CollectionRow = await nft.deploy.deployDesign(req.caller, req.params.id, {
-        ...req.body,
-        royalty_receiver: req.body.royalty_receiver as Address,
+        ...body,
+        royalty_receiver: body.royalty_receiver as Address,
+        ...(owner ? { owner: owner as Address } : {}),
       });
       return ok({
         contract_address: row.contract_address,

@@ -30,7 +30,7 @@ export const deployCollectionBody = z.object({
     .regex(/^[1-9][0-9]{0,12}$/, 'expected a positive integer as a decimal string')
     .refine((v) => !/^[0-9]+$/.test(v) || BigInt(v) < 2n ** 40n, 'must be below 2^40'),
   platformCollectionId: uuid.optional(),
-  /** Extensions: default the platform wallet (owner, minter) and no royalty. */
+  /** Extensions: default the platform wallet (owner: the platformCollectionId creator's linked wallet when they have one; minter) and no royalty. */
   owner: address.optional(),
   minter: address.optional(),
   royaltyReceiver: address.optional(),
@@ -41,7 +41,8 @@ export const adminActionBody = z.object({
   chainId: chainIdBody,
   collectionAddress: address,
   action: z.enum(ADMIN_ACTION_NAMES),
-  value: z.unknown(),
+  /** Checked against the action's type (chain/collection.ts); freezeUpgrades takes none. */
+  value: z.unknown().optional(),
 });
 
 export const metadataQuery = z.object({

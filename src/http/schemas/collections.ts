@@ -18,6 +18,8 @@ export const createCollectionBody = z
     project_id: uuid.optional(),
     social_org: socialOrg.optional(),
     social_identifier: z.string().trim().min(1).max(255).optional(),
+    /** The creator a service-key call makes it for (else the user_id header, else the platform); a user may name only themselves. */
+    owner_user_id: uuid.optional(),
   })
   .refine(...socialPair);
 
@@ -75,6 +77,8 @@ export const generateCollectionBody = z
     project_id: uuid.optional(),
     social_org: socialOrg.optional(),
     social_identifier: z.string().trim().min(1).max(255).optional(),
+    /** The creator a service-key call makes it for (else the user_id header, else the platform); a user may name only themselves. */
+    owner_user_id: uuid.optional(),
   })
   .refine(...socialPair);
 

@@ -34,6 +34,11 @@ export const deployStatusResult = z.object({
   collection: collectionView,
   contractParams,
   claimed_at: z.string().optional().describe('the claim (status deploying): its time names the deployment transaction'),
+  owner_wallet: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("the claim (status deploying): the creator's linked wallet, the default owner() of the contract (null: none)"),
 });
 
 export const designDeployBody = z.object({
@@ -44,6 +49,8 @@ export const designDeployBody = z.object({
     .max(2 ** 40 - 1),
   royalty_bps: z.number().int().min(0).max(10_000),
   royalty_receiver: address,
+  /** The contract's owner(); default the creator's linked wallet, else the platform wallet. */
+  owner: address.optional(),
 });
 
 export const designDeployResult = z.object({

@@ -1,0 +1,230 @@
+/**
+ * The permission walk's table (issue 12, docs/permissions.md): for every operationId of both
+ * OpenAPI documents, what each actor gets, and the request that asks it. The walk takes the route
+ * list from /openapi.json itself, so a route added without an entry here fails.
+ *
+ * Actors: operator (the service key), owner (a signed-in user who owns the records the request
+ * names), other (another signed-in user), anonymous (no credentials).
+ * Expected: 'ok' — the request is allowed (a 2xx, or one of the entry's `alsoOk` statuses, each
+ * with the reason it is not a refusal); 401, 403 or 404 — refused with exactly that status.
+ */
+import type { Fixtures } from './fixtures.ts';
+
+export type ActorName = 'operator' | 'owner' | 'other' | 'anonymous';
+export type Outcome = 'ok' | 401 | 403 | 404;
+export type Expect = Record<ActorName, Outcome>;
+
+export interface Entry {
+  expect: Expect;
+  /** Body of the request (POST/PUT/PATCH), from the fixtures. */
+  body?: (f: Fixtures) => unknown;
+  query?: (f: Fixtures) => Record<string, string>;
+  /** Path parameters beyond the defaults of the walk (fixtures.ts `defaultParam`). */
+  params?: (f: Fixtures) => Record<string, string>;
+  /** Fresh records per actor, for operations that change a record for good (archive, hide, revoke, merge). */
+  fresh?: (f: Fixtures) => Promise<Record<string, string>>;
+  /** Non-2xx statuses that still mean "allowed" for this operation, with why. */
+  alsoOk?: number[];
+  /**
+   * The operator names a user (`user_id` header, a third user: neither owner nor other): outputs
+   * and decks answer 401 without one (content-service.md §5.1 rule 1).
+   */
+  operatorNamesUser?: boolean;
+}
+
+/** Everyone, credentials or not (metadata, feed, health, identity resolution). */
+export const PUBLIC: Expect = { operator: 'ok', owner: 'ok', other: 'ok', anonymous: 'ok' };
+/** Any signed-in caller. */
+export const SIGNED_IN: Expect = { operator: 'ok', owner: 'ok', other: 'ok', anonymous: 401 };
+/** The record's owner and the operator. */
+export const OWNER: Expect = { operator: 'ok', owner: 'ok', other: 403, anonymous: 401 };
+/** The record's owner and the operator; another user is not told it exists. */
+export const OWNER_HIDDEN: Expect = { operator: 'ok', owner: 'ok', other: 404, anonymous: 401 };
+/** The platform operator only. */
+export const OPERATOR: Expect = { operator: 'ok', owner: 403, other: 403, anonymous: 401 };
+/** The operator only; another user is not told the record exists (jobs). */
+export const OPERATOR_HIDDEN: Expect = { operator: 'ok', owner: 403, other: 404, anonymous: 401 };
+/** The admin proxy: the service key only (it signs with the platform wallet). */
+export const ADMIN: Expect = { operator: 'ok', owner: 401, other: 401, anonymous: 401 };
+
+const png64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+export const TABLE: Record<string, Entry> = {
+  // ---------------- backend: collections (nft-service.md §2.1) ----------------
+  createCollection: { expect: SIGNED_IN, body: () => ({ title: 'Walk new', data: { version: 'v2' } }) },
+  getCollection: { expect: SIGNED_IN },
+  updateCollection: { expect: OWNER, body: () => ({ description: 'changed by the walk' }) },
+  resetCollection: { expect: OWNER, alsoOk: [409] /* its contract still has code */ },
+  generateCollectionFromConcept: { expect: SIGNED_IN, body: () => ({ concept: 'foxes in the snow' }) },
+  setupCollection: { expect: SIGNED_IN, body: () => ({ title: 'Walk setup', data: { version: 'v2' } }), alsoOk: [400] },
+  updateDeployStatus: {
+    expect: OPERATOR,
+    fresh: async (f) => ({ collectionId: await f.newDraft() }),
+    body: () => ({ status: 'deploying' }),
+  },
+  deployCollectionDesignStage: {
+    expect: OWNER,
+    params: (f) => ({ id: f.draftCollection }),
+    fresh: async (f) => ({ id: await f.newCollection('owner') }),
+    body: (f) => ({ max_supply: 10, royalty_bps: 500, royalty_receiver: f.wallet }),
+  },
+  mintAndGenerate: { expect: OWNER, body: (f) => ({ recipient: f.wallet }) },
+  mintTokens: { expect: OWNER, body: (f) => ({ recipient: f.wallet }) },
+  mintNextToken: { expect: OWNER, params: () => ({ tokenId: '99' }), body: (f) => ({ recipient: f.wallet }), alsoOk: [409] },
+  regenerateToken: { expect: OWNER, body: () => ({ token_id: 1 }) },
+  getMintStatus: { expect: SIGNED_IN },
+  listMints: { expect: SIGNED_IN },
+  listTokens: { expect: SIGNED_IN },
+  requestSamples: { expect: SIGNED_IN, body: (f) => ({ wallet_address: f.wallet, count: 1 }), operatorNamesUser: true },
+  listSamples: { expect: SIGNED_IN },
+  getSampleStatus: { expect: SIGNED_IN, query: (f) => ({ wallet_address: f.wallet }) },
+  // Public documents (ERC-721 / ERC-7572).
+  getCollectionMetadata: { expect: PUBLIC },
+  getTokenMetadata: { expect: PUBLIC },
+  getContractUri: { expect: PUBLIC },
+  getTokenUri: { expect: PUBLIC },
+  getDesignTokenMetadata: { expect: PUBLIC },
+  // Ownership (the indexer's reads).
+  getCollectionOwnership: { expect: SIGNED_IN },
+  getDeckTransfers: { expect: SIGNED_IN },
+  getIndexerStatus: { expect: SIGNED_IN },
+  listOwnerTokens: { expect: SIGNED_IN },
+  getOwnerToken: { expect: SIGNED_IN, alsoOk: [404] /* nothing indexed in the walk */ },
+  listApps: { expect: SIGNED_IN },
+  getApp: { expect: SIGNED_IN, alsoOk: [404] /* no indexer runs in the walk */ },
+  listAppTokens: { expect: SIGNED_IN },
+  listAppTokensOfApp: { expect: SIGNED_IN, alsoOk: [404] /* no indexer runs in the walk */ },
+  listAppTokenMints: { expect: SIGNED_IN },
+  listAppTokenMintsOfApp: { expect: SIGNED_IN, alsoOk: [404] /* no indexer runs in the walk */ },
+  getContractInfo: { expect: SIGNED_IN, alsoOk: [404] /* no indexer runs in the walk */ },
+  readContract: { expect: SIGNED_IN, query: (f) => ({ address: f.deployedAddress }), alsoOk: [404] /* no indexer runs in the walk */ },
+
+  // ---------------- backend: outputs (content-service.md §2.1) ----------------
+  createOutput: { expect: SIGNED_IN, body: (f) => ({ collection_id: f.collection }), operatorNamesUser: true },
+  completeOutput: {
+    expect: OWNER,
+    operatorNamesUser: true,
+    fresh: async (f) => ({ id: await f.newOutput() }),
+    body: () => ({ url: 'https://cdn.example/walk.png', mime_type: 'image/png' }),
+  },
+  failOutput: {
+    expect: OWNER,
+    operatorNamesUser: true,
+    fresh: async (f) => ({ id: await f.newOutput() }),
+    body: () => ({ error_message: 'walk' }),
+  },
+  hideOutput: { expect: OWNER, operatorNamesUser: true, fresh: async (f) => ({ id: await f.newOutput() }) },
+  getOutput: { expect: SIGNED_IN, operatorNamesUser: true },
+  moveOutput: {
+    expect: OWNER,
+    operatorNamesUser: true,
+    fresh: async (f) => ({ id: await f.newOutput() }),
+    body: () => ({ deck_id: null }),
+  },
+  listCollectionOutputs: { expect: SIGNED_IN, operatorNamesUser: true },
+  collectionOutputStats: { expect: SIGNED_IN, operatorNamesUser: true },
+
+  // ---------------- backend: decks (content-service.md §2.2) ----------------
+  createDeck: { expect: SIGNED_IN, body: (f) => ({ collection_id: f.collection, name: 'walk' }), operatorNamesUser: true },
+  listMyDecks: { expect: SIGNED_IN, operatorNamesUser: true },
+  getDeck: { expect: SIGNED_IN, operatorNamesUser: true },
+  updateDeck: { expect: OWNER, operatorNamesUser: true, body: () => ({ name: 'renamed by the walk' }) },
+  archiveDeck: { expect: OWNER, operatorNamesUser: true, fresh: async (f) => ({ id: await f.newDeck() }) },
+  publishDeck: { expect: OWNER, operatorNamesUser: true, fresh: async (f) => ({ id: await f.newDeck() }) },
+  lockDeck: { expect: OWNER, operatorNamesUser: true, fresh: async (f) => ({ id: await f.newDeck() }) },
+  deckStats: { expect: SIGNED_IN, operatorNamesUser: true },
+  listCollectionDecks: { expect: SIGNED_IN, operatorNamesUser: true },
+
+  // ---------------- backend: develop and generation ----------------
+  listDevelopCollections: { expect: SIGNED_IN, operatorNamesUser: true, query: () => ({ input_type: 'image' }) },
+  developOutput: {
+    expect: OWNER,
+    operatorNamesUser: true,
+    body: (f) => ({ collection_id: f.collection }),
+    alsoOk: [409] /* the output is not completed */,
+  },
+  generateCollection: { expect: SIGNED_IN, body: () => ({ variables: {} }), operatorNamesUser: true },
+  generateCollectionLegacy: { expect: SIGNED_IN, body: () => ({ variables: {} }), operatorNamesUser: true },
+  createGeneration: { expect: SIGNED_IN, body: () => ({ variables: {} }), operatorNamesUser: true },
+
+  // ---------------- backend: jobs (content-service.md §2.4): another's job is 404 (no leak) ----------------
+  retryJob: { expect: OWNER_HIDDEN, alsoOk: [409] /* not failed */ },
+  getJob: { expect: OWNER_HIDDEN },
+  forceCompleteJob: {
+    expect: OPERATOR_HIDDEN,
+    fresh: async (f) => ({ id: await f.newJob() }),
+    body: () => ({ workflow_output: 'https://cdn.example/walk.png' }),
+  },
+  forceFailJob: { expect: OPERATOR_HIDDEN, fresh: async (f) => ({ id: await f.newJob() }), body: () => ({ error: 'walk' }) },
+  jobForensics: { expect: OWNER_HIDDEN },
+  getCredits: { expect: SIGNED_IN, operatorNamesUser: true },
+  streamJob: { expect: OWNER_HIDDEN, fresh: async (f) => ({ id: await f.newEndedJob() }) },
+
+  // ---------------- backend: workflows ----------------
+  listWorkflows: { expect: SIGNED_IN },
+  createWorkflow: {
+    expect: OPERATOR,
+    body: () => ({ name: 'walk_flow', label: 'Walk', description: 'd', data: {}, output_mime_type: 'image/png' }),
+  },
+  getWorkflow: { expect: SIGNED_IN },
+  listModels: { expect: SIGNED_IN },
+  listCustomNodes: { expect: SIGNED_IN },
+  testWorkflow: { expect: SIGNED_IN, body: () => ({ inputs: { prompt: 'walk', width: 16, height: 16 } }) },
+  createCustodialCollection: {
+    expect: SIGNED_IN,
+    body: () => ({
+      collection_details: { title: 'Walk custodial', social_org: 'social_a', social_identifier: 'did:plc:walk' },
+      job_type: 'walk',
+      template_json: { prompt: 'x' },
+    }),
+  },
+
+  // ---------------- backend: uploads, files, feed, identity ----------------
+  uploadBase64: { expect: SIGNED_IN, body: () => ({ base64Data: png64, mimeType: 'image/png' }), operatorNamesUser: true },
+  getFile: { expect: PUBLIC },
+  feedTrendingCollections: { expect: PUBLIC },
+  feedFeaturedCollection: { expect: PUBLIC, alsoOk: [404] /* nothing featured */ },
+  feedDeckOutputs: { expect: PUBLIC },
+  resolveIdentity: { expect: PUBLIC, body: () => ({ provider: 'walk', provider_user_id: 'walk-resolve' }), alsoOk: [400] },
+  getMe: { expect: SIGNED_IN, operatorNamesUser: true },
+  mergeUsers: { expect: OPERATOR, fresh: async (f) => f.newUserPair(), body: (f) => f.mergePair },
+  createApiKey: { expect: SIGNED_IN, body: () => ({ name: 'walk' }), operatorNamesUser: true },
+  listApiKeys: { expect: SIGNED_IN, operatorNamesUser: true },
+  revokeApiKey: { expect: OWNER_HIDDEN, operatorNamesUser: true, fresh: async (f) => ({ id: await f.newApiKey() }) },
+
+  // ---------------- admin proxy (nft-service.md §4.1): the service key only ----------------
+  adminCreateCollection: { expect: ADMIN, body: () => ({ title: 'Admin walk', data: { version: 'v2' } }) },
+  adminGenerateCollection: { expect: ADMIN, body: () => ({ concept: 'owls at dusk' }) },
+  adminLookupCollection: { expect: ADMIN, query: (f) => ({ collectionId: f.collection }) },
+  adminUpdateCollection: { expect: ADMIN, body: (f) => ({ collectionId: f.collection, description: 'admin walk' }) },
+  adminResetCollection: { expect: ADMIN, body: (f) => ({ collectionId: f.collection }), alsoOk: [409] },
+  adminMint: { expect: ADMIN, body: (f) => ({ collectionId: f.collection, recipient: f.wallet }) },
+  adminListMints: { expect: ADMIN, query: (f) => ({ collectionId: f.collection }) },
+  adminRequestSamples: { expect: ADMIN, body: (f) => ({ collectionId: f.collection, wallet_address: f.wallet, count: 1 }) },
+  adminListSamples: { expect: ADMIN, query: (f) => ({ collectionId: f.collection }) },
+  adminSampleStatus: { expect: ADMIN, query: (f) => ({ collectionId: f.collection, wallet_address: f.wallet }) },
+  adminOwnership: { expect: ADMIN, query: (f) => ({ collectionId: f.collection }) },
+  adminTransfers: { expect: ADMIN, query: (f) => ({ deckId: f.mintedDeck }) },
+  adminIndexerStatus: { expect: ADMIN },
+  adminUploadImage: { expect: ADMIN, body: () => ({ base64Data: png64, mimeType: 'image/png' }) },
+  getPlatformDeployment: { expect: ADMIN, query: () => ({ chainId: '31337' }) },
+  deployPlatform: { expect: ADMIN, body: () => ({ chainId: 31337 }) },
+  getFactory: { expect: ADMIN, query: () => ({ chainId: '31337' }) },
+  readCollections: { expect: ADMIN, query: (f) => ({ chainId: '31337', addresses: f.deployedAddress }) },
+  deployCollection: {
+    expect: ADMIN,
+    body: () => ({
+      chainId: 31337,
+      name: 'Admin walk',
+      symbol: 'AW',
+      baseURI: 'http://meta.test/t/',
+      contractURI: 'http://meta.test/c.json',
+      maxSupply: '10',
+    }),
+  },
+  runAdminAction: {
+    expect: ADMIN,
+    body: (f) => ({ chainId: 31337, collectionAddress: f.platformAddress, action: 'setMintActive', value: true }),
+  },
+  proxyMetadata: { expect: ADMIN, query: (f) => ({ chainId: '31337', address: f.deployedAddress, type: 'contract' }) },
+};
