@@ -2,7 +2,7 @@
  * The universal user identity model (content-service.md §2.8): an external account
  * (provider, provider_user_id) maps to one internal user.
  */
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Executor } from './client.ts';
 import { userIdentities, users } from './schema/index.ts';
 import { UUID_RE } from '../domain/ids.ts';
