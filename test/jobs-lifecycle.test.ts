@@ -1,0 +1,347 @@
+/**
+ * Generation jobs, continued (content-service.md §3 Job, §4.3), on both queue implementations:
+ * validation, credits, failure and retry, the failsafes, POST /collections/:id/generations, and
+ * a two-step collection. The end-to-end run and the SSE stream are in jobs.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { EventSource } from 'eventsource';
+import { collections, decks, jobHistory, jobRetryBackups, jobs, jobSteps } from '../src/db/schema/index.ts';
+import { GeneratorError, ProceduralConnector, type GeneratorConnector } from '../src/generation/connectors/index.ts';
+import { bearer, client, svc, userToken } from './helpers/content.ts';
+import { startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';
+import { sampleData } from './helpers/platform.ts';
+
+const _PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+
+/** Procedural, except prompts containing "explode" fail (non-retryable) while `failures.left` > 0. */
+function flakyConnector(failures: { left: number }) {
+  const real = new ProceduralConnector();
+  const c: GeneratorConnector = {
+    kind: 'flaky-procedural',
+    async generate(req, onProgress, signal) {
+      if (req.prompt.includes('explode') && failures.left > 0) {
+        failures.left--;
+        throw new GeneratorError('the model exploded', { retryable: false });
+      }
+      return real.generate({ ...req, width: 256, height: 256 }, onProgress, signal);
+    },
+  };
+  return () => c;
+}
+
+interface SseEvent {
+  type: string;
+  data: any;
+  id: string;
+}
+
+/** Reads the job stream with the `eventsource` package (headers through its fetch option) until the job ends. */
+function _readStream(p: JobsPlatform, jobId: string, headers: Record<string, string>, lastEventId?: string): Promise<SseEvent[]> {
+  return new Promise((resolve, reject) => {
+    const events: SseEvent[] = [];
+    const es = new EventSource(`${p.backendUrl}/api/jobs/${jobId}/stream`, {
+      fetch: (input, init) =>
+        fetch(input, {
+          ...init,
+          headers: { ...(init?.headers as Record<string, string>), ...headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+        }),
+    });
+    const timer = setTimeout(() => {
+      es.close();
+      reject(new Error(`stream did not finish: ${JSON.stringify(events.map((e) => e.type))}`));
+    }, 90_000);
+    for (const type of ['history_init', 'job_update', 'job_history']) {
+      es.addEventListener(type, (e) => {
+        const ev = e as MessageEvent;
+        events.push({ type, data: JSON.parse(ev.data), id: ev.lastEventId });
+        if (type === 'job_update' && ['completed', 'failed'].includes(events.at(-1)!.data.status)) {
+          clearTimeout(timer);
+          es.close();
+          resolve(events);
+        }
+      });
+    }
+    es.addEventListener('error', (e) => {
+      if ((e as { code?: number }).code && (e as { code?: number }).code! >= 400) {
+        clearTimeout(timer);
+        es.close();
+        reject(new Error(`stream error ${(e as { code?: number }).code}`));
+      }
+    });
+  });
+}
+
+/** Raw stream text until the server ends it (for heartbeat and Last-Event-ID checks). */
+async function _rawStream(p: JobsPlatform, jobId: string, headers: Record<string, string>) {
+  const res = await fetch(`${p.backendUrl}/api/jobs/${jobId}/stream`, { headers });
+  return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+}
+
+function _parseSse(text: string): SseEvent[] {
+  return text
+    .split('\n\n')
+    .filter((b) => b.includes('event:'))
+    .map((block) => {
+      const lines = block.split('\n');
+      const get = (k: string) => lines.find((l) => l.startsWith(`${k}: `))?.slice(k.length + 2) ?? '';
+      return { type: get('event'), data: JSON.parse(get('data')), id: get('id') };
+    });
+}
+
+for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
+  describe(`generation jobs (${kind} queue)`, () => {
+    let p: JobsPlatform;
+    let api: ReturnType<typeof client>;
+    let collectionId: string;
+    const failures = { left: 0 };
+
+    before(async () => {
+      p = await startJobsPlatform(kind, { env: { CREDITS_INITIAL_GRANT: '3' }, connectorFor: flakyConnector(failures) });
+      api = client(p);
+      const res = await api('/nft/collections', svc('creator'), { body: { title: 'Jobs', data: sampleData() } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      collectionId = res.body.data.collection.id;
+    });
+    after(() => p.close());
+
+    const generate = (body: Record<string, unknown>, headers: Record<string, string> = svc('creator'), id = collectionId) =>
+      api(`/api/collections/${id}/generate`, headers, { body });
+    const job = async (id: string) => (await api(`/api/jobs/${id}`, svc())).body.data;
+    const waitJob = (id: string, status: string) =>
+      waitFor(`job ${id} ${status}`, async () => {
+        const j = await job(id);
+        return j.status === status ? j : undefined;
+      });
+
+    test('legacy alias, validation, COLLECTION_CORRUPTED, unknown workflow and collection', async () => {
+      const alias = await api(`/generator/v2/${collectionId}`, svc('creator'), { body: { variables: {} } });
+      assert.equal(alias.status, 202, JSON.stringify(alias.body));
+      assert.ok(alias.body.data.jobId);
+
+      const noVars = await generate({});
+      assert.equal(noVars.status, 400);
+      assert.match(noVars.body.error, /^body\.variables/);
+      for (const bad of [0, 101, 2.5, '50']) {
+        const r = await generate({ variables: {}, workflow_priority: bad });
+        assert.equal(r.status, 400, String(bad));
+        assert.match(r.body.error, /^body\.workflow_priority/);
+      }
+      const preset = await generate({ variables: { color: 'green' } });
+      assert.equal(preset.status, 400);
+      assert.match(preset.body.error, /^body\.variables\.color: .*preset/);
+      const wf = await generate({ variables: {}, workflow_id: 'nope' });
+      assert.equal(wf.status, 400);
+      assert.match(wf.body.error, /body\.workflow_id: workflow nope does not exist/);
+      const missing = await generate({ variables: {} }, svc('creator'), '00000000-0000-4000-8000-000000000000');
+      assert.equal(missing.status, 404);
+      const badId = await generate({ variables: {} }, svc('creator'), 'not-a-uuid');
+      assert.equal(badId.status, 400);
+      assert.match(badId.body.error, /^path\.id/);
+      const anon = await api(`/api/collections/${collectionId}/generate`, {}, { body: { variables: {} } });
+      assert.equal(anon.status, 401);
+
+      const [broken] = await p.database.db
+        .insert(collections)
+        .values({ title: 'Broken', data: { version: 'v1', steps: 'nope' } })
+        .returning({ id: collections.id });
+      const c = await generate({ variables: {} }, svc('creator'), broken!.id);
+      assert.equal(c.status, 400);
+      assert.equal(c.body.data, null);
+      assert.equal(c.body.error, 'COLLECTION_CORRUPTED');
+      assert.equal(c.body.code, 'COLLECTION_CORRUPTED');
+      assert.equal(typeof c.body.message, 'string');
+      assert.equal(typeof c.body.userMessage, 'string');
+      assert.equal(c.body.details.collectionId, broken!.id);
+    });
+
+    test('credits: a user is debited per generation and gets 402 when short; the service key is not charged', async () => {
+      const token = await userToken(`credit-user-${kind}`);
+      const u = bearer(token);
+      const first = await api('/api/credits', u);
+      assert.equal(first.body.data.balance, 3);
+      for (let i = 0; i < 3; i++) {
+        const r = await generate({ variables: {} }, u);
+        assert.equal(r.status, 202, JSON.stringify(r.body));
+      }
+      const short = await generate({ variables: {} }, u);
+      assert.equal(short.status, 402);
+      assert.match(short.body.error, /^Insufficient credits/);
+      assert.equal((await api('/api/credits', u)).body.data.balance, 0);
+      // A rejected request costs nothing.
+      const bad = await generate({ variables: { color: 'green' } }, svc('creator'));
+      assert.equal(bad.status, 400);
+      assert.equal((await generate({ variables: {} }, svc('creator'))).status, 202);
+      // The user's own job is visible to them, not to others.
+      const mine = await generate({ variables: {} }, svc('creator'));
+      assert.equal((await api(`/api/jobs/${mine.body.data.jobId}`, u)).status, 404);
+    });
+
+    test('failure → failed job and output; retry keeps the id, backs up the data and completes; limit of 3', async () => {
+      failures.left = 1;
+      const data = sampleData();
+      data.steps[0]!.nodePayload.intent = 'explode $color';
+      const cres = await api('/nft/collections', svc('creator'), { body: { title: 'Fragile', data } });
+      const res = await generate({ variables: {} }, svc('creator'), cres.body.data.collection.id);
+      const jobId = res.body.data.jobId;
+      const failed = await waitJob(jobId, 'failed');
+      assert.match(failed.error_message, /the model exploded/);
+      const out = (await api(`/outputs/${failed.output_id}`, svc('creator'))).body.data;
+      assert.equal(out.status, 'failed');
+
+      const retry = await api(`/api/jobs/${jobId}/retry`, svc('creator'), { method: 'POST' });
+      assert.equal(retry.status, 200, JSON.stringify(retry.body));
+      assert.equal(retry.body.data.jobId, jobId);
+      assert.equal(retry.body.data.retryAttempt, 1);
+      assert.equal(typeof retry.body.data.message, 'string');
+      const done = await waitJob(jobId, 'completed');
+      assert.equal(done.retry_count, 1);
+      assert.equal(done.error_message, null);
+      assert.equal((await api(`/outputs/${done.output_id}`, svc('creator'))).body.data.status, 'completed');
+      const backups = await p.database.db.select().from(jobRetryBackups).where(eq(jobRetryBackups.job_id, jobId));
+      assert.equal(backups.length, 1);
+      assert.equal(backups[0]!.original_status, 'failed');
+      assert.match(backups[0]!.original_error ?? '', /exploded/);
+      assert.equal((backups[0]!.original_data as any).collectionId, cres.body.data.collection.id);
+
+      const again = await api(`/api/jobs/${jobId}/retry`, svc('creator'), { method: 'POST' });
+      assert.equal(again.status, 409);
+      assert.match(again.body.error, /completed/);
+
+      await p.database.db.update(jobs).set({ status: 'failed', retry_count: 3 }).where(eq(jobs.id, jobId));
+      const limit = await api(`/api/jobs/${jobId}/retry`, svc('creator'), { method: 'POST' });
+      assert.equal(limit.status, 409);
+      assert.equal(limit.body.error, 'Job has reached the maximum retry limit of 3');
+      assert.equal((await api('/api/jobs/nope/retry', svc(), { method: 'POST' })).status, 404);
+    });
+
+    test('failsafes: complete and failed apply to any job once', async () => {
+      const res = await generate({ variables: {} });
+      const jobId = res.body.data.jobId;
+      await waitJob(jobId, 'completed');
+      const f = await api(`/api/jobs/${jobId}/failed`, svc('creator'), {
+        body: { error_message: 'delivery lost', error_details: { where: 'cdn' } },
+      });
+      assert.equal(f.status, 200);
+      assert.equal(f.body.data.status, 'failed');
+      assert.equal(f.body.data.error_message, 'delivery lost');
+      const bad = await api(`/api/jobs/${jobId}/complete`, svc('creator'), { body: { outputs: [] } });
+      assert.equal(bad.status, 400);
+      assert.match(bad.body.error, /^body\.workflow_output/);
+      // workflow_output becomes the output's URL: only http(s) URLs and storage paths.
+      for (const hostile of [
+        'javascript:alert(1)',
+        'data:text/html,<script>1</script>',
+        '//evil.example/x.png',
+        '/files/../secret',
+        'https://a b',
+      ]) {
+        const r = await api(`/api/jobs/${jobId}/complete`, svc('creator'), { body: { workflow_output: hostile } });
+        assert.equal(r.status, 400, hostile);
+        assert.match(r.body.error, /^body\.workflow_output: expected an http\(s\) URL or a storage path/, hostile);
+      }
+      const c = await api(`/api/jobs/${jobId}/complete`, svc('creator'), {
+        body: { workflow_output: 'https://cdn.example/x.png', outputs: [{ a: 1 }], metadata: { m: true } },
+      });
+      assert.equal(c.status, 200);
+      assert.equal(c.body.data.status, 'completed');
+      assert.equal(c.body.data.workflow_output, 'https://cdn.example/x.png');
+      assert.deepEqual(c.body.data.data.outputs, [{ a: 1 }]);
+      const c2 = await api(`/api/jobs/${jobId}/complete`, svc('creator'), { body: { workflow_output: 'https://cdn.example/y.png' } });
+      assert.equal(c2.body.data.workflow_output, 'https://cdn.example/x.png', 'a completed job stays as it was');
+      const hist = await p.database.db.select().from(jobHistory).where(eq(jobHistory.job_id, jobId));
+      assert.equal(hist.filter((h) => h.status === 'failed').length, 1);
+      assert.equal(hist.filter((h) => h.status === 'completed').length, 2, 'worker completion, then the failsafe after the failure');
+    });
+
+    test("failsafes are the delivery path's (service key): the job's own user gets 403, another user 404", async () => {
+      const owner = bearer(await userToken(`failsafe-owner-${kind}`));
+      const mine = await generate({ variables: {} }, owner);
+      assert.equal(mine.status, 202, JSON.stringify(mine.body));
+      const jobId = mine.body.data.jobId;
+      const byOwner = await api(`/api/jobs/${jobId}/failed`, owner, { body: { error_message: 'no' } });
+      assert.equal(byOwner.status, 403);
+      assert.match(byOwner.body.error, /job\.force_fail is for the platform operator/);
+      const complete = await api(`/api/jobs/${jobId}/complete`, owner, { body: { workflow_output: 'https://cdn.example/z.png' } });
+      assert.equal(complete.status, 403);
+      const other = bearer(await userToken(`failsafe-other-${kind}`));
+      assert.equal((await api(`/api/jobs/${jobId}/failed`, other, { body: {} })).status, 404);
+      // The owner still sees and streams their job; nothing was applied by the refused calls.
+      const done = await waitJob(jobId, 'completed');
+      assert.notEqual(done.error_message, 'no');
+      assert.equal((await api(`/api/jobs/${jobId}`, owner)).status, 200);
+    });
+
+    test('POST /collections/:id/generations: {jobId, outputId, deckId}; mint_state makes a minted deck; deck_id reuses a deck', async () => {
+      const recipient = '0x' + 'ab'.repeat(20);
+      const tx = '0x' + 'cd'.repeat(32);
+      const res = await api(`/collections/${collectionId}/generations`, svc('creator'), {
+        body: {
+          variables: { color: 'blue' },
+          job_type: 'mint',
+          mint_state: { token_id: 7, tx_hash: tx, recipient, metadata_uri: 'http://meta.test/7' },
+        },
+      });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      assert.equal(res.body.error, null);
+      assert.deepEqual(Object.keys(res.body.data).sort(), ['deckId', 'jobId', 'outputId']);
+      const { jobId, outputId, deckId } = res.body.data;
+      const [deck] = await p.database.db.select().from(decks).where(eq(decks.id, deckId));
+      assert.equal(deck!.token_id, 7);
+      assert.equal(deck!.mint_tx_hash, tx);
+      assert.equal(deck!.mint_recipient, recipient);
+      assert.equal(deck!.mint_status, 'minted');
+      assert.ok(deck!.minted_at);
+      assert.equal(deck!.metadata_uri, 'http://meta.test/7');
+      const j = await waitJob(jobId, 'completed');
+      assert.equal(j.job_type, 'mint');
+      assert.equal(j.output_id, outputId);
+
+      const dup = await api(`/collections/${collectionId}/generations`, svc('creator'), { body: { mint_state: { token_id: 7 } } });
+      assert.equal(dup.status, 409);
+      const reuse = await api(`/collections/${collectionId}/generations`, svc('creator'), { body: { deck_id: deckId } });
+      assert.equal(reuse.status, 202);
+      assert.equal(reuse.body.data.deckId, deckId);
+      const badRecipient = await api(`/collections/${collectionId}/generations`, svc('creator'), {
+        body: { mint_state: { token_id: 8, recipient: 'x' } },
+      });
+      assert.equal(badRecipient.status, 400);
+      assert.match(badRecipient.body.error, /^body\.mint_state\.recipient/);
+
+      // Mint state comes only from the mint path: a user sending it gets 403 and is not charged.
+      const user = bearer(await userToken(`mint-state-user-${kind}`));
+      const before = (await api('/api/credits', user)).body.data.balance;
+      const byUser = await api(`/collections/${collectionId}/generations`, user, { body: { mint_state: { token_id: 9 } } });
+      assert.equal(byUser.status, 403);
+      assert.match(byUser.body.error, /token\.set_mint_state/);
+      assert.equal((await api('/api/credits', user)).body.data.balance, before);
+      // A deck the platform made (no user) takes outputs from the service key only.
+      const platform = await api(`/collections/${collectionId}/generations`, svc(), { body: {} });
+      assert.equal(platform.status, 202);
+      const intoPlatformDeck = await api(`/collections/${collectionId}/generations`, user, {
+        body: { deck_id: platform.body.data.deckId },
+      });
+      assert.equal(intoPlatformDeck.status, 403);
+      assert.match(intoPlatformDeck.body.error, /belongs to the platform/);
+    });
+
+    test('a collection with two steps runs them in order; the second gets the first image', async () => {
+      const data = sampleData();
+      data.steps.push({
+        id: 2,
+        nodeName: 'refine',
+        nodePayload: { intent: 'refined $animal', user_image: null, optional_ref_image: null, seed: null },
+      });
+      const cres = await api('/nft/collections', svc('creator'), { body: { title: 'Two steps', data } });
+      const res = await generate({ variables: { animal: 'lynx' } }, svc('creator'), cres.body.data.collection.id);
+      const j = await waitJob(res.body.data.jobId, 'completed');
+      const steps = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, j.id));
+      assert.deepEqual(steps.map((s) => [s.step_order, s.status, s.step_name]).sort(), [
+        [0, 'completed', 'image'],
+        [1, 'completed', 'refine'],
+      ]);
+      assert.match(j.workflow_output, /step-1-r0\.png$/);
+    });
+  });
+}
