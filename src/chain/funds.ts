@@ -18,25 +18,23 @@ export function unfundedWalletError(err: unknown, wallet: string, chainId: numbe
   );
 }
 
-/** The same sender; a send refused for lack of funds rejects with the 503 above. */
+/**
+ * The same sender; a send refused for lack of funds rejects with the 503 above. A proxy, so every
+ * other member of the sender (present or added later) passes through unchanged.
+ */
 export function withFundsCheck(sender: TxSender): TxSender {
-  return {
-    get chainId() {
-      return sender.chainId;
-    },
-    get address() {
-      return sender.address;
-    },
-    async send(req) {
-      try {
-        return await sender.send(req);
-      } catch (err) {
-        throw unfundedWalletError(err, sender.address, sender.chainId) ?? err;
-      }
-    },
-    reconcile: (o) => sender.reconcile(o),
-    ready: () => sender.ready(),
-    catchUp: () => sender.catchUp(),
-    close: () => sender.close(),
+  const send: TxSender['send'] = async (req) => {
+    try {
+      return await sender.send(req);
+    } catch (err) {
+      throw unfundedWalletError(err, sender.address, sender.chainId) ?? err;
+    }
   };
+  return new Proxy(sender, {
+    get(target, prop) {
+      if (prop === 'send') return send;
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

@@ -52,6 +52,9 @@ test('npm start runs anvil, deploys on first start, and a restart keeps every co
     await stopCli(first.child);
   }
   assert.ok(fs.existsSync(path.join(dataDir, 'chain', 'anvil-state.json')), 'anvil wrote its state on shutdown');
+  // anvil inherits the owner-only umask: its state file is 0600 like everything else in DATA_DIR.
+  assert.equal((fs.statSync(path.join(dataDir, 'chain', 'anvil-state.json')).mode & 0o777).toString(8), '600');
+  assert.equal((fs.statSync(path.join(dataDir, 'chain')).mode & 0o777).toString(8), '700');
 
   const second = await startDevCli(env);
   try {

@@ -2,12 +2,14 @@
  * Identity routes (content-service.md §2.8, §4.8; docs/auth.md): resolve a provider token to the
  * internal user, the caller's profile, user merge (service key only), and user API keys.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.ts';
 import { unauthorized } from '../../domain/errors.ts';
 import type { IdentityService } from '../../services/identity.ts';
 import { AuthFailure, claimsOf, createAuthenticator, profileClaimsOf } from '../plugins/auth.ts';
+import { sendError } from '../plugins/errors.ts';
 import { presentApiKey, presentProfile } from '../present/identity.ts';
 import { idParams, ok } from '../schemas/common.ts';
 import {
@@ -28,22 +30,51 @@ export interface IdentityRoutesOptions {
   config: Config;
 }
 
+/**
+ * The public identity route creates users and costs a token verification (a JWKS fetch at worst):
+ * IDENTITY_RATE_LIMIT requests per window per client address and per presented token
+ * (@fastify/rate-limit; counters in Redis when REDIS_URL is set), then 429 with Retry-After.
+ */
+function identityLimiter(app: FastifyInstance, config: Config) {
+  const common = { max: config.IDENTITY_RATE_LIMIT, timeWindow: config.RATE_LIMIT_WINDOW_MS };
+  const byAddress = app.createRateLimit({ ...common, keyGenerator: (req) => `identity:ip:${req.ip}` });
+  const tokenOf = (req: FastifyRequest) => {
+    const t = (req.body as { access_token?: unknown } | undefined)?.access_token;
+    return typeof t === 'string' && t.length > 0 ? t : undefined;
+  };
+  // The counter key holds a fingerprint of the token, never the token.
+  const byToken = app.createRateLimit({
+    ...common,
+    keyGenerator: (req) => `identity:tok:${createHash('sha256').update(tokenOf(req)!).digest('base64url').slice(0, 22)}`,
+  });
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const results = await Promise.all([byAddress(req), ...(tokenOf(req) ? [byToken(req)] : [])]);
+    const over = results.filter((r) => !r.isAllowed && r.isExceeded);
+    if (over.length === 0) return;
+    const wait = Math.max(1, ...over.map((r) => (r.isAllowed ? 0 : r.ttlInSeconds)));
+    reply.header('retry-after', String(wait));
+    return sendError(reply, 'envelope', 429, `too many identity requests: retry after ${wait} s`);
+  };
+}
+
 export const identityRoutes: FastifyPluginAsync<IdentityRoutesOptions> = async (app, { identity, config }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['identity'];
   // Token verification is authentication: the same verifier as the middleware's.
   const { verifyJwt, canVerifyJwt } = createAuthenticator({ config, style: 'envelope' });
+  const identityLimit = identityLimiter(app, config);
 
   r.post(
     '/api/auth/resolve',
     {
       config: { public: true },
+      preValidation: identityLimit,
       schema: {
         tags,
         operationId: 'resolveIdentity',
         summary: 'Resolve a provider token',
         description:
-          "Verifies an identity provider's access token like the middleware does and answers the internal user id, creating the user and identity when needed. Public.",
+          "Verifies an identity provider's access token like the middleware does and answers the internal user id, creating the user and identity when needed. Public; IDENTITY_RATE_LIMIT requests per RATE_LIMIT_WINDOW_MS per client address and per token, then 429 with Retry-After.",
         body: resolveBody,
         response: { 200: resolveResponse },
       },

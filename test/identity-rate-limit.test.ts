@@ -1,0 +1,45 @@
+/**
+ * The public identity route is rate limited per client address and per presented token
+ * (IDENTITY_RATE_LIMIT per RATE_LIMIT_WINDOW_MS): 429 with Retry-After, then served again once
+ * the window has passed (issue 13, item 6).
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { SignJWT } from 'jose';
+import { JWT_SECRET, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+
+const token = (sub: string) =>
+  new SignJWT({ sub, provider: 'provider_rl' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setExpirationTime('5m')
+    .sign(new TextEncoder().encode(JWT_SECRET));
+
+let p: TestPlatform;
+before(async () => {
+  p = await startTestPlatform({ IDENTITY_RATE_LIMIT: '4', RATE_LIMIT_WINDOW_MS: '1500' });
+});
+after(() => p.close());
+
+const resolve = (accessToken: string, remoteAddress: string) =>
+  p.backend.inject({ method: 'POST', url: '/api/auth/resolve', payload: { access_token: accessToken }, remoteAddress });
+
+test('per address: the limit, then 429 with Retry-After for any token; served again after the window', async () => {
+  for (let i = 0; i < 4; i++) assert.equal((await resolve(await token(`addr-${i}`), '198.51.100.7')).statusCode, 200);
+  const limited = await resolve(await token('addr-extra'), '198.51.100.7');
+  assert.equal(limited.statusCode, 429);
+  assert.match(limited.json().error, /^too many identity requests: retry after \d+ s$/);
+  const retryAfter = Number(limited.headers['retry-after']);
+  assert.ok(retryAfter >= 1 && retryAfter <= 2, `retry-after ${retryAfter}`);
+  // Another address is not affected.
+  assert.equal((await resolve(await token('addr-other'), '198.51.100.8')).statusCode, 200);
+  await new Promise((r) => setTimeout(r, retryAfter * 1000 + 200));
+  assert.equal((await resolve(await token('addr-after'), '198.51.100.7')).statusCode, 200);
+});
+
+test('per token: one token from many addresses is limited too', async () => {
+  const t = await token('token-many-addresses');
+  for (let i = 0; i < 4; i++) assert.equal((await resolve(t, `203.0.113.${i + 1}`)).statusCode, 200);
+  const limited = await resolve(t, '203.0.113.99');
+  assert.equal(limited.statusCode, 429);
+  assert.ok(Number(limited.headers['retry-after']) >= 1);
+});
