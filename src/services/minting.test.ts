@@ -327,3 +327,15 @@ test('a paid public mint that timed out is resumed by its retry (same sender key
     (e) => e instanceof AppError && e.extra?.code === 'PAYMENT_ALREADY_USED',
   );
 });
+
+test('the per-token mint refuses another user (403) before telling them which token id is next', async () => {
+  const w = world(deployedRow({ user_id: 'carol', tokens_minted: 5 }));
+  await assert.rejects(
+    w.svc.mintToken(BOB, w.collection().id, 99, { recipient: RECIPIENT, quantity: 1 }, 'k'),
+    (e) => e instanceof AppError && e.kind === 'forbidden',
+  );
+  await assert.rejects(
+    w.svc.mintToken({ kind: 'user', userId: 'carol' }, w.collection().id, 99, { recipient: RECIPIENT, quantity: 1 }, 'k'),
+    (e) => e instanceof AppError && e.extra?.code === 'NOT_NEXT_TOKEN',
+  );
+});

@@ -132,6 +132,19 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
   });
 
   /**
+   * The policy check every mint path runs first: the owner and the operator mint; anyone else
+   * only on a public collection (the mint gate then applies its policy). Before any other check,
+   * so a refused caller learns nothing else about the collection.
+   */
+  async function loadForMint(caller: Caller, collectionId: string) {
+    const c = await store.getCollection(collectionId);
+    if (!can(caller, 'collection.mint', { ownerId: c.user_id }) && c.mint_access !== 'public') {
+      authorize(caller, 'collection.mint', { ownerId: c.user_id });
+    }
+    return c;
+  }
+
+  /**
    * Runs `work` for a user's generation with its credits debited first and refunded when it
    * throws; the operator is not charged (its mints and samples are paid otherwise).
    */
@@ -191,11 +204,8 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
 
   /** §4.2 backend mint (recipient, chainId, optional outputId) and §4.3 design-stage mint (recipient_address, quantity). */
   async function mint(caller: Caller, collectionId: string, body: MintBody, senderKey: string) {
-    const c = await store.getCollection(collectionId);
+    const c = await loadForMint(caller, collectionId);
     const recipient = (body.recipient ?? body.recipient_address)!;
-    if (!can(caller, 'collection.mint', { ownerId: c.user_id }) && c.mint_access !== 'public') {
-      authorize(caller, 'collection.mint', { ownerId: c.user_id });
-    }
     const target = deployed(c, body.chainId);
     if (c.tokens_minted + body.quantity > maxSupplyOf(c)) {
       throw conflict(`max supply exceeded: ${c.tokens_minted} of ${maxSupplyOf(c)} minted, ${body.quantity} more requested`, {
@@ -259,10 +269,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       body: { recipient: string; variables: Record<string, unknown>; chainId?: number; tx_hash?: string; merkle_proof?: string[] },
       senderKey: string,
     ) {
-      const c = await store.getCollection(collectionId);
-      if (!can(caller, 'collection.mint', { ownerId: c.user_id }) && c.mint_access !== 'public') {
-        authorize(caller, 'collection.mint', { ownerId: c.user_id });
-      }
+      const c = await loadForMint(caller, collectionId);
       const target = deployed(c, body.chainId);
       needChain();
       const gen = needGeneration();
@@ -304,7 +311,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
      * gives it to one; the other's result carries the ids it really got.
      */
     async mintToken(caller: Caller, collectionId: string, tokenId: number, body: MintBody, senderKey: string) {
-      const c = await store.getCollection(collectionId);
+      const c = await loadForMint(caller, collectionId);
       const next = c.tokens_minted + 1;
       if (tokenId !== next) {
         throw conflict(`token ids are minted in order: the next token id of collection ${c.id} is ${next}, not ${tokenId}`, {
