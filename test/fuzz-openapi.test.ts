@@ -142,7 +142,7 @@ describe('fuzz: every operation of both OpenAPI documents', { timeout: 600_000 }
   before(async () => {
     // File storage and a job queue, as `npm start` has (no worker: queued steps just wait).
     filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-fuzz-files-'));
-    const env = { AUTH_FAILURE_LIMIT: '1000000', IDENTITY_RATE_LIMIT: '1000000' };
+    const env = { AUTH_FAILURE_LIMIT: '1000000', IDENTITY_RATE_LIMIT: '1000000', VIDEO_WEBHOOK_SECRET: 'fuzz-webhook-secret' };
     queue = createJobQueue(testConfig(env));
     p = await startChainPlatform({
       env,
