@@ -30,6 +30,8 @@ export interface Entry {
    * and decks answer 401 without one (content-service.md §5.1 rule 1).
    */
   operatorNamesUser?: boolean;
+  /** Shown without a lock in /docs although an unsigned call gets 401 (a provider's signed webhook). */
+  documentedPublic?: boolean;
 }
 
 /** Everyone, credentials or not (metadata, feed, health, identity resolution). */
@@ -146,6 +148,10 @@ export const TABLE: Record<string, Entry> = {
   generateCollection: { expect: SIGNED_IN, body: () => ({ variables: {} }), operatorNamesUser: true },
   generateCollectionLegacy: { expect: SIGNED_IN, body: () => ({ variables: {} }), operatorNamesUser: true },
   createGeneration: { expect: SIGNED_IN, body: () => ({ variables: {} }), operatorNamesUser: true },
+  /** POST /api/jobs: the generate body naming its collection. */
+  submitJob: { expect: SIGNED_IN, body: (f) => ({ collection_id: f.collection, variables: {} }), operatorNamesUser: true },
+  /** Marking a collection global (a develop source) is the platform's decision. */
+  setCollectionGlobal: { expect: OPERATOR, body: () => ({ is_global: true, input_type: 'image', output_type: 'image' }) },
 
   // ---------------- backend: jobs (content-service.md §2.4): another's job is 404 (no leak) ----------------
   retryJob: { expect: OWNER_HIDDEN, alsoOk: [409] /* not failed */ },
@@ -187,6 +193,24 @@ export const TABLE: Record<string, Entry> = {
   feedDeckOutputs: { expect: PUBLIC },
   resolveIdentity: { expect: PUBLIC, body: () => ({ provider: 'walk', provider_user_id: 'walk-resolve' }), alsoOk: [400] },
   getMe: { expect: SIGNED_IN, operatorNamesUser: true },
+  updateMe: { expect: SIGNED_IN, body: () => ({ display_name: 'Walker' }), operatorNamesUser: true },
+  createWalletNonce: { expect: SIGNED_IN, body: () => ({}), operatorNamesUser: true },
+  verifyWalletSignature: {
+    expect: SIGNED_IN,
+    body: () => ({ message: 'not a signed EIP-4361 message', signature: '0x00' }),
+    alsoOk: [400] /* the message is refused after the caller is admitted */,
+    operatorNamesUser: true,
+  },
+  listWallets: { expect: SIGNED_IN, operatorNamesUser: true },
+  /**
+   * Signed by the video provider (HMAC), not by our credentials: an unsigned call is refused for
+   * everyone, credentials or not (docs/video.md).
+   */
+  videoWebhook: {
+    expect: { operator: 401, owner: 401, other: 401, anonymous: 401 },
+    documentedPublic: true,
+    body: () => ({ type: 'video.asset.ready', data: { id: 'walk-asset' } }),
+  },
   mergeUsers: { expect: OPERATOR, fresh: async (f) => f.newUserPair(), body: (f) => f.mergePair },
   createApiKey: { expect: SIGNED_IN, body: () => ({ name: 'walk' }), operatorNamesUser: true },
   listApiKeys: { expect: SIGNED_IN, operatorNamesUser: true },

@@ -75,6 +75,8 @@ export async function startWalkPlatform(): Promise<WalkPlatform> {
     NFT_CHAIN_ID: '31337',
     // The walk sends hundreds of refused requests from one address on purpose.
     AUTH_FAILURE_LIMIT: '100000',
+    // The video webhook is signed by the provider (answers 503 without a secret configured).
+    VIDEO_WEBHOOK_SECRET: 'walk-webhook-secret',
   });
   const database = await createTestDatabase();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-walk-'));
