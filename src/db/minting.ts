@@ -3,7 +3,7 @@
  * metadata read, the crash repair's and the MetadataUpdate emitter's candidates. Rows only: the
  * responses are shaped in http/present/minting.ts.
  */
-import { and, asc, desc, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import { rows, type Db } from './client.ts';
 import { collections, decks, jobs, outputs, userIdentities, users } from './schema/index.ts';
 import { notFound } from '../domain/errors.ts';
@@ -57,8 +57,16 @@ export async function createMintedDeck(
 }
 
 /** Writes a token's mint state onto an existing deck. */
-export async function setMintState(db: Db, deckId: string, m: { tokenId: number; txHash: string; recipient: string; metadataUri: string }) {
-  await db
+/**
+ * Marks a deck as a token's. A deck that already holds another token is never rewritten (its token
+ * would lose its document): false then, and the caller gives the token a deck of its own.
+ */
+export async function setMintState(
+  db: Db,
+  deckId: string,
+  m: { tokenId: number; txHash: string; recipient: string; metadataUri: string },
+): Promise<boolean> {
+  const updated = await db
     .update(decks)
     .set({
       token_id: m.tokenId,
@@ -69,7 +77,9 @@ export async function setMintState(db: Db, deckId: string, m: { tokenId: number;
       metadata_uri: m.metadataUri,
       updated_at: sql`now()`,
     })
-    .where(eq(decks.id, deckId));
+    .where(and(eq(decks.id, deckId), or(isNull(decks.token_id), eq(decks.token_id, m.tokenId))))
+    .returning({ id: decks.id });
+  return updated.length > 0;
 }
 
 /** The output becomes the token's artwork: the deck's cover, carrying token_metadata. */

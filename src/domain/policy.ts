@@ -52,6 +52,8 @@ export const POLICY = {
   'collection.mint': OWNERS,
   /** New artwork for a minted token (design-stage generate). */
   'token.regenerate': OWNERS,
+  /** An output made a token's artwork at mint (outputId): its owner, or the collection's creator curating it. */
+  'token.use_output': OWNERS_AND_CREATOR,
   /** Mint state (token id, tx hash) on a deck comes only from the mint path. */
   'token.set_mint_state': OPERATOR,
   /** Anyone signed in generates from a collection (charged credits); the output is theirs. */

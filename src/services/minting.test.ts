@@ -41,14 +41,17 @@ function world(c: CollectionRow, opts: { timeoutOnce?: string } = {}) {
     },
     async setMintState(deckId, m) {
       const d = decks.find((x) => x.id === deckId)!;
+      if (d.token_id !== null && d.token_id !== m.tokenId) return false;
       Object.assign(d, { token_id: m.tokenId, mint_status: 'minted' });
+      return true;
     },
+    getDeck: async (id) => decks.find((x) => x.id === id) ?? { id, token_id: null },
     async linkCover(deckId, outputId, meta) {
       covers.push({ deckId, outputId, meta: meta([{ trait_type: 'Color', value: 'Red' }]) });
       const d = decks.find((x) => x.id === deckId);
       if (d) d.cover_output_id = outputId;
     },
-    getOutput: async (id) => ({ id, deck_id: null, collection_id: collection.id, job_id: `job-of-${id}` }),
+    getOutput: async (id) => ({ id, deck_id: null, collection_id: collection.id, job_id: `job-of-${id}`, user_id: null }),
     createDeck: async (input) => ({ id: `deck-for-${input.name}` }),
     avatarOfUser: async () => null,
     avatarOfWallet: async () => 'https://pfp/wallet.png',

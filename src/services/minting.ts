@@ -29,9 +29,13 @@ export interface MintStore {
   findTokenDeck(collectionId: string, tokenId: number): Promise<DeckRow | undefined>;
   recordMinted(collectionId: string, highestTokenId: number): Promise<void>;
   createMintedDeck(m: MintedState & { collectionId: string; title: string; userId: string | null }): Promise<DeckRow>;
-  setMintState(deckId: string, m: MintedState): Promise<void>;
+  /** False when the deck already holds another token (it is never rewritten). */
+  setMintState(deckId: string, m: MintedState): Promise<boolean>;
+  getDeck(id: string): Promise<{ id: string; token_id: number | null }>;
   linkCover(deckId: string, outputId: string, tokenMetadata: (traits: unknown) => Record<string, unknown>): Promise<void>;
-  getOutput(id: string): Promise<{ id: string; deck_id: string | null; collection_id: string; job_id: string | null }>;
+  getOutput(
+    id: string,
+  ): Promise<{ id: string; deck_id: string | null; collection_id: string; job_id: string | null; user_id: string | null }>;
   createDeck(input: { collection_id: string; name: string; userId: string }): Promise<{ id: string }>;
   avatarOfUser(userId: string | null): Promise<string | null>;
   avatarOfWallet(address: string): Promise<string | null>;
@@ -214,7 +218,15 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
     }
     needChain();
     const output = body.outputId ? await store.getOutput(body.outputId) : undefined;
-    if (output && output.collection_id !== c.id) throw invalid(`body.outputId: output ${output.id} belongs to another collection`);
+    if (output) {
+      if (output.collection_id !== c.id) throw invalid(`body.outputId: output ${output.id} belongs to another collection`);
+      // The artwork is someone's output: its owner (or the collection's creator curating it) binds it.
+      authorize(caller, 'token.use_output', { ownerId: output.user_id, collectionOwnerId: c.user_id });
+      const deck = output.deck_id ? await store.getDeck(output.deck_id) : undefined;
+      if (deck?.token_id != null) {
+        throw conflict(`body.outputId: output ${output.id} is already the artwork of token ${deck.token_id}`, { code: 'OUTPUT_MINTED' });
+      }
+    }
     const admission = await gate.admit(caller, c, { ...body, recipient, senderKey });
     const res = await mintAdmitted(admission, {
       chainId: target.chainId,
@@ -231,8 +243,9 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       if (output) {
         const owner = ownerFor(caller) as string;
         deckId = output.deck_id ?? (await store.createDeck({ collection_id: c.id, name: `${c.title} #${tokenId}`, userId: owner })).id;
-        await store.setMintState(deckId, m);
-        await store.linkCover(deckId, output.id, tokenMeta(c, tokenId));
+        if (await store.setMintState(deckId, m)) await store.linkCover(deckId, output.id, tokenMeta(c, tokenId));
+        // A concurrent mint bound the output first: this token still gets a deck (no artwork of its own).
+        else deckId = (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: owner })).id;
       } else if (generation) {
         // No artwork given: the token's is generated from the collection (random variables).
         deckId = (await startArtwork(c, m, ownerFor(caller), {})).deckId;

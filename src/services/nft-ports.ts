@@ -15,7 +15,7 @@ import { deploymentOf, mintedTokensOf, verifyDeployment } from '../chain/receipt
 import { TxTimeoutError } from '../chain/tx-sender.ts';
 import type { Db } from '../db/client.ts';
 import { collectionHeader, createCollection, getCollection, resetCollection, updateCollection } from '../db/collections.ts';
-import { createDeck } from '../db/decks.ts';
+import { createDeck, getDeck } from '../db/decks.ts';
 import { claimDeploy, deployingCollections, finishDeploy, latestTransactionByKeyPrefix, releaseDeploy } from '../db/deploy-claims.ts';
 import { linkedWalletOf } from '../db/wallets.ts';
 import {
@@ -164,6 +164,7 @@ const mintStore = (db: Db) =>
     setMintState,
     linkCover,
     getOutput,
+    getDeck,
     createDeck,
     avatarOfUser,
     avatarOfWallet,

@@ -193,6 +193,34 @@ describe('minting', () => {
     assert.equal(q.status, 400);
   });
 
+  test('minting with an output whose deck already holds a token is refused (409); the first token keeps its deck', async () => {
+    const { id } = await mp.deployedCollection({ title: 'Twice' });
+    // Two outputs of one user in one deck (as samples land).
+    const first = await call(`${mp.backendUrl}/outputs`, {
+      body: { collection_id: id, auto_create_deck: true },
+      headers: asService({ user_id: 'collector-b' }),
+    });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const second = await call(`${mp.backendUrl}/outputs`, {
+      body: { collection_id: id, deck_id: first.body.data.deck_id },
+      headers: asService({ user_id: 'collector-b' }),
+    });
+    assert.equal(second.status, 201, JSON.stringify(second.body));
+    const mintWith = (outputId: string) =>
+      call(`${mp.backendUrl}/nft/collections/${id}/mint`, { body: { recipient, outputId }, headers: asService() });
+    const one = await mintWith(first.body.data.id);
+    assert.equal(one.status, 201, JSON.stringify(one.body));
+    const again = await mintWith(second.body.data.id);
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    assert.equal(again.body.code ?? again.body.data?.code ?? 'OUTPUT_MINTED', 'OUTPUT_MINTED');
+    assert.match(again.body.error, new RegExp(`artwork of token ${one.body.data.tokenId}`));
+    // The first token keeps its deck and document.
+    const md = await call(`${mp.backendUrl}/nft/collections/${id}/metadata/${one.body.data.tokenId}`);
+    assert.equal(md.status, 200, JSON.stringify(md.body));
+    const [deck] = await mp.database.db.select().from(decks).where(eq(decks.id, first.body.data.deck_id));
+    assert.equal(deck!.token_id, one.body.data.tokenId);
+  });
+
   test('backend mint with outputId, tokens list, design-stage generate and per-token metadata', async () => {
     const { id } = await mp.deployedCollection({ title: 'Linked' });
     const out = await call(`${mp.backendUrl}/outputs`, {
