@@ -88,3 +88,11 @@ test('50 streams of one job each get every new entry once, woken by the notifica
   const latest = Math.max(...streams.flatMap((s) => s.seen.map((e) => e.at - t0)));
   assert.ok(latest < 5_000, `delivery took ${latest} ms (the safety read is 10 minutes away)`);
 });
+
+test('a Last-Event-ID beyond any history id is a 400 naming it (not a stream that ends at once)', async () => {
+  const res = await fetch(`${p.backendUrl}/api/jobs/00000000-0000-4000-8000-000000000000/stream`, {
+    headers: { ...svc(), 'last-event-id': '99999999999999999999999' },
+  });
+  assert.equal(res.status, 400);
+  assert.match(((await res.json()) as { error: string }).error, /Last-Event-ID/);
+});

@@ -97,6 +97,10 @@ test('signed video.asset.ready sets the playback id; the feed item carries the H
   const deleted = await send({ type: 'video.asset.deleted', data: { id: 'asset-abc' } });
   assert.equal(deleted.body.data.applied, true);
   assert.equal((await feedItem()).playback.type, 'direct');
+  // A passthrough number beyond a file id's range names no file (never a database error).
+  const huge = await send({ type: 'video.asset.ready', data: { id: 'a-huge', passthrough: '9999999999' } });
+  assert.equal(huge.status, 200, JSON.stringify(huge.body));
+  assert.equal(huge.body.data.applied, false);
   const bad = await send({ type: 'video.asset.ready', data: {} });
   assert.equal(bad.status, 400);
   assert.match(bad.body.error, /data\.id/);

@@ -36,7 +36,8 @@ export const HANDLED_EVENTS = ['video.asset.created', 'video.asset.ready', 'vide
 
 function targetOf(data: NonNullable<VideoEvent['data']>, assetId: string) {
   const pass = typeof data.passthrough === 'string' ? data.passthrough.trim() : '';
-  if (/^\d{1,10}$/.test(pass)) return { flatFileId: Number(pass) };
+  // flat_files.id is an int4: a larger number cannot name one (fall back to the asset id).
+  if (/^\d{1,10}$/.test(pass) && Number(pass) <= 2_147_483_647) return { flatFileId: Number(pass) };
   if (UUID_RE.test(pass)) return { outputId: pass };
   return { assetId };
 }

@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { TERMINAL_JOB_STATUSES } from '../../domain/content-statuses.ts';
+import { invalid } from '../../domain/errors.ts';
 import type { JobHistoryRow, JobRow } from '../../db/jobs.ts';
 import type { JobStreamHub } from '../../services/job-stream-hub.ts';
 import type { JobService } from '../../services/jobs.ts';
@@ -158,10 +159,12 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
       },
     },
     async (req, reply) => {
-      const job = await jobs.get(req.caller, req.params.id);
       const header = req.headers['last-event-id'];
       const rawLast = (Array.isArray(header) ? header[0] : header) ?? req.query.lastEventId;
       let lastId = rawLast && /^\d+$/.test(rawLast.trim()) ? Number(rawLast.trim()) : 0;
+      // A history id is a positive integer; a larger one cannot be, and would end the stream at once.
+      if (!Number.isSafeInteger(lastId)) throw invalid('Last-Event-ID: not a history id (an integer up to 2^53 − 1)');
+      const job = await jobs.get(req.caller, req.params.id);
 
       reply.hijack();
       const res = reply.raw;

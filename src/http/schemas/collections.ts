@@ -24,7 +24,11 @@ export const createCollectionBody = z
   .refine(...socialPair);
 
 const hexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
-const instant = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 date-time' });
+// Years 1970–9999: a year below 100 would come back shifted by the date parsing of the drivers.
+const instant = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 date-time' }).refine((v) => {
+  const year = new Date(v).getUTCFullYear();
+  return year >= 1970 && year <= 9999;
+}, 'expected a date-time between 1970 and 9999');
 
 /** A collection's mint policy (docs/minting.md "Mint policy"); null clears a field. */
 export const mintPolicyFields = {
