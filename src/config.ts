@@ -80,6 +80,8 @@ const shape = {
   ETHEREUM_RPC_URL: url.optional(),
   DEV_CHAIN: bool.default(true),
   DEV_CHAIN_PORT: port.default(8545),
+  /** A replacement of a stuck transaction never pays more than the node's current fee estimate × this (docs/chain-operations.md). */
+  TX_MAX_FEE_MULTIPLIER: z.coerce.number().min(1.2).max(100).default(3),
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
   S3_ENDPOINT: url.optional(),
   S3_BUCKET: z.string().optional(),

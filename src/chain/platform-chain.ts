@@ -136,7 +136,7 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
           rpcUrl: rpcUrl(chainId),
           account: account(chainId),
           logger,
-          options: opts.senderOptions,
+          options: { maxFeeMultiplier: config.TX_MAX_FEE_MULTIPLIER, ...opts.senderOptions },
         }),
       );
       senders.set(chainId, s);

@@ -292,4 +292,34 @@ describe('tx sender recovery', () => {
       }
     });
   });
+
+  test('another process killed after `signed`: a running sender of the wallet settles it by its catch-up, with no request', {
+    skip: !process.env.DATABASE_URL && 'needs DATABASE_URL (two live processes on one database)',
+  }, async () => {
+    await withDb(async ({ db }) => {
+      const key = '0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97'; // anvil #8
+      // This process signs for the wallet too and is running before the other one dies.
+      const here = createTxSender({
+        db,
+        chainId: 31337,
+        rpcUrl: anvil.rpcUrl,
+        account: privateKeyToAccount(key),
+        options: { catchUpIntervalMs: 200 },
+      });
+      try {
+        await here.ready();
+        const info = await runAndKill({ PRIVATE_KEY: key, TO: randomAddress(), CRASH_AT: 'signed' }, 'SIGNED');
+        // (It may be `sent` already: the catch-up runs every 200 ms.)
+        const deadline = Date.now() + 20_000;
+        while ((await rowById(db, info.id)).status !== 'mined') {
+          assert.ok(Date.now() < deadline, 'settled by the catch-up within 20 s');
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const receipt = await pub().getTransactionReceipt({ hash: info.hash });
+        assert.equal(receipt.status, 'success');
+      } finally {
+        await here.close();
+      }
+    });
+  });
 });

@@ -13,9 +13,13 @@ test('defaults: the chain poll interval; stuck after 10 s on the dev chain, 120 
   assert.equal(resolveOptions({}, arbitrum).stuckAfterMs, 120_000);
   assert.equal(resolveOptions({}, arbitrum).pollIntervalMs, 500);
   assert.deepEqual(
-    [d.feeBumpPermille, d.gasMarginPercent, d.retries, d.retryBaseMs, d.retryMaxMs, d.autoReconcile, d.queuePrefix],
-    [200, 120, 6, 200, 5_000, true, 'atelier'],
+    [d.feeBumpPermille, d.gasMarginPercent, d.retries, d.retryBaseMs, d.retryMaxMs, d.autoReconcile],
+    [200, 120, 6, 200, 5_000, true],
   );
+  // Crash recovery: bounded bumps, catch-up period (2 s dev, 5 s elsewhere), queued deadline, restore bound.
+  assert.deepEqual([d.maxFeeMultiplier, d.catchUpIntervalMs, d.queuedDeadlineMs, d.restoreMaxTxs], [3, 2_000, 120_000, 5_000]);
+  assert.equal(resolveOptions({}, arbitrum).catchUpIntervalMs, 5_000);
+  assert.equal(resolveOptions({ maxFeeMultiplier: 1 }, dev).maxFeeMultiplier, 1.2, 'a multiplier below one bump is raised');
   assert.equal(d.maxFeePerGasCap, undefined);
 });
 

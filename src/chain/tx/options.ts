@@ -33,8 +33,6 @@ export interface TxSenderOptions {
   unknownNonceGraceMs?: number;
   /** Run reconcile() when created (sends wait for it). Default true. */
   autoReconcile?: boolean;
-  /** BullMQ key prefix (Redis mode). Default `atelier`. */
-  queuePrefix?: string;
   /** Test hooks: run after the row is recorded `signed` (before broadcast) / `sent`. */
   hooks?: TxHooks;
 }
@@ -65,7 +63,6 @@ export function resolveOptions(o: TxSenderOptions, chain: { dev: boolean; pollin
     rpcTimeoutMs: o.rpcTimeoutMs ?? 10_000,
     unknownNonceGraceMs: o.unknownNonceGraceMs ?? 60_000,
     autoReconcile: o.autoReconcile ?? true,
-    queuePrefix: o.queuePrefix ?? 'atelier',
     maxFeePerGasCap: o.maxFeePerGasCap,
     hooks: o.hooks,
   };

@@ -31,3 +31,61 @@ test('the request hash binds path parameters and body', () => {
   assert.notEqual(a, requestHash({ params: { collectionId: 'c1' }, body: { recipient: '0x2' } }));
   assert.match(requestHash({ params: undefined, body: undefined }), /^[0-9a-f]{64}$/);
 });
+
+test('a holder that runs longer than the lease renews it: a duplicate waits and replays, it does not run again', async () => {
+  const { default: Fastify } = await import('fastify');
+  const { createIdempotency } = await import('../../services/idempotency.ts');
+  const { useIdempotency } = await import('./idempotency.ts');
+  // The idempotency_keys table in memory, with lease times on the real clock.
+  const rows = new Map<string, { status: string; statusCode: number | null; requestHash: string | null; body: unknown; at: number }>();
+  const id = (s: string, k: string) => `${s}|${k}`;
+  const idem = createIdempotency(
+    {
+      async insert(s, k, hash) {
+        if (rows.has(id(s, k))) return false;
+        rows.set(id(s, k), { status: 'in_progress', statusCode: null, requestHash: hash, body: null, at: Date.now() });
+        return true;
+      },
+      read: async (s, k) => rows.get(id(s, k)),
+      async finish(s, k, hash, statusCode, body) {
+        rows.set(id(s, k), { status: 'completed', statusCode, requestHash: hash, body, at: Date.now() });
+      },
+      release: async (s, k) => void rows.delete(id(s, k)),
+      async takeOver(s, k, leaseMs) {
+        const r = rows.get(id(s, k));
+        if (!r || r.status !== 'in_progress' || Date.now() - r.at <= leaseMs) return false;
+        r.at = Date.now();
+        return true;
+      },
+      async renew(s, k) {
+        const r = rows.get(id(s, k));
+        if (r?.status === 'in_progress') r.at = Date.now();
+      },
+    },
+    { leaseMs: 1_000, pollMs: 20 },
+  );
+  const app = Fastify();
+  let runs = 0;
+  app.decorateRequest('auth', null as never);
+  app.addHook('onRequest', async (req) => {
+    (req as unknown as { auth: unknown }).auth = { method: 'service_key', userId: null };
+  });
+  await app.register(async (scope) => {
+    useIdempotency(scope, idem);
+    scope.post('/slow', { config: { idempotency: 'slow' } }, async () => {
+      runs++;
+      await new Promise((r) => setTimeout(r, 2_500)); // two and a half leases long
+      return { run: runs };
+    });
+  });
+  const send = () =>
+    app.inject({ method: 'POST', url: '/slow', headers: { 'idempotency-key': 'k1', 'content-type': 'application/json' }, payload: {} });
+  const first = send();
+  await new Promise((r) => setTimeout(r, 50));
+  const second = await send();
+  assert.equal((await first).statusCode, 200);
+  assert.equal(runs, 1, 'the live holder kept its key');
+  assert.equal(second.headers['idempotent-replayed'], 'true');
+  assert.deepEqual(second.json(), { run: 1 });
+  await app.close();
+});
