@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { defaultParam, injector, makeFixtures, type Fixtures } from './fixtures.ts';
 import { TABLE, type ActorName, type Entry } from './policy-table.ts';
-import { startWalkPlatform, type WalkPlatform } from './walk-platform.ts';
+import { startWalkPlatform, type WalkPlatform } from '../helpers/inject-platform.ts';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 // Refusals first: a record an allowed actor changes is not the one a refused actor is asked about.

@@ -8,7 +8,7 @@ import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
 import { userToken } from '../helpers/content.ts';
 import { SERVICE_KEY, sampleData } from '../helpers/platform.ts';
 import type { ActorName } from './policy-table.ts';
-import type { WalkPlatform } from './walk-platform.ts';
+import type { WalkPlatform } from '../helpers/inject-platform.ts';
 
 export interface Fixtures {
   headers: Record<ActorName, Record<string, string>>;
