@@ -32,6 +32,8 @@ export interface Fixtures {
   file: string;
   wallet: string;
   mergePair: { primary_user_id: string; secondary_user_id: string };
+  /** A provider token for POST /api/auth/resolve. */
+  resolveToken: string;
   /** The user an operator call names when the route needs one (neither owner nor other). */
   operatorUserId: string;
   newCollection(as: 'owner'): Promise<string>;
@@ -127,6 +129,7 @@ export async function makeFixtures(p: WalkPlatform): Promise<Fixtures> {
     wallet,
     mergePair: { primary_user_id: ownerId, secondary_user_id: otherId },
     operatorUserId,
+    resolveToken: await userToken('walk-resolve'),
     newCollection: () => newCollection(owner, 'Walk fresh'),
     newDraft: () => newCollection(owner, 'Walk fresh draft'),
     newDeck,
