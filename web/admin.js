@@ -21,6 +21,11 @@ const ACTIONS = {
   },
   setBaseURI: { input: () => h('input', { name: 'value', ...URL_INPUT, required: true }), read: (v) => v.trim() },
   setContractURI: { input: () => h('input', { name: 'value', ...URL_INPUT, required: true }), read: (v) => v.trim() },
+  // No argument: the box confirms an irreversible change (diamondCut is removed for good).
+  freezeUpgrades: {
+    input: () => h('input', { name: 'value', type: 'checkbox', required: true, title: 'I understand: irreversible' }),
+    read: () => true,
+  },
 };
 
 function renderValueInput(action) {

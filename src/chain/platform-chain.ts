@@ -204,7 +204,8 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
       );
     }
     const s = sender(chainId);
-    const record = await deployPlatform({
+    const previous = deployment(chainId);
+    const fresh = await deployPlatform({
       rpcUrl: rpcUrl(chainId),
       chainId,
       deployer: s.address,
@@ -214,10 +215,14 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
         return { hash: r.hash, status: r.status, contractAddress: r.receipt.contractAddress };
       },
     });
+    // A redeploy (§7.1 recovery) keeps the stablecoin of the record it replaces while it still has
+    // code: payments already made in it stay valid. Without one, the dev chain gets a new one below.
+    const kept = previous?.contracts.Stablecoin;
+    const record = kept && (await hasCode(chainId, kept)) ? { ...fresh, contracts: { ...fresh.contracts, Stablecoin: kept } } : fresh;
     const dir = opts.deploymentsDir ?? committedDir;
     const file = writeDeploymentRecord(record, dir);
     logger?.info({ chainId, factory: record.contracts.DiamondFactory, file }, 'platform contracts deployed');
-    return record;
+    return withDevStablecoin(chainId, record);
   };
 
   /**
@@ -273,7 +278,7 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
       if (record && (await hasCode(chainId, record.contracts.DiamondFactory))) {
         return { deployment: await withDevStablecoin(chainId, record), deployed: false };
       }
-      return { deployment: await withDevStablecoin(chainId, await deploy(chainId)), deployed: true };
+      return { deployment: await deploy(chainId), deployed: true };
     },
     hasCode,
     contractExists: hasCode,

@@ -111,6 +111,10 @@ export function createCollectionService({ store, contractExists, expander }: Col
       }
       const current = await store.getCollection(id);
       authorize(caller, 'collection.update', { ownerId: current.user_id });
+      // The claim's time (updated_at) names its chain transaction: no change until it is settled.
+      if (current.mint_status === 'deploying' && !current.contract_address) {
+        throw conflict(`collection ${current.id} is being deployed: change it once the deployment is recorded`);
+      }
       if (input.editions !== undefined && current.contract_address && input.editions !== current.editions) {
         throw conflict('editions cannot change after deployment: the contract holds maxSupply (use the setMaxSupply admin action)');
       }

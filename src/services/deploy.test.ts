@@ -106,6 +106,28 @@ test('design deploy: claim, deploy under the claim key, write back; the platform
   assert.equal(get(c.id).mint_status, 'deployed');
 });
 
+test("design deploy: owner() is the owner given, else the creator's linked wallet, else the platform wallet", async () => {
+  const linked = '0x00000000000000000000000000000000000000Cc' as Address;
+  const chosen = '0x00000000000000000000000000000000000000dd' as Address;
+  const [a, b, platform] = [collectionRow({ user_id: 'alice' }), collectionRow({ user_id: 'alice' }), collectionRow({ user_id: null })];
+  const { store } = memoryStore([a, b, platform]);
+  const asked: string[] = [];
+  store.linkedWalletOf = async (userId) => {
+    asked.push(userId);
+    return linked;
+  };
+  const { chain, sent } = fakeChain();
+  const svc = service(store, chain);
+  await svc.deployDesign(ALICE, a.id, body);
+  await svc.deployDesign(ALICE, b.id, { ...body, owner: chosen });
+  await svc.deployDesign(OPERATOR, platform.id, body);
+  assert.deepEqual(
+    sent.map((s) => s.owner),
+    [getAddress(linked), getAddress(chosen), WALLET],
+  );
+  assert.deepEqual(asked, ['alice'], 'a platform record has no creator to ask about');
+});
+
 test('policy: a platform record is deployed by the operator only; a user deploys their own', async () => {
   const platform = collectionRow({ user_id: null });
   const alices = collectionRow({ user_id: 'alice' });
@@ -201,6 +223,29 @@ test('recover: a failed transaction releases at once; no transaction only after 
   now = claimedAt.getTime() + 600_000;
   assert.deepEqual(await svc.recoverAll(), { finished: 0, released: 1 });
   assert.equal(get(silent.id).mint_status, 'draft');
+});
+
+test('recover: a mined deployment of an earlier claim (the record was reset since) never finishes a new claim', async () => {
+  const firstClaim = new Date('2025-01-01T00:00:00.000Z');
+  const secondClaim = new Date('2025-01-02T00:00:00.000Z');
+  const c = collectionRow({ mint_status: 'deploying', updated_at: secondClaim });
+  const old: DeployTransaction = {
+    idempotency_key: deployKey(c.id, firstClaim.toISOString()),
+    status: 'mined',
+    chain_id: 31337,
+    hash: '0xaa',
+    to_address: FACTORY,
+    data: '0x',
+    receipt: {},
+  };
+  const { store, get } = memoryStore([c], [old]);
+  let now = secondClaim.getTime() + 1000;
+  const svc = service(store, fakeChain().chain, () => now);
+  assert.equal(await svc.recover(c.id), 'pending', 'a young claim: its request may still be sending');
+  assert.equal(get(c.id).contract_address, null, 'the vanished contract is not written back');
+  now = secondClaim.getTime() + 600_000;
+  assert.equal(await svc.recover(c.id), 'released');
+  assert.equal(get(c.id).mint_status, 'draft');
 });
 
 test('deploy-status: claim, release and write-back are the operator’s; the same write again is accepted', async () => {

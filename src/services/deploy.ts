@@ -152,7 +152,9 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
     const release = async () => ((await store.releaseDeploy(c.id, claimedAt)) ? 'released' : 'pending');
     const ofThisClaim =
       tx?.idempotency_key === deployKey(c.id, claimedAt) || tx?.idempotency_key === `${legacyKeyPrefix(c.id)}${claimedAt}`;
-    if (!tx || (!ofThisClaim && tx.status !== 'mined')) {
+    // Only this claim's transaction counts: a mined one of an earlier claim is a deployment the
+    // record was reset from (its contract vanished with a chain reset), never this one.
+    if (!tx || !ofThisClaim) {
       // Nothing sent for this claim: the request died before sending (or is still reading the chain).
       return now() - c.updated_at.getTime() >= (opts.graceMs ?? 300_000) ? release() : 'pending';
     }

@@ -8,7 +8,7 @@ import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
 import { userToken } from '../helpers/content.ts';
 import { SERVICE_KEY, sampleData } from '../helpers/platform.ts';
 import type { ActorName } from './policy-table.ts';
-import type { WalkPlatform } from './walk-platform.ts';
+import type { WalkPlatform } from '../helpers/inject-platform.ts';
 
 export interface Fixtures {
   headers: Record<ActorName, Record<string, string>>;
@@ -32,6 +32,8 @@ export interface Fixtures {
   file: string;
   wallet: string;
   mergePair: { primary_user_id: string; secondary_user_id: string };
+  /** A provider token for POST /api/auth/resolve. */
+  resolveToken: string;
   /** The user an operator call names when the route needs one (neither owner nor other). */
   operatorUserId: string;
   newCollection(as: 'owner'): Promise<string>;
@@ -127,6 +129,7 @@ export async function makeFixtures(p: WalkPlatform): Promise<Fixtures> {
     wallet,
     mergePair: { primary_user_id: ownerId, secondary_user_id: otherId },
     operatorUserId,
+    resolveToken: await userToken('walk-resolve'),
     newCollection: () => newCollection(owner, 'Walk fresh'),
     newDraft: () => newCollection(owner, 'Walk fresh draft'),
     newDeck,

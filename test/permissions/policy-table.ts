@@ -58,7 +58,7 @@ export const TABLE: Record<string, Entry> = {
   updateCollection: { expect: OWNER, body: () => ({ description: 'changed by the walk' }) },
   resetCollection: { expect: OWNER, alsoOk: [409] /* its contract still has code */ },
   generateCollectionFromConcept: { expect: SIGNED_IN, body: () => ({ concept: 'foxes in the snow' }) },
-  setupCollection: { expect: SIGNED_IN, body: () => ({ title: 'Walk setup', data: { version: 'v2' } }), alsoOk: [400] },
+  setupCollection: { expect: SIGNED_IN, body: () => ({ prompt: 'foxes in the snow' }) },
   updateDeployStatus: {
     expect: OPERATOR,
     fresh: async (f) => ({ collectionId: await f.newDraft() }),
@@ -191,7 +191,7 @@ export const TABLE: Record<string, Entry> = {
   feedTrendingCollections: { expect: PUBLIC },
   feedFeaturedCollection: { expect: PUBLIC, alsoOk: [404] /* nothing featured */ },
   feedDeckOutputs: { expect: PUBLIC },
-  resolveIdentity: { expect: PUBLIC, body: () => ({ provider: 'walk', provider_user_id: 'walk-resolve' }), alsoOk: [400] },
+  resolveIdentity: { expect: PUBLIC, body: (f) => ({ access_token: f.resolveToken }) },
   getMe: { expect: SIGNED_IN, operatorNamesUser: true },
   updateMe: { expect: SIGNED_IN, body: () => ({ display_name: 'Walker' }), operatorNamesUser: true },
   createWalletNonce: { expect: SIGNED_IN, body: () => ({}), operatorNamesUser: true },

@@ -14,7 +14,7 @@ import { collections, decks, flatFiles, jobs, outputs, samples } from '../../src
 import { userToken } from '../helpers/content.ts';
 import { SERVICE_KEY, sampleData } from '../helpers/platform.ts';
 import { injector } from './fixtures.ts';
-import { startWalkPlatform, type WalkPlatform } from './walk-platform.ts';
+import { startWalkPlatform, type WalkPlatform } from '../helpers/inject-platform.ts';
 
 const WALLET = privateKeyToAccount(ANVIL_PRIVATE_KEYS[4]).address;
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';

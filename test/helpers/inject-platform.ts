@@ -1,5 +1,5 @@
 /**
- * The platform the permission walk runs on: a real anvil with the platform contracts, a fresh
+ * A whole platform driven through app.inject() (the permission walk, redeploy tests): a real anvil with the platform contracts, a fresh
  * database, the in-process job queue, local file storage, and both apps built as `atelier start`
  * builds them — but never listening: every request goes through `app.inject()`, the admin proxy's
  * forwards included (its backend client injects into the backend app).
@@ -17,8 +17,8 @@ import type { BackendClient } from '../../src/http/admin/backend-client.ts';
 import { buildBackendApp } from '../../src/http/backend/app.ts';
 import { createJobQueue } from '../../src/generation/runtime.ts';
 import { LocalStorage } from '../../src/storage/local.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { JWT_SECRET, SERVICE_KEY } from '../helpers/platform.ts';
+import { createTestDatabase, type TestDatabase } from './db.ts';
+import { JWT_SECRET, SERVICE_KEY } from './platform.ts';
 
 export interface WalkPlatform {
   config: Config;
@@ -27,6 +27,10 @@ export interface WalkPlatform {
   backend: FastifyInstance;
   admin: FastifyInstance;
   anvil: AnvilInstance;
+  /** Stops anvil and starts a fresh one (no state) on the same port: a dev chain reset. */
+  resetChain(): Promise<void>;
+  /** A process restart: new chain services and apps over the same database and deployment records, ensureDeployed as `npm start` does. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -67,7 +71,8 @@ export function injectingBackendClient(backend: FastifyInstance, apiKey: string)
 }
 
 export async function startWalkPlatform(): Promise<WalkPlatform> {
-  const anvil = await startAnvil();
+  let anvil = await startAnvil();
+  const port = anvil.port;
   const config = testConfig({
     API_KEY: SERVICE_KEY,
     JWT_SECRET,
@@ -80,44 +85,66 @@ export async function startWalkPlatform(): Promise<WalkPlatform> {
   });
   const database = await createTestDatabase();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-walk-'));
-  fs.mkdirSync(path.join(dir, 'deployments'));
-  fs.mkdirSync(path.join(dir, 'committed'));
-  fs.mkdirSync(path.join(dir, 'files'));
-  const chain = createChainServices({
-    config,
-    db: database.db,
-    deploymentsDir: path.join(dir, 'deployments'),
-    committedDeploymentsDir: path.join(dir, 'committed'),
-  });
-  await chain.deployPlatform(31337);
-  const jobQueue = createJobQueue(config);
+  for (const d of ['deployments', 'committed', 'files']) fs.mkdirSync(path.join(dir, d));
   const storage = new LocalStorage({ root: path.join(dir, 'files'), baseUrl: () => 'http://files.test/files' });
-  const backend = await buildBackendApp({
+
+  const build = async () => {
+    const chain = createChainServices({
+      config,
+      db: database.db,
+      deploymentsDir: path.join(dir, 'deployments'),
+      committedDeploymentsDir: path.join(dir, 'committed'),
+    });
+    await chain.ensureDeployed(31337);
+    const jobQueue = createJobQueue(config);
+    const backend = await buildBackendApp({
+      config,
+      database,
+      metadataBaseUrl: 'http://meta.test',
+      storage,
+      jobQueue,
+      chain,
+      contractExists: chain.contractExists,
+    });
+    const admin = await buildAdminApp(config, { chain, backend: injectingBackendClient(backend, SERVICE_KEY) });
+    await Promise.all([backend.ready(), admin.ready()]);
+    return {
+      chain,
+      backend,
+      admin,
+      async stop() {
+        await admin.close();
+        await backend.close();
+        await jobQueue.close();
+        await chain.close();
+      },
+    };
+  };
+
+  let current = await build();
+  const p: WalkPlatform = {
     config,
     database,
-    metadataBaseUrl: 'http://meta.test',
-    storage,
-    jobQueue,
-    chain,
-    contractExists: chain.contractExists,
-  });
-  const admin = await buildAdminApp(config, { chain, backend: injectingBackendClient(backend, SERVICE_KEY) });
-  await Promise.all([backend.ready(), admin.ready()]);
-  return {
-    config,
-    database,
-    chain,
-    backend,
-    admin,
+    chain: current.chain,
+    backend: current.backend,
+    admin: current.admin,
     anvil,
+    async resetChain() {
+      await anvil.stop();
+      anvil = await startAnvil({ port });
+      p.anvil = anvil;
+    },
+    async restart() {
+      await current.stop();
+      current = await build();
+      Object.assign(p, { chain: current.chain, backend: current.backend, admin: current.admin });
+    },
     async close() {
-      await admin.close();
-      await backend.close();
-      await jobQueue.close();
-      await chain.close();
+      await current.stop();
       await anvil.stop();
       await database.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+  return p;
 }
