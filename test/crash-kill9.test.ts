@@ -21,7 +21,7 @@ const RECIPIENT = '0x00000000000000000000000000000000000c0ffe' as Address;
 const LEASE_MS = 30_000;
 const groups = new Set<number>();
 
-after(() => {
+after(async () => {
   for (const pid of groups) {
     try {
       process.kill(-pid, 'SIGKILL');
@@ -29,7 +29,21 @@ after(() => {
       // gone
     }
   }
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  // SIGKILL is delivered asynchronously: wait until no process of the groups remains, so none is
+  // still writing into the data directory while it is removed.
+  for (let i = 0; i < 50; i++) {
+    const alive = [...groups].some((pid) => {
+      try {
+        process.kill(-pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    if (!alive) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 /** `npm start` as its own process group (detached), like a terminal runs it. */
