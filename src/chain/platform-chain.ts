@@ -273,7 +273,7 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
     async ensureDeployed(chainId) {
       // A chain that came back older than the database (kill -9 of the embedded anvil) gets its
       // lost transactions first, the platform contracts included: never a second deployment.
-      await sender(chainId).ready();
+      await sender(chainId).catchUp();
       const record = deployment(chainId);
       if (record && (await hasCode(chainId, record.contracts.DiamondFactory))) {
         return { deployment: await withDevStablecoin(chainId, record), deployed: false };

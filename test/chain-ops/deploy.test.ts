@@ -34,7 +34,13 @@ const RECORD_KEYS = [
 describe('platform deployment, stale detection, reset', { timeout: 90_000 }, () => {
   let p: ChainPlatform;
   before(async () => {
-    p = await startChainPlatform({ env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' } });
+    // The restart below wipes the chain for good (restoreMaxTxs 0: the sender does not replay the lost
+    // transactions), as a node without its state would be; a chain that only lost its last blocks is
+    // restored instead (test/crash-kill9.test.ts, test/chain/tx-sender-restore.test.ts).
+    p = await startChainPlatform({
+      env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' },
+      services: { senderOptions: { restoreMaxTxs: 0 } },
+    });
   });
   after(async () => {
     await p?.close();

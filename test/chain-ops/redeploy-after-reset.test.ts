@@ -59,7 +59,10 @@ describe('reset → redeploy → mint, and paid samples across a platform redepl
   };
 
   before(async () => {
-    p = await startWalkPlatform();
+    // A reset the platform does not rebuild: a wiped dev node whose lost transactions are more than
+    // the sender replays (restoreMaxTxs 0; docs/chain-operations.md "Crash recovery"). A chain that
+    // only lost its last blocks is restored instead, and needs no redeploy.
+    p = await startWalkPlatform({ senderOptions: { restoreMaxTxs: 0 } });
   });
   after(() => p?.close());
 

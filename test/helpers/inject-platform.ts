@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { startAnvil, type AnvilInstance } from '../../src/chain/anvil.ts';
 import { createChainServices, type ChainServices } from '../../src/chain/platform-chain.ts';
+import type { TxSenderOptions } from '../../src/chain/tx/api.ts';
 import { testConfig, type Config } from '../../src/config.ts';
 import { createJobQueue } from '../../src/generation/runtime.ts';
 import { LocalStorage } from '../../src/storage/local.ts';
@@ -31,7 +32,7 @@ export interface WalkPlatform {
   close(): Promise<void>;
 }
 
-export async function startWalkPlatform(): Promise<WalkPlatform> {
+export async function startWalkPlatform(opts: { senderOptions?: TxSenderOptions } = {}): Promise<WalkPlatform> {
   let anvil = await startAnvil();
   const port = anvil.port;
   const env = {
@@ -54,6 +55,7 @@ export async function startWalkPlatform(): Promise<WalkPlatform> {
       db: database.db,
       deploymentsDir: path.join(dir, 'deployments'),
       committedDeploymentsDir: path.join(dir, 'committed'),
+      ...(opts.senderOptions ? { senderOptions: opts.senderOptions } : {}),
     });
     await chain.ensureDeployed(31337);
     const jobQueue = createJobQueue(config);

@@ -92,10 +92,10 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
       const chain = chainOf();
       const { chainId, force } = req.body;
       if (!force) {
-        const existing = chain.deployment(chainId);
-        if (existing && (await chain.hasCode(chainId, existing.contracts.DiamondFactory))) {
-          return { success: true as const, deployment: existing, stale: false as const, deployed: false };
-        }
+        // What the chain lost is restored first (the platform contracts included), so a chain
+        // that only lost its last blocks never gets a second deployment.
+        const { deployment, deployed } = await chain.ensureDeployed(chainId);
+        return { success: true as const, deployment, stale: false as const, deployed };
       }
       const deployment = await chain.deployPlatform(chainId);
       return { success: true as const, deployment, stale: false as const, deployed: true };
