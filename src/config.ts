@@ -92,10 +92,11 @@ const shape = {
   WORKER_CONCURRENCY: positiveInt.default(2),
   CREDITS_INITIAL_GRANT: z.coerce.number().int().min(0).default(100),
   CREDITS_PER_GENERATION: z.coerce.number().int().min(0).default(1),
-  JOB_RECONCILE_INTERVAL_MS: positiveInt.default(300_000),
+  /** Reconciliation of pending steps with the queue store: at start, then this often (issue 18.3: within a minute). */
+  JOB_RECONCILE_INTERVAL_MS: positiveInt.default(20_000),
   /** An Idempotency-Key in progress whose holder stopped renewing it is taken over after this (docs/chain-operations.md). */
   IDEMPOTENCY_LEASE_MS: positiveInt.default(30_000),
-  JOB_STALE_STEP_MS: positiveInt.default(600_000),
+  JOB_STALE_STEP_MS: positiveInt.default(30_000),
   COMFYUI_URL: url.optional(),
   OPENAI_BASE_URL: url.optional(),
   OPENAI_API_KEY: z.string().optional(),

@@ -102,6 +102,24 @@ test('reconciliation: waiting steps are left, lost ones re-queued (and then comp
   await w.close();
   await fresh.close();
 
+  // A worker runtime started over a queue store that lost its steps re-queues them at start-up,
+  // without waiting for the first interval (issue 18.3).
+  const lostAgain = await generate();
+  await sleep(30);
+  const empty = new InProcessQueue<StepPayload>('generation');
+  const started = await startGenerationWorker({
+    config: p.config,
+    database: p.database,
+    storage: p.storage,
+    queue: empty,
+    reconcile: { staleMs: 0, intervalMs: 600_000 },
+  });
+  await waitFor('the start-up pass re-queues the lost step; the job completes', async () =>
+    (await jobOf(lostAgain)).status === 'completed' ? true : undefined,
+  );
+  await started.close();
+  await empty.close();
+
   // The queue store says the step failed for good.
   const doomed = await generate();
   await sleep(30);

@@ -275,8 +275,8 @@ export function startWorker(ctx: WorkerContext, opts: { concurrency: number }): 
 // Stale step reconciliation (content-service.md §3, §8)
 // ---------------------------------------------------------------------------------------------
 
-export const STALE_STEP_MS = 10 * 60 * 1000;
-export const RECONCILE_INTERVAL_MS = 5 * 60 * 1000;
+export const STALE_STEP_MS = 30 * 1000;
+export const RECONCILE_INTERVAL_MS = 20 * 1000;
 
 export interface ReconcileReport {
   checked: number;
@@ -327,18 +327,29 @@ export async function reconcileStaleSteps(ctx: QueueContext, opts: { staleMs?: n
   return report;
 }
 
-/** Runs the reconciler every `intervalMs`; returns a stop function. */
+/**
+ * Runs the reconciler at once (a queue store that lost its data while everything was down is
+ * noticed at start-up), then every `intervalMs`; returns a stop function.
+ */
 export function startReconciler(ctx: QueueContext, opts: { intervalMs?: number; staleMs?: number; onError?: (err: unknown) => void } = {}) {
   let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
+  let stopped = false;
+  const pass = () => {
+    if (running || stopped) return;
     running = true;
     reconcileStaleSteps(ctx, opts)
       .catch((err) => opts.onError?.(err))
       .finally(() => {
         running = false;
       });
-  }, opts.intervalMs ?? RECONCILE_INTERVAL_MS);
+  };
+  const first = setTimeout(pass, 0);
+  const timer = setInterval(pass, opts.intervalMs ?? RECONCILE_INTERVAL_MS);
   timer.unref();
-  return () => clearInterval(timer);
+  first.unref();
+  return () => {
+    stopped = true;
+    clearTimeout(first);
+    clearInterval(timer);
+  };
 }
