@@ -135,6 +135,21 @@ describe('backend', () => {
     assert.equal((await get({ authorization: `Bearer ${await hs256({ sub: 'fine' }, '23h')}` })).status, 200);
   });
 
+  test('a token naming a reserved provider (wallet, api_key) is refused: wallets are linked only by signature', async () => {
+    const wallet = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+    for (const provider of ['wallet', 'WALLET', 'api_key']) {
+      const r = await get({ authorization: `Bearer ${await hs256({ sub: wallet, provider })}` });
+      assert.equal(r.status, 401, provider);
+      assert.match(r.body.error, /reserved/);
+    }
+    const resolve = await call(`${p.backendUrl}/api/auth/resolve`, {
+      body: { access_token: await hs256({ sub: wallet, provider: 'wallet' }) },
+    });
+    assert.equal(resolve.status, 401, 'the resolve route applies the same rule');
+    const made = await p.database.db.select().from(userIdentities).where(eq(userIdentities.provider_user_id, wallet));
+    assert.deepEqual(made, [], 'no wallet identity was created');
+  });
+
   test('bad signature, expired, wrong algorithm: 401', async () => {
     const wrong = await new SignJWT({ sub: 'x' })
       .setProtectedHeader({ alg: 'HS256' })

@@ -105,9 +105,16 @@ export interface TokenClaims {
 }
 
 /** The identity a verified token names: its provider (claim or JWT_PROVIDER), subject and email. */
+const RESERVED_PROVIDERS = new Set(['wallet', 'api_key']);
+
 export function claimsOf(payload: JWTPayload, config: Config): TokenClaims {
   if (!payload.sub) throw new AuthFailure('invalid token: no sub claim');
   const provider = typeof payload.provider === 'string' ? payload.provider.slice(0, 30) : config.JWT_PROVIDER;
+  // Wallet identities are made only by a Sign-In with Ethereum signature, API keys only by us: a
+  // token naming those providers would act as a wallet (or key) it never proved.
+  if (RESERVED_PROVIDERS.has(provider.toLowerCase())) {
+    throw new AuthFailure(`invalid token: provider "${provider}" is reserved (wallets are linked with Sign-In with Ethereum)`);
+  }
   const email = typeof payload.email === 'string' ? payload.email : null;
   return { provider, sub: payload.sub, email, emailVerified: email !== null && payload.email_verified === true };
 }
