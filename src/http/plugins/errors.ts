@@ -44,6 +44,15 @@ export function zodMessage(error: ZodError, prefix = 'body'): string {
   return `${field ? `${prefix}.${field}` : prefix}: ${issue.message}`;
 }
 
+/** The part of a dependency's error a client may read: its first line, without URLs. */
+export function clientSafe(message: string): string {
+  const first = message
+    .split('\n')[0]!
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi, '<url>')
+    .trim();
+  return first || 'a dependency failed';
+}
+
 export function sendError(reply: FastifyReply, style: ErrorStyle, status: number, message: string, extra?: Record<string, unknown>) {
   const body =
     style === 'envelope' ? { data: null, error: message, ...(extra ?? {}) } : { success: false, error: message, ...(extra ?? {}) };
@@ -56,7 +65,12 @@ export function installErrorHandling(app: FastifyInstance, style: ErrorStyle) {
       return sendError(reply, style, 400, validationMessage(error));
     }
     if (error instanceof AppError) {
-      return sendError(reply, style, STATUS_OF_KIND[error.kind], error.message, error.extra);
+      const status = STATUS_OF_KIND[error.kind];
+      if (status < 500) return sendError(reply, style, status, error.message, error.extra);
+      // A dependency's failure: the full text (an RPC library's includes the node's URL, which in
+      // production carries the provider's key, and the request body) goes to the log only.
+      request.log.warn({ err: error }, 'dependency error');
+      return sendError(reply, style, status, clientSafe(error.message), error.extra);
     }
     if (error instanceof ZodError) {
       return sendError(reply, style, 400, zodMessage(error));
