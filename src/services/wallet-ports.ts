@@ -6,6 +6,7 @@
  */
 import { verifyMessage } from 'viem';
 import { verifySiweMessage } from 'viem/siwe';
+import { AppError } from '../domain/errors.ts';
 import type { Config } from '../config.ts';
 import type { MintingChainAccess } from '../chain/mint.ts';
 import type { Db } from '../db/client.ts';
@@ -33,12 +34,23 @@ export function siweVerifierOf(config: Config, access?: MintingChainAccess): Siw
       return undefined;
     }
   };
+  // The RPC's chain id, asked once per chain after a good answer (every nonce and verify asks).
+  const servedChainIds = new Map<number, number>();
   return {
     // The RPC must really serve that chain (EIP-1271 calls go to it): its eth_chainId is asked.
+    // An RPC that does not answer is the server's problem (503), not an unsupported chain (400).
     async supports(chainId) {
       if (!access) return chainId === config.NFT_CHAIN_ID;
       const client = clientOf(chainId);
-      return client ? (await client.getChainId().catch(() => undefined)) === chainId : false;
+      if (!client) return false;
+      let served = servedChainIds.get(chainId);
+      if (served === undefined) {
+        served = await client.getChainId().catch(() => {
+          throw new AppError('unavailable', `the RPC of chain ${chainId} does not answer; wallet links on it cannot be checked now`);
+        });
+        servedChainIds.set(chainId, served);
+      }
+      return served === chainId;
     },
     async verify({ chainId, message, signature, address }) {
       const client = clientOf(chainId);
