@@ -57,6 +57,9 @@ describe('mint policy: owner-only by default, public by policy, paid from the mi
     const bad = await put(alice, { mint_start: '2030-01-02T00:00:00Z', mint_end: '2030-01-01T00:00:00Z' });
     assert.equal(bad.status, 400);
     assert.match(bad.body.error, /mint_end/);
+    const zero = await put(alice, { payout_address: `0x${'0'.repeat(40)}` });
+    assert.equal(zero.status, 400);
+    assert.match(zero.body.error, /payout_address.*zero address/);
     const set = await put(alice, { mint_access: 'public', mint_price: PRICE.toString(), payout_address: payout, max_per_wallet: 2 });
     assert.equal(set.status, 200, JSON.stringify(set.body));
     assert.deepEqual(

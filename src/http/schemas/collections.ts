@@ -45,7 +45,11 @@ export const mintPolicyFields = {
     .nullable()
     .optional()
     .describe('stablecoin units per token (6 decimals); null: price × 10^6'),
-  payout_address: hexAddress.nullable().optional().describe('where public mint payments go'),
+  payout_address: hexAddress
+    .refine((a) => !/^0x0{40}$/.test(a), 'the zero address cannot receive payments')
+    .nullable()
+    .optional()
+    .describe('where public mint payments go'),
   max_per_wallet: z.number().int().min(1).max(1_000_000).nullable().optional(),
   mint_allowlist: z
     .array(hexAddress)
