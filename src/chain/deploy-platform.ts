@@ -114,10 +114,13 @@ export async function deployPlatform(opts: DeployPlatformOptions): Promise<Deplo
 
   const addresses: Record<string, Address> = {};
   // The facets and CollectionInit do not depend on each other: send them with consecutive nonces,
-  // then wait for all receipts; the factory (whose constructor checks their code) goes last.
+  // one after the other (sent at once, a later nonce can reach the node before an earlier one and
+  // wait in its pool, and an automining anvil may then leave it unmined), then wait for all
+  // receipts together; the factory (whose constructor checks their code) goes last.
   let nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });
   const independent = [...FACET_NAMES, 'CollectionInit'] as const;
-  const hashes = await Promise.all(independent.map((name, i) => deploy(walletClient, account, name, [], nonce + i, opts.artifactsDir)));
+  const hashes: Hex[] = [];
+  for (const [i, name] of independent.entries()) hashes.push(await deploy(walletClient, account, name, [], nonce + i, opts.artifactsDir));
   nonce += independent.length;
   const receipts = await Promise.all(hashes.map((hash) => waitForReceipt(publicClient, hash)));
   receipts.forEach((r, i) => {
