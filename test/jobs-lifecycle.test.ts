@@ -6,89 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { EventSource } from 'eventsource';
 import { collections, decks, jobHistory, jobRetryBackups, jobs, jobSteps } from '../src/db/schema/index.ts';
-import { GeneratorError, ProceduralConnector, type GeneratorConnector } from '../src/generation/connectors/index.ts';
 import { bearer, client, svc, userToken } from './helpers/content.ts';
-import { startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';
+import { flakyConnector, startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';
 import { sampleData } from './helpers/platform.ts';
-
-const _PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
-
-/** Procedural, except prompts containing "explode" fail (non-retryable) while `failures.left` > 0. */
-function flakyConnector(failures: { left: number }) {
-  const real = new ProceduralConnector();
-  const c: GeneratorConnector = {
-    kind: 'flaky-procedural',
-    async generate(req, onProgress, signal) {
-      if (req.prompt.includes('explode') && failures.left > 0) {
-        failures.left--;
-        throw new GeneratorError('the model exploded', { retryable: false });
-      }
-      return real.generate({ ...req, width: 256, height: 256 }, onProgress, signal);
-    },
-  };
-  return () => c;
-}
-
-interface SseEvent {
-  type: string;
-  data: any;
-  id: string;
-}
-
-/** Reads the job stream with the `eventsource` package (headers through its fetch option) until the job ends. */
-function _readStream(p: JobsPlatform, jobId: string, headers: Record<string, string>, lastEventId?: string): Promise<SseEvent[]> {
-  return new Promise((resolve, reject) => {
-    const events: SseEvent[] = [];
-    const es = new EventSource(`${p.backendUrl}/api/jobs/${jobId}/stream`, {
-      fetch: (input, init) =>
-        fetch(input, {
-          ...init,
-          headers: { ...(init?.headers as Record<string, string>), ...headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
-        }),
-    });
-    const timer = setTimeout(() => {
-      es.close();
-      reject(new Error(`stream did not finish: ${JSON.stringify(events.map((e) => e.type))}`));
-    }, 90_000);
-    for (const type of ['history_init', 'job_update', 'job_history']) {
-      es.addEventListener(type, (e) => {
-        const ev = e as MessageEvent;
-        events.push({ type, data: JSON.parse(ev.data), id: ev.lastEventId });
-        if (type === 'job_update' && ['completed', 'failed'].includes(events.at(-1)!.data.status)) {
-          clearTimeout(timer);
-          es.close();
-          resolve(events);
-        }
-      });
-    }
-    es.addEventListener('error', (e) => {
-      if ((e as { code?: number }).code && (e as { code?: number }).code! >= 400) {
-        clearTimeout(timer);
-        es.close();
-        reject(new Error(`stream error ${(e as { code?: number }).code}`));
-      }
-    });
-  });
-}
-
-/** Raw stream text until the server ends it (for heartbeat and Last-Event-ID checks). */
-async function _rawStream(p: JobsPlatform, jobId: string, headers: Record<string, string>) {
-  const res = await fetch(`${p.backendUrl}/api/jobs/${jobId}/stream`, { headers });
-  return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
-}
-
-function _parseSse(text: string): SseEvent[] {
-  return text
-    .split('\n\n')
-    .filter((b) => b.includes('event:'))
-    .map((block) => {
-      const lines = block.split('\n');
-      const get = (k: string) => lines.find((l) => l.startsWith(`${k}: `))?.slice(k.length + 2) ?? '';
-      return { type: get('event'), data: JSON.parse(get('data')), id: get('id') };
-    });
-}
 
 for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
   describe(`generation jobs (${kind} queue)`, () => {

@@ -8,28 +8,11 @@ import { after, before, describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { EventSource } from 'eventsource';
 import { jobHistory, jobSteps } from '../src/db/schema/index.ts';
-import { GeneratorError, ProceduralConnector, type GeneratorConnector } from '../src/generation/connectors/index.ts';
 import { bearer, client, svc, userToken } from './helpers/content.ts';
-import { startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';
+import { flakyConnector, startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';
 import { SERVICE_KEY, sampleData } from './helpers/platform.ts';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
-
-/** Procedural, except prompts containing "explode" fail (non-retryable) while `failures.left` > 0. */
-function flakyConnector(failures: { left: number }) {
-  const real = new ProceduralConnector();
-  const c: GeneratorConnector = {
-    kind: 'flaky-procedural',
-    async generate(req, onProgress, signal) {
-      if (req.prompt.includes('explode') && failures.left > 0) {
-        failures.left--;
-        throw new GeneratorError('the model exploded', { retryable: false });
-      }
-      return real.generate({ ...req, width: 256, height: 256 }, onProgress, signal);
-    },
-  };
-  return () => c;
-}
 
 interface SseEvent {
   type: string;

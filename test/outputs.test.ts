@@ -1,7 +1,7 @@
 /** Output routes (content-service.md §4.1): state machine, custody, decks, counters, thumbnails. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { decks, outputs } from '../src/db/schema/index.ts';
 import { bearer, client, makeCollection, svc, userToken } from './helpers/content.ts';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
@@ -20,17 +20,6 @@ after(() => p.close());
 
 const create = (body: Record<string, unknown>, user = 'alice') => api('/outputs', svc(user), { body });
 const deckOf = async (id: string) => (await p.database.db.select().from(decks).where(eq(decks.id, id)))[0]!;
-/** The truth the counter must match: visible outputs in the deck. */
-const _visibleIn = async (deckId: string) =>
-  Number(
-    (
-      await p.database.db
-        .select({ n: sql<number>`count(*)::int` })
-        .from(outputs)
-        .where(and(eq(outputs.deck_id, deckId), ne(outputs.status, 'hidden')))
-    )[0]!.n,
-  );
-
 describe('POST /outputs', () => {
   test('201 with the spec fields; a deck is auto-created, then reused', async () => {
     const a = await create(

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { jobs } from '../../src/db/schema/index.ts';
-import type { GeneratorConnector } from '../../src/generation/connectors/index.ts';
+import { GeneratorError, ProceduralConnector, type GeneratorConnector } from '../../src/generation/connectors/index.ts';
 import type { StepPayload } from '../../src/generation/pipeline.ts';
 import { JOB_QUEUE_NAME, startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
 import type { Resolver } from '../../src/net/guarded-fetch.ts';
@@ -96,4 +96,20 @@ export function waitForJobEnd(p: TestPlatform, jobId: string, timeoutMs = 60_000
     },
     timeoutMs,
   );
+}
+
+/** Procedural, except prompts containing "explode" fail (non-retryable) while `failures.left` > 0. */
+export function flakyConnector(failures: { left: number }) {
+  const real = new ProceduralConnector();
+  const c: GeneratorConnector = {
+    kind: 'flaky-procedural',
+    async generate(req, onProgress, signal) {
+      if (req.prompt.includes('explode') && failures.left > 0) {
+        failures.left--;
+        throw new GeneratorError('the model exploded', { retryable: false });
+      }
+      return real.generate({ ...req, width: 256, height: 256 }, onProgress, signal);
+    },
+  };
+  return () => c;
 }
