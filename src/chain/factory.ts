@@ -24,55 +24,32 @@ export interface FactoryState {
   address: Address;
   collectionCount: string;
   owner: Address;
-  facets: {
-    diamondCutFacet: Address;
-    diamondLoupeFacet: Address;
-    ownershipFacet: Address;
-    erc721Facet: Address;
-    mintFacet: Address;
-    collectionInit: Address;
-    contractURIFacet: Address;
-    metadataUpdateFacet: Address;
-    royaltyFacet: Address;
-    router: Address;
-  };
+  facets: Record<(typeof FACTORY_COMPONENTS)[number], Address>;
 }
+
+/** The factory's component getters (§2.8), in the order of `GET /api/nft/factory`'s `facets`. */
+export const FACTORY_COMPONENTS = [
+  'diamondCutFacet',
+  'diamondLoupeFacet',
+  'ownershipFacet',
+  'erc721Facet',
+  'mintFacet',
+  'collectionInit',
+  'contractURIFacet',
+  'metadataUpdateFacet',
+  'royaltyFacet',
+  'router',
+] as const;
 
 export async function readFactory(client: PublicClient, address: Address): Promise<FactoryState> {
   const read = (functionName: string) =>
     client.readContract({ address, abi: diamondFactoryAbi, functionName: functionName as never }) as Promise<unknown>;
-  const names = [
-    'collectionCount',
-    'owner',
-    'diamondCutFacet',
-    'diamondLoupeFacet',
-    'ownershipFacet',
-    'erc721Facet',
-    'mintFacet',
-    'collectionInit',
-    'contractURIFacet',
-    'metadataUpdateFacet',
-    'royaltyFacet',
-    'router',
-  ] as const;
-  const v = await Promise.all(names.map(read));
-  const a = (i: number) => getAddress(v[i] as string);
+  const [count, owner, ...components] = await Promise.all(['collectionCount', 'owner', ...FACTORY_COMPONENTS].map(read));
   return {
     address: getAddress(address),
-    collectionCount: String(v[0]),
-    owner: a(1),
-    facets: {
-      diamondCutFacet: a(2),
-      diamondLoupeFacet: a(3),
-      ownershipFacet: a(4),
-      erc721Facet: a(5),
-      mintFacet: a(6),
-      collectionInit: a(7),
-      contractURIFacet: a(8),
-      metadataUpdateFacet: a(9),
-      royaltyFacet: a(10),
-      router: a(11),
-    },
+    collectionCount: String(count),
+    owner: getAddress(owner as string),
+    facets: Object.fromEntries(FACTORY_COMPONENTS.map((name, i) => [name, getAddress(components[i] as string)])) as FactoryState['facets'],
   };
 }
 

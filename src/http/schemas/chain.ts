@@ -1,4 +1,5 @@
 /** The admin proxy's chain routes (nft-service.md §2.6–§2.8, §4.1, §4.1.3–§4.1.5; docs/chain-operations.md). */
+import { FACTORY_COMPONENTS } from '../../chain/factory.ts';
 import { z } from 'zod';
 import { ADMIN_ACTION_NAMES } from '../../chain/collection.ts';
 import { DEV_CHAIN_ID } from '../../chain/chains.ts';
@@ -64,25 +65,14 @@ export const deploymentRecord = z.object({
   contracts: z.record(z.string(), z.string()),
 });
 
-const FACETS = [
-  'diamondCutFacet',
-  'diamondLoupeFacet',
-  'ownershipFacet',
-  'erc721Facet',
-  'mintFacet',
-  'collectionInit',
-  'contractURIFacet',
-  'metadataUpdateFacet',
-  'royaltyFacet',
-  'router',
-] as const;
-
 /** Factory state (§2.8); only `address` when the factory has no code (stale). */
 export const factoryState = z.object({
   address: z.string(),
   collectionCount: z.string().optional(),
   owner: z.string().optional(),
-  facets: z.object(Object.fromEntries(FACETS.map((f) => [f, z.string()])) as Record<(typeof FACETS)[number], z.ZodString>).optional(),
+  facets: z
+    .object(Object.fromEntries(FACTORY_COMPONENTS.map((f) => [f, z.string()])) as Record<(typeof FACTORY_COMPONENTS)[number], z.ZodString>)
+    .optional(),
 });
 
 /** An on-chain collection (§2.6). */
