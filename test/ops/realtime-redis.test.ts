@@ -46,7 +46,7 @@ const join = (s: Socket, room: string) =>
 test('an event published by the indexer behind server 1 reaches the room’s client on server 2 only', async () => {
   const channel = `atelier-io-test-${randomBytes(4).toString('hex')}`;
   const indexerEvents = new IndexerEvents();
-  const one = await server(indexerEvents, channel); // the indexer process's server
+  await server(indexerEvents, channel); // the indexer process's server
   const two = await server(undefined, channel); // a backend replica without an indexer
   const room = `app:0x${'ab'.repeat(20)}`;
   const other = `app:0x${'cd'.repeat(20)}`;
