@@ -232,6 +232,29 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(`indexer following chain ${running.chainId}; API and socket.io on ${publicBaseUrl(config)}\n`);
       return;
     }
+    case 'deploy': {
+      // What `atelier start` does on the dev chain, for a topology of separate processes: deploy
+      // once, before the replicas, through the tx sender (recorded, so a lost chain is caught up).
+      const database = await openConfiguredDatabase(config);
+      await database.migrate();
+      const chain = createChainServices({
+        config,
+        db: database.db,
+        deploymentsDir: path.join(config.dataDir, 'deployments'),
+        startSenders: [config.NFT_CHAIN_ID],
+      });
+      try {
+        const { deployment, deployed } = await chain.ensureDeployed(config.NFT_CHAIN_ID);
+        process.stdout.write(
+          `platform contracts ${deployed ? 'deployed' : 'already deployed'} on chain ${config.NFT_CHAIN_ID}: factory ${deployment.contracts.DiamondFactory} (block ${deployment.blockNumber})\n`,
+        );
+      } finally {
+        await chain.close();
+        await database.close();
+        releaseLock?.();
+      }
+      return;
+    }
     case 'migrate': {
       const database = await openConfiguredDatabase(config);
       await database.migrate();

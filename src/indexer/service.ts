@@ -4,6 +4,7 @@
  * (attached by the HTTP app that hosts the indexer: src/http/realtime.ts). Used by `atelier start`
  * (inside the backend process) and `atelier indexer` (its own process, src/http/indexer-app.ts).
  */
+import path from 'node:path';
 import pino from 'pino';
 import { traceLogFields } from '../telemetry.ts';
 import { getAddress } from 'viem';
@@ -47,7 +48,9 @@ export function indexerTarget(config: Config, overrides: Partial<IndexerTarget> 
       return undefined;
     }
   }
-  const record = readDeploymentRecord(chainId);
+  // The data dir's record first (written by `atelier deploy` or `atelier start` on the dev chain,
+  // read by every process sharing DATA_DIR), then the committed one.
+  const record = readDeploymentRecord(chainId, path.join(config.dataDir, 'deployments')) ?? readDeploymentRecord(chainId);
   const factory = overrides.factoryAddress ?? config.NFT_FACTORY_ADDRESS ?? record?.contracts.DiamondFactory;
   if (!factory) return undefined;
   const sameFactory = record && getAddress(record.contracts.DiamondFactory) === getAddress(factory);

@@ -9,6 +9,8 @@ commands:
   worker    a generation worker on the BullMQ queue (REDIS_URL, WORKER_CONCURRENCY);
             /healthz and /readyz on WORKER_HEALTH_PORT
   migrate   apply database migrations and exit
+  deploy    deploy the platform contracts to NFT_CHAIN_ID unless its recorded factory has code,
+            record them in DATA_DIR/deployments, and exit (once per chain, before the replicas)
   indexer   the ownership indexer with its API and socket.io on PORT (docs/indexer.md);
             indexer --reindex rebuilds every indexed row from the start block first
 
@@ -41,6 +43,14 @@ a time. /healthz and /readyz (database, queue) on WORKER_HEALTH_PORT (3002).
   migrate: `usage: atelier migrate
 
 Applies the database migrations (DATABASE_URL, or PGlite in DATA_DIR/pgdata) and exits.
+`,
+  deploy: `usage: atelier deploy
+
+Applies the migrations, then deploys the platform contracts (facets, CollectionInit, DiamondFactory)
+to NFT_CHAIN_ID on NFT_RPC_URL with NFT_DEPLOYER_PRIVATE_KEY through the platform's tx sender, unless
+the recorded factory (NFT_FACTORY_ADDRESS, DATA_DIR/deployments or deployments/) already has code.
+Writes DATA_DIR/deployments/<chainId>.json, which every process sharing DATA_DIR reads, and exits.
+Run it once per chain before the replicas (docs/deployment.md); running it again changes nothing.
 `,
   indexer: `usage: atelier indexer [--reindex]
 
