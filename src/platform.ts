@@ -156,6 +156,7 @@ export async function startWorkerProcess(config: Config): Promise<{ stop(): Prom
     title: 'Atelier worker',
     description: 'Health of a generation worker.',
     ready: { database: () => database.ping(), queue: () => queue.ping() },
+    metrics: { process: 'worker', db: database.db },
   });
   await listenOn(health, 'WORKER_HEALTH_PORT', config.WORKER_HEALTH_PORT, config.HOST);
   return {

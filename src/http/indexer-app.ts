@@ -17,6 +17,7 @@ export async function buildIndexerApp(deps: { config: Config; database: Database
     config: deps.config,
     title: 'Atelier indexer',
     description: 'Ownership indexer: apps, app tokens, mints, owner tokens, contract reads, indexer status; socket.io events.',
+    metrics: { process: 'indexer', db: deps.database.db, indexer: deps.indexer },
     ready: {
       database: () => deps.database.ping(),
       ...(deps.indexer.rpcUrl ? { chain: chainCheck(() => rpcBlockNumber(deps.indexer.rpcUrl!)) } : {}),
