@@ -21,6 +21,7 @@ import type { IndexerHost } from './indexer/host.ts';
 import { startIndexer } from './indexer/service.ts';
 import { createJobQueue, startGenerationWorker } from './generation/runtime.ts';
 import { traceLogFields } from './telemetry.ts';
+import { closeAppWithin } from './startup/graceful.ts';
 import { seedBuiltinGlobalCollections } from './db/global-collections.ts';
 import { seedBuiltinWorkflows } from './db/workflows.ts';
 import { normalizeGenerationData } from './domain/generation-data.ts';
@@ -116,7 +117,7 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
       ? await startGenerationWorker({ config, database, storage, queue: ownQueue })
       : undefined;
   backend.addHook('onClose', async () => {
-    await worker?.close();
+    await worker?.close({ graceMs: config.SHUTDOWN_GRACE_MS });
     await ownQueue?.close();
   });
   return backend;
@@ -161,9 +162,10 @@ export async function startWorkerProcess(config: Config): Promise<{ stop(): Prom
   await listenOn(health, 'WORKER_HEALTH_PORT', config.WORKER_HEALTH_PORT, config.HOST);
   return {
     async stop() {
-      await health.close();
-      await worker.close();
+      // Health answers while the steps drain; steps still running after the grace go back to the queue.
+      await worker.close({ graceMs: config.SHUTDOWN_GRACE_MS });
       await queue.close();
+      await health.close();
       await database.close();
     },
   };
@@ -236,8 +238,8 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
     async stop() {
       await indexer?.stop();
       await duties.stop();
-      await admin.close();
-      await backend.close();
+      await closeAppWithin(admin, config.SHUTDOWN_GRACE_MS);
+      await closeAppWithin(backend, config.SHUTDOWN_GRACE_MS);
       await chain.stop(); // stops anvil, which writes its state
       await database.close();
     },

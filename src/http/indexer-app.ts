@@ -11,6 +11,7 @@ import { indexerRoutes, type IndexerHost } from './backend/indexer.ts';
 import { createAppShell } from './plugins/shell.ts';
 import { chainCheck, rpcBlockNumber } from './readiness.ts';
 import { installErrorHandling } from './plugins/errors.ts';
+import { closeAppWithin } from '../startup/graceful.ts';
 
 export async function buildIndexerApp(deps: { config: Config; database: Database; indexer: IndexerHost }): Promise<FastifyInstance> {
   const app = await createAppShell({
@@ -60,8 +61,9 @@ export async function startIndexerProcess(
     app,
     chainId: running.host.chainId,
     async stop() {
-      await app.close();
+      // The chain's lease is given up first: a standby indexer takes over at once.
       await running.stop();
+      await closeAppWithin(app, config.SHUTDOWN_GRACE_MS);
       await database.close();
     },
   };
