@@ -22,6 +22,7 @@ import { startIndexer } from './indexer/service.ts';
 import { createJobQueue, startGenerationWorker } from './generation/runtime.ts';
 import { traceLogFields } from './telemetry.ts';
 import { closeAppWithin } from './startup/graceful.ts';
+import { clearLeases } from './db/leases.ts';
 import { seedBuiltinGlobalCollections } from './db/global-collections.ts';
 import { seedBuiltinWorkflows } from './db/workflows.ts';
 import { normalizeGenerationData } from './domain/generation-data.ts';
@@ -186,6 +187,9 @@ export async function startAdmin(config: Config, overrides: Partial<AdminDeps> =
 export async function startAll(config: Config): Promise<RunningPlatform> {
   const database = await openConfiguredDatabase(config);
   await database.migrate();
+  // PGlite: this process holds the data directory's lock, so any lease holder recorded is a
+  // process that died (kill -9): its duties are taken at once rather than after the lease expiry.
+  if (database.kind === 'pglite') await clearLeases(database.db);
   // The embedded anvil (and the platform contracts on first start) before the apps.
   const chain = await startPlatformChain(config, database.db, stderrChainLogger(config));
   // The ownership indexer, when a factory (NFT_FACTORY_ADDRESS or deployments/<chainId>.json) and an
