@@ -42,7 +42,7 @@ function onShutdown(stop: () => Promise<void>, releaseLock?: () => void, graceMs
     process.on(signal, () => {
       if (stopping) process.exit(1);
       stopping = true;
-      process.stdout.write(`atelier: ${signal} received, shutting down (grace ${graceMs} ms)\n`);
+      process.stdout.write(`atelier: ${signal} received, shutting down\n`);
       setTimeout(() => {
         process.stderr.write('atelier: shutdown did not finish after the grace period; exiting\n');
         process.exit(1);
