@@ -254,3 +254,19 @@ export async function jobFacts(db: pg.Pool, collectionId: string) {
     outputsTwice: outputsTwice.rows.map((r) => r.job_id),
   };
 }
+
+/** For a failure message: what the chain, the decks and the tx records say about one token. */
+export async function explainToken(db: pg.Pool, rpcUrl: string, address: Address, collectionId: string, tokenId: number): Promise<string> {
+  const client = createPublicClient({ transport: http(rpcUrl), cacheTime: 0 });
+  const logs = await client.getLogs({ address, event: TRANSFER, args: { tokenId: BigInt(tokenId) }, fromBlock: 0n, toBlock: 'latest' });
+  const hash = logs[0]?.transactionHash;
+  const decks = await db.query(
+    'SELECT id, token_id, mint_tx_hash, mint_status FROM decks WHERE collection_id = $1 AND (token_id = $2 OR lower(mint_tx_hash) = lower($3))',
+    [collectionId, tokenId, hash ?? ''],
+  );
+  const txs = await db.query(
+    "SELECT id, status, purpose, nonce, hash, idempotency_key, created_at, updated_at, (receipt IS NOT NULL) AS has_receipt FROM chain_transactions WHERE lower(hash) = lower($1) OR id IN (SELECT id FROM chain_transactions WHERE purpose = 'mint' AND lower(hash) = lower($1))",
+    [hash ?? ''],
+  );
+  return `token ${tokenId}: tx ${hash}; decks ${JSON.stringify(decks.rows)}; tx records ${JSON.stringify(txs.rows)}`;
+}

@@ -19,6 +19,7 @@ import {
   chainFacts,
   deckFacts,
   deployedCollection,
+  explainToken,
   jobFacts,
   skipReason,
   startTestTopology,
@@ -210,77 +211,85 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
     );
     await w1!.kill9();
     const t0 = Date.now();
-    const done = await until(
-      'every job of the batch completed',
-      async () => {
-        const f = await jobFacts(t.db, collection.id);
-        return (f.status.completed ?? 0) >= (before.status.completed ?? 0) + 40 ? f : undefined;
-      },
-      120_000,
-      500,
-    );
-    console.log(`# worker kill -9: the batch completed ${Date.now() - t0} ms after the kill`);
-    assert.deepEqual(done.completedTwice, []);
-    assert.deepEqual(done.outputsTwice, []);
-    assert.equal(done.status.failed ?? 0, 0);
-    await w1!.restart();
+    try {
+      const done = await until(
+        'every job of the batch completed',
+        async () => {
+          const f = await jobFacts(t.db, collection.id);
+          return (f.status.completed ?? 0) >= (before.status.completed ?? 0) + 40 ? f : undefined;
+        },
+        120_000,
+        500,
+      );
+      console.log(`# worker kill -9: the batch completed ${Date.now() - t0} ms after the kill`);
+      assert.deepEqual(done.completedTwice, []);
+      assert.deepEqual(done.outputsTwice, []);
+      assert.equal(done.status.failed ?? 0, 0);
+    } finally {
+      await w1!.restart();
+    }
   });
 
   test('kill -9 of a replica mid-mint burst: every on-chain token has its deck within 30 s without a further request; minting stalls < 5 s', async () => {
     const victim = t.topology.get('backend-2');
-    // Steady minting on the survivor, to measure the stall around the kill.
-    let stop = false;
-    const survivorTimes: number[] = [];
-    const steady = (async () => {
-      while (!stop) {
-        const r = await mint(b1).catch(() => undefined);
-        if (r?.status === 201) survivorTimes.push(Date.now());
-      }
-    })();
-    let answered = 0;
-    let killAt = 0;
-    const burst = Promise.all(
-      Array.from({ length: 30 }, async (_, i) => {
-        const r = await mint(b2, `burst-${i}`).catch(() => undefined);
-        if (r?.status === 201) answered++;
-        if (answered >= 8 && !killAt) {
-          killAt = Date.now();
-          await victim.kill9();
+    try {
+      // Steady minting on the survivor, to measure the stall around the kill.
+      let stop = false;
+      const survivorTimes: number[] = [];
+      const steady = (async () => {
+        while (!stop) {
+          const r = await mint(b1).catch(() => undefined);
+          if (r?.status === 201) survivorTimes.push(Date.now());
         }
-      }),
-    );
-    await burst;
-    if (!killAt) {
-      killAt = Date.now();
-      await victim.kill9();
+      })();
+      let answered = 0;
+      let killAt = 0;
+      const burst = Promise.all(
+        Array.from({ length: 30 }, async (_, i) => {
+          const r = await mint(b2, `burst-${i}`).catch(() => undefined);
+          if (r?.status === 201) answered++;
+          if (answered >= 8 && !killAt) {
+            killAt = Date.now();
+            await victim.kill9();
+          }
+        }),
+      );
+      await burst;
+      if (!killAt) {
+        killAt = Date.now();
+        await victim.kill9();
+      }
+      console.log(`# replica kill -9 after ${answered} answered mints of 30`);
+      // No further request to anything: the survivor's crash repair settles the decks.
+      stop = true;
+      await steady;
+      const settled = await until(
+        'every on-chain token with its deck',
+        async () => ((await chainAndDecksAgree()) ? undefined : true),
+        30_000,
+        500,
+      )
+        .then(() => Date.now() - killAt)
+        .catch(async (err) => {
+          const why = await chainAndDecksAgree();
+        console.log(`# ${why?.replaceAll('\n', '\n# ')}`);
+        throw new Error(`${(err as Error).message}: ${why}`);
+        });
+      console.log(`# every on-chain token had its deck ${settled} ms after the kill`);
+      const gaps = survivorTimes
+        .filter((x) => x > killAt - 2000)
+        .map((x, i, a) => (i ? x - a[i - 1]! : 0))
+        .concat(survivorTimes.length ? [survivorTimes.find((x) => x > killAt)! - killAt] : []);
+      const stall = Math.max(0, ...gaps.filter((g) => Number.isFinite(g)));
+      console.log(`# minting on the survivor: longest gap around the kill ${stall} ms (${survivorTimes.length} mints)`);
+      assert.ok(
+        survivorTimes.some((x) => x > killAt),
+        'the survivor minted after the kill',
+      );
+      assert.ok(stall < 5000, `a signing process's kill -9 stalls minting under 5 s (longest gap ${stall} ms)`);
+    } finally {
+      if (!victim.alive()) await victim.restart();
     }
-    console.log(`# replica kill -9 after ${answered} answered mints of 30`);
-    // No further request to anything: the survivor's crash repair settles the decks.
-    stop = true;
-    await steady;
-    const settled = await until(
-      'every on-chain token with its deck',
-      async () => ((await chainAndDecksAgree()) ? undefined : true),
-      30_000,
-      500,
-    )
-      .then(() => Date.now() - killAt)
-      .catch(async (err) => {
-        throw new Error(`${(err as Error).message}: ${await chainAndDecksAgree()}`);
-      });
-    console.log(`# every on-chain token had its deck ${settled} ms after the kill`);
-    const gaps = survivorTimes
-      .filter((x) => x > killAt - 2000)
-      .map((x, i, a) => (i ? x - a[i - 1]! : 0))
-      .concat(survivorTimes.length ? [survivorTimes.find((x) => x > killAt)! - killAt] : []);
-    const stall = Math.max(0, ...gaps.filter((g) => Number.isFinite(g)));
-    console.log(`# minting on the survivor: longest gap around the kill ${stall} ms (${survivorTimes.length} mints)`);
-    assert.ok(
-      survivorTimes.some((x) => x > killAt),
-      'the survivor minted after the kill',
-    );
-    assert.ok(stall < 5000, `a signing process's kill -9 stalls minting under 5 s (longest gap ${stall} ms)`);
-    await victim.restart();
   });
 
   test('kill -9 of the indexer mid-backfill: its transfers match the chain, none twice', async () => {
