@@ -177,8 +177,8 @@ async function main(argv: string[]): Promise<void> {
         startSenders: [config.NFT_CHAIN_ID],
       });
       const app = await startBackend(config, database, { chain });
-      // ERC-4906 for completed artwork and the crash repair (mints, deploys): at start and on a
-      // timer; safe in every replica (services/nft-ports.ts).
+      // ERC-4906 for completed artwork and the crash repair (mints, deploys): every replica is a
+      // candidate, the holder of each duty's lease runs it (db/leased-duty.ts, docs/operations.md).
       const duties = startNftDuties({
         db: database.db,
         config,

@@ -97,6 +97,10 @@ const shape = {
   /** An Idempotency-Key in progress whose holder stopped renewing it is taken over after this (docs/chain-operations.md). */
   IDEMPOTENCY_LEASE_MS: positiveInt.default(30_000),
   JOB_STALE_STEP_MS: positiveInt.default(30_000),
+  /** A singleton duty's lease (docs/operations.md "Singleton duties"): a holder that died is replaced after at most this. */
+  DUTY_LEASE_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+  /** SIGTERM: how long in-flight requests, steps and transactions get to finish before the process exits anyway. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(25_000),
   COMFYUI_URL: url.optional(),
   OPENAI_BASE_URL: url.optional(),
   OPENAI_API_KEY: z.string().optional(),

@@ -10,6 +10,7 @@ import { createQueue, type CreateQueueOptions, type WorkQueue } from '../queue/i
 import type { Storage } from '../storage/types.ts';
 import type { StepPayload } from './pipeline.ts';
 import { startReconciler, startWorker, type WorkerContext } from './worker.ts';
+import { DUTY, startLeasedDuty } from '../db/leased-duty.ts';
 
 export const JOB_QUEUE_NAME = 'generation';
 
@@ -49,17 +50,28 @@ export async function startGenerationWorker(o: GenerationWorkerOptions): Promise
     ...(o.resolve ? { resolve: o.resolve } : {}),
   };
   const worker = startWorker(ctx, { concurrency: o.concurrency ?? o.config.WORKER_CONCURRENCY });
-  const stopReconciler =
+  const rc = o.reconcile === false ? undefined : o.reconcile;
+  // One reconciler across every worker and backend: the holder of its lease (db/leased-duty.ts).
+  const reconciler =
     o.reconcile === false
-      ? () => undefined
-      : startReconciler(ctx, {
-          intervalMs: o.reconcile?.intervalMs ?? o.config.JOB_RECONCILE_INTERVAL_MS,
-          staleMs: o.reconcile?.staleMs ?? o.config.JOB_STALE_STEP_MS,
-          onError: (err) => o.log?.('reconciliation failed', { err: String(err) }),
+      ? undefined
+      : startLeasedDuty({
+          db: o.database.db,
+          name: DUTY.jobsReconciler,
+          ttlMs: o.config.DUTY_LEASE_TTL_MS,
+          start: () => {
+            const stop = startReconciler(ctx, {
+              intervalMs: rc?.intervalMs ?? o.config.JOB_RECONCILE_INTERVAL_MS,
+              staleMs: rc?.staleMs ?? o.config.JOB_STALE_STEP_MS,
+              onError: (err) => o.log?.('reconciliation failed', { err: String(err) }),
+            });
+            return { stop: async () => stop() };
+          },
+          onError: (err) => o.log?.('reconciler lease failed', { err: String(err) }),
         });
   return {
     async close() {
-      stopReconciler();
+      await reconciler?.stop();
       await worker.close();
     },
   };

@@ -21,6 +21,8 @@ export async function buildIndexerApp(deps: { config: Config; database: Database
       database: () => deps.database.ping(),
       ...(deps.indexer.rpcUrl ? { chain: chainCheck(() => rpcBlockNumber(deps.indexer.rpcUrl!)) } : {}),
       indexer: async () => {
+        // A standby (another process holds the chain's lease) is ready: it takes over when needed.
+        if (deps.indexer.isLeader && !deps.indexer.isLeader()) return;
         const live = deps.indexer.liveStatus?.();
         if (live && !live.running) throw new Error('the indexer loop is not running');
         if (live?.stalled) throw new Error(`stalled: no progress since ${live.last_progress_at ?? 'start'}`);

@@ -4,10 +4,20 @@
  * {room}; an optional acknowledgement callback gets {ok, room} or {ok: false, error}.
  * emprops:app:created goes to every connected client (nobody can be in the room of a collection
  * before it exists); every other event goes to its collection's room only. docs/indexer.md.
+ *
+ * Across processes (docs/operations.md "Realtime across processes"): with a Redis URL, socket.io
+ * runs on the Redis adapter, so an event emitted by any server (the `atelier indexer` process's,
+ * or a backend's) reaches the clients of every server in its room, and a backend replica without an
+ * indexer of its own still serves the rooms.
  */
 import type { Server as HttpServer } from 'node:http';
+import { createAdapter } from '@socket.io/redis-adapter';
+import { Redis } from 'ioredis';
 import { Server } from 'socket.io';
 import type { IndexerEvents } from '../indexer/events.ts';
+
+/** The Redis channel prefix of the adapter: every process of one deployment uses the same. */
+export const REALTIME_CHANNEL = 'atelier-io';
 
 const ROOM = /^app:0x[0-9a-fA-F]{40}$/;
 
@@ -18,8 +28,29 @@ export interface Realtime {
   close(): Promise<void>;
 }
 
-export function attachRealtime(server: HttpServer, events: IndexerEvents): Realtime {
+/**
+ * socket.io on `server`. `events`: the indexer of this process, whose events are emitted to the
+ * rooms (absent: this server only relays what other servers emit, through Redis). `redisUrl`: the
+ * Redis adapter.
+ */
+export function attachRealtime(
+  server: HttpServer,
+  events: IndexerEvents | undefined,
+  opts: { redisUrl?: string; channel?: string } = {},
+): Realtime {
   const io = new Server(server, { serveClient: false, cors: { origin: true } });
+  // Two connections: the adapter publishes on one and subscribes on the other (a subscribed
+  // ioredis connection can do nothing else). Both reconnect and resubscribe after a Redis restart.
+  const redis = opts.redisUrl
+    ? (() => {
+        const pub = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
+        const sub = pub.duplicate();
+        pub.on('error', () => {}); // reconnects by itself; readiness reports Redis
+        sub.on('error', () => {});
+        io.adapter(createAdapter(pub, sub, { key: opts.channel ?? REALTIME_CHANNEL }));
+        return { pub, sub };
+      })()
+    : undefined;
 
   const roomOf = (body: unknown): string | undefined => {
     const room = typeof body === 'object' && body !== null ? (body as { room?: unknown }).room : undefined;
@@ -44,7 +75,7 @@ export function attachRealtime(server: HttpServer, events: IndexerEvents): Realt
     }
   });
 
-  const unsubscribe = events.subscribe((ev) => {
+  const unsubscribe = events?.subscribe((ev) => {
     if (ev.room) io.to(ev.room).emit(ev.name, ev.payload);
     else io.emit(ev.name, ev.payload);
   });
@@ -52,10 +83,15 @@ export function attachRealtime(server: HttpServer, events: IndexerEvents): Realt
   return {
     io,
     async close() {
-      unsubscribe();
-      io.disconnectSockets(true);
+      unsubscribe?.();
+      // Only this server's clients: disconnectSockets() would reach every replica's through Redis.
+      io.local.disconnectSockets(true);
       // Close engine.io only: the HTTP server belongs to the host app.
       io.engine.close();
+      if (redis) {
+        redis.pub.disconnect();
+        redis.sub.disconnect();
+      }
     },
   };
 }

@@ -17,6 +17,7 @@ import type { IndexerHost } from './host.ts';
 import { Indexer, type IndexerOptions } from './indexer.ts';
 import { JsonRpc } from './rpc.ts';
 import { createDbStore } from './store.ts';
+import { DUTY, startLeasedDuty } from '../db/leased-duty.ts';
 
 /** An indexer over a database and an RPC URL (the production ports). */
 export function createIndexer(opts: Omit<IndexerOptions, 'store' | 'source'> & { database: Database; rpcUrl: string }): Indexer {
@@ -103,19 +104,38 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
     ...opts.options,
   });
   if (opts.reindex) await indexer.resetForReindex();
-  if (opts.follow ?? true) indexer.start();
+  // One follower per chain across every indexer process: the holder of the chain's lease
+  // (db/leased-duty.ts); a standby process takes over within DUTY_LEASE_TTL_MS of its death.
+  const lease =
+    (opts.follow ?? true)
+      ? startLeasedDuty({
+          db: opts.database.db,
+          name: DUTY.indexer(target.chainId),
+          ttlMs: opts.config.DUTY_LEASE_TTL_MS,
+          start: () => {
+            indexer.start();
+            return { stop: () => indexer.stop() };
+          },
+          onError: (err) => logger.warn({ err: String(err) }, 'indexer lease failed'),
+          onChange: (leader) => logger.info({ chainId: target.chainId, leader }, leader ? 'indexer lease taken' : 'indexer lease given up'),
+        })
+      : undefined;
   const host: IndexerHost = {
     chainId: target.chainId,
     rpcUrl: target.rpcUrl,
     contracts: target.contracts,
     events,
     liveStatus: () => indexer.liveStatus(),
+    isLeader: () => lease?.isLeader() ?? false,
   };
   logger.info({ chainId: target.chainId, factory: target.factoryAddress, startBlock: target.startBlock }, 'indexer started');
   return {
     indexer,
     events,
     host,
-    stop: () => indexer.stop(),
+    async stop() {
+      await lease?.stop();
+      await indexer.stop();
+    },
   };
 }

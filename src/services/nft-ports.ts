@@ -76,6 +76,7 @@ import type { Storage } from '../storage/types.ts';
 import type { BackgroundDuty } from './background.ts';
 import { createCollectionService } from './collections.ts';
 import { startRepairer } from './crash-repair.ts';
+import { allDuties, DUTY, startLeasedDuty } from '../db/leased-duty.ts';
 import { createDeployService, DeployPending, type DeployChain } from './deploy.ts';
 import type { GenerationPort } from './generation-port.ts';
 import { createIdempotency } from './idempotency.ts';
@@ -289,7 +290,8 @@ export function createNftServices(deps: NftServiceDeps) {
 
 /**
  * The background duties of a process with a chain: the MetadataUpdate emitter and the crash
- * repair (mints and deploys). Safe in every replica.
+ * repair (mints and deploys). Each runs in one process at a time, the holder of its lease
+ * (db/leased-duty.ts); every replica is a candidate and takes over when the holder dies.
  */
 export function startNftDuties(opts: {
   db: Db;
@@ -299,23 +301,32 @@ export function startNftDuties(opts: {
   log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }): BackgroundDuty {
   const { db, chain, log } = opts;
-  const updater = startMetadataUpdater(metadataUpdatePortsOf(db, chain), {
-    onError: (err) => log.warn({ err }, 'MetadataUpdate failed'),
-  });
   const deploy = deployServiceOf(db, opts.config, opts.metadataBaseUrl, chain);
-  const repairer = startRepairer(
-    repairPortsOf(db, opts.metadataBaseUrl, () => deploy.recoverAll()),
-    {
-      onError: (err) => log.warn({ err }, 'crash repair failed'),
-      onRepaired: (what) => log.info(what, 'crash repair'),
-    },
-  );
-  return {
-    async stop() {
-      await updater.stop();
-      await repairer.stop();
-    },
-  };
+  const leased = (name: string, start: () => BackgroundDuty) =>
+    startLeasedDuty({
+      db,
+      name,
+      ttlMs: opts.config.DUTY_LEASE_TTL_MS,
+      start,
+      onError: (err) => log.warn({ err, duty: name }, 'duty lease failed'),
+      onChange: (leader) => log.info({ duty: name, leader }, leader ? 'duty lease taken' : 'duty lease given up'),
+    });
+  return allDuties([
+    leased(DUTY.metadataUpdates, () =>
+      startMetadataUpdater(metadataUpdatePortsOf(db, chain), {
+        onError: (err) => log.warn({ err }, 'MetadataUpdate failed'),
+      }),
+    ),
+    leased(DUTY.crashRepair, () =>
+      startRepairer(
+        repairPortsOf(db, opts.metadataBaseUrl, () => deploy.recoverAll()),
+        {
+          onError: (err) => log.warn({ err }, 'crash repair failed'),
+          onRepaired: (what) => log.info(what, 'crash repair'),
+        },
+      ),
+    ),
+  ]);
 }
 
 export function repairPortsOf(db: Db, metadataBaseUrl: string, recoverDeploys: () => Promise<{ finished: number; released: number }>) {

@@ -18,15 +18,20 @@ import { startMintingPlatform, waitFor, type MintingPlatform } from './helpers.t
 describe('minting', () => {
   let mp: MintingPlatform;
   let updater: BackgroundDuty;
+  // A second emitter on the same database, as if two replicas ran the duty at once (a lease
+  // holder paused past its expiry): the idempotency key still sends one MetadataUpdate per artwork.
+  let twin: BackgroundDuty;
   let recipient: Address;
 
   before(async () => {
     mp = await startMintingPlatform();
     updater = startMetadataUpdater(metadataUpdatePortsOf(mp.database.db, mp.chain), { intervalMs: 200 });
+    twin = startMetadataUpdater(metadataUpdatePortsOf(mp.database.db, mp.chain), { intervalMs: 150 });
     recipient = mp.wallet(4).account.address;
   });
   after(async () => {
     await updater.stop();
+    await twin.stop();
     await mp.close();
   });
 
@@ -83,6 +88,14 @@ describe('minting', () => {
       return updates.length > 0 ? updates : undefined;
     });
     assert.equal(logs.length, 1);
+    // Both emitters have passed over the token several times since: still one.
+    await new Promise((r) => setTimeout(r, 1000));
+    const later = parseEventLogs({
+      abi: collectionAbi,
+      logs: await mp.client.getLogs({ address, fromBlock: 0n, toBlock: 'latest' }),
+      eventName: 'MetadataUpdate',
+    });
+    assert.equal(later.length, 1, 'two emitters sent one MetadataUpdate for one artwork');
     assert.equal(logs[0]!.args._tokenId ?? (logs[0]!.args as { tokenId?: bigint }).tokenId, 1n);
 
     const mints = await call(`${mp.backendUrl}/nft/collections/${id}/mints`, { headers: asService() });

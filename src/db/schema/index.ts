@@ -9,3 +9,4 @@ export * from './content.ts';
 export * from './jobs.ts';
 export * from './nft.ts';
 export * from './indexer.ts';
+export * from './ops.ts';

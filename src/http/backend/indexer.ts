@@ -42,9 +42,11 @@ export async function indexerRoutes(app: FastifyInstance, opts: IndexerRoutesOpt
   await app.register(ownershipRoutes, { reads });
   await app.register(indexerApiRoutes, { reads });
   await app.register(contractRoutes, { contracts: createContractReads({ config: opts.config, host: opts.indexer }) });
+  // socket.io where an indexer runs in this process, and on every replica when Redis carries
+  // the events of an indexer elsewhere (src/http/realtime.ts).
   const events = opts.indexer?.events;
-  if (events) {
-    const realtime = attachRealtime(app.server, events);
+  if (events || opts.config.REDIS_URL) {
+    const realtime = attachRealtime(app.server, events, { redisUrl: opts.config.REDIS_URL });
     app.addHook('preClose', () => realtime.close());
   }
 }
