@@ -62,8 +62,12 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
     const decks = await deckFacts(t.db, collection.id);
     const missing = chain.minted.filter((id) => decks.get(id) !== 1);
     const extra = [...decks.keys()].filter((id) => !chain.minted.includes(id));
-    if (missing.length || extra.length)
-      return `tokens without exactly one deck: ${missing.join(',')}; decks not on chain: ${extra.join(',')}`;
+    if (missing.length || extra.length) {
+      const why = await Promise.all(
+        missing.slice(0, 3).map((id) => explainToken(t.db, t.topology.rpcUrl, collection.address, collection.id, id)),
+      );
+      return `tokens without exactly one deck: ${missing.join(',')}; decks not on chain: ${extra.join(',')}\n${why.join('\n')}`;
+    }
     return undefined;
   }
 
@@ -101,7 +105,21 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
       },
       90_000,
       1000,
-    );
+    ).catch(async (err) => {
+      const c = await chainFacts(t.topology.rpcUrl, collection.address);
+      const logs = t.topology
+        .of('backend')
+        .map((p) =>
+          p
+            .output()
+            .split('\n')
+            .filter((l) => /lease|MetadataUpdate|metadata/i.test(l))
+            .slice(-10)
+            .join('\n'),
+        )
+        .join('\n');
+      throw new Error(`${(err as Error).message}: ${c.metadataUpdates.size} tokens have one\n${logs}`);
+    });
     // Two more emitter ticks in both replicas: still one each.
     await new Promise((r) => setTimeout(r, 5000));
     const again = await chainFacts(t.topology.rpcUrl, collection.address);
@@ -170,9 +188,7 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
     assert.match(text, /"status":"completed"/, 'replica 2 streamed the completion of the job created on replica 1');
   });
 
-  test("a socket.io client on replica 2 receives the indexer's events", {
-    todo: 'needs the socket.io Redis adapter (issue 17 item 2, helper ops): `atelier backend` serves no socket.io without an in-process indexer',
-  }, async () => {
+  test("a socket.io client on replica 2 receives the indexer's events (Redis adapter)", async () => {
     const socket = connectSocket(b2, { transports: ['websocket'], reconnection: false, timeout: 5000 });
     try {
       await new Promise<void>((resolve, reject) => {
@@ -272,8 +288,8 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
         .then(() => Date.now() - killAt)
         .catch(async (err) => {
           const why = await chainAndDecksAgree();
-        console.log(`# ${why?.replaceAll('\n', '\n# ')}`);
-        throw new Error(`${(err as Error).message}: ${why}`);
+          console.log(`# ${why?.replaceAll('\n', '\n# ')}`);
+          throw new Error(`${(err as Error).message}: ${why}`);
         });
       console.log(`# every on-chain token had its deck ${settled} ms after the kill`);
       const gaps = survivorTimes
@@ -370,19 +386,27 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
       500,
     );
     assert.equal(jobs.status.failed ?? 0, 0);
+    // Tokens whose cover artwork completed get exactly one MetadataUpdate; a deck made by the crash
+    // repair has no artwork (its variables are not on chain: docs/minting.md) and gets none.
+    const { rows } = await t.db.query<{ token_id: string }>(
+      `SELECT d.token_id::text FROM decks d JOIN outputs o ON o.id = d.cover_output_id
+        WHERE d.collection_id = $1 AND d.token_id IS NOT NULL AND o.status = 'completed'`,
+      [collection.id],
+    );
+    const withArtwork = rows.map((r) => Number(r.token_id));
     const updates = await until(
-      'a MetadataUpdate for every token',
+      'a MetadataUpdate for every token with artwork',
       async () => {
         const c = await chainFacts(t.topology.rpcUrl, collection.address);
-        return chain.minted.every((id) => c.metadataUpdates.has(id)) ? c : undefined;
+        return withArtwork.every((id) => c.metadataUpdates.has(id)) ? c : undefined;
       },
       60_000,
       1000,
     );
     const dup = [...updates.metadataUpdates].filter(([, n]) => n !== 1);
-    assert.deepEqual(dup, [], 'exactly one MetadataUpdate per token');
+    assert.deepEqual(dup, [], 'never more than one MetadataUpdate per token');
     console.log(
-      `# final: ${chain.minted.length} tokens, ${updates.metadataUpdates.size} MetadataUpdates, jobs ${JSON.stringify(jobs.status)}`,
+      `# final: ${chain.minted.length} tokens (${withArtwork.length} with artwork), ${updates.metadataUpdates.size} MetadataUpdates, jobs ${JSON.stringify(jobs.status)}`,
     );
   });
 });
