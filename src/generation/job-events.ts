@@ -39,6 +39,8 @@ export type JobEvent =
       queueJobId?: string;
       /** The output to move from pending to processing with the job (the first step). */
       outputId?: string;
+      /** Which worker process started the step (host:pid), kept in the history for forensics across workers. */
+      worker?: string;
     }
   | { type: 'node_progress'; stepOrder: number; retryAttempt: number; totalSteps: number; progress: number; message?: string }
   | {
@@ -99,7 +101,12 @@ export function planJobEvent(jobId: string, event: JobEvent): JobStatement {
           history: {
             status: 'processing',
             message: `step ${event.stepOrder + 1}/${event.totalSteps} started: ${event.stepName}`,
-            data: { event: 'node_started', step_order: event.stepOrder, retry_attempt: event.retryAttempt },
+            data: {
+              event: 'node_started',
+              step_order: event.stepOrder,
+              retry_attempt: event.retryAttempt,
+              ...(event.worker ? { worker: event.worker } : {}),
+            },
           },
         },
       };

@@ -9,6 +9,7 @@
  * key, conditional updates) or, when it had completed, goes straight on to the next step or the
  * job completion, which is applied once.
  */
+import os from 'node:os';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { finishGeneration } from '../db/job-events.ts';
@@ -45,6 +46,9 @@ export interface WorkerContext extends QueueContext {
   /** Name resolution of outside fetches (reference images); tests inject one. Default: the system's. */
   resolve?: Resolver;
 }
+
+/** This process as the history names it: several workers share one queue (docs/deployment.md). */
+export const WORKER_ID = `${os.hostname()}:${process.pid}`;
 
 /** Least time between two progress writes of a step (unless progress jumped 10 points). */
 export const PROGRESS_INTERVAL_MS = 1000;
@@ -122,6 +126,7 @@ export function createStepHandler(ctx: WorkerContext) {
       totalSteps: p.totalSteps,
       stepName: p.payload.nodeName,
       queueJobId: qjob.id,
+      worker: WORKER_ID,
       // The output turns processing with its first step (already processing after a re-delivery).
       ...(p.stepOrder === 0 ? { outputId: p.outputId } : {}),
     });

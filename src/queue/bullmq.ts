@@ -23,9 +23,12 @@ export interface BullMqQueueOptions {
   redisUrl: string;
   /** Redis key prefix; tests use a unique one per run. Default `atelier`. */
   prefix?: string;
-  /** How long a worker's job lock lasts without renewal (renewed every half). Default 30 s. */
+  /**
+   * How long a worker's job lock lasts without renewal (renewed every half). Default 15 s: a worker
+   * killed mid-step has its step taken by another worker within this plus stalledIntervalMs.
+   */
   lockDurationMs?: number;
-  /** How often each worker looks for stalled jobs (lock expired while active). Default 30 s. */
+  /** How often each worker looks for stalled jobs (lock expired while active). Default 5 s. */
   stalledIntervalMs?: number;
   /** Stalls tolerated before a job is failed instead of re-queued. Default 1. */
   maxStalledCount?: number;
@@ -55,8 +58,9 @@ export class BullMqQueue<T> implements WorkQueue<T> {
     this.name = name;
     this.opts = {
       prefix: 'atelier',
-      lockDurationMs: 30_000,
-      stalledIntervalMs: 30_000,
+      // BullMQ's 30 s + 30 s left a dead worker's step idle for up to a minute (topology test).
+      lockDurationMs: 15_000,
+      stalledIntervalMs: 5_000,
       maxStalledCount: 1,
       keepFinished: { ageSeconds: 7 * 24 * 3600, count: 50_000 },
       drainDelaySeconds: 5,

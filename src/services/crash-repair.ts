@@ -54,7 +54,11 @@ export interface RepairPorts {
 }
 
 export interface RepairOptions {
-  /** Leave rows younger than this alone: their request may still be writing them. Default 15 s. */
+  /**
+   * Leave rows younger than this alone: their request may still be writing them. Default 10 s: a
+   * live request writes its deck within a second or two of the receipt, and a replica killed
+   * mid-burst must leave every on-chain token with its deck within 30 s (issue 18).
+   */
   graceMs?: number;
   /** Look back this far for mint transactions. Default 7 days. */
   lookbackMs?: number;
@@ -62,7 +66,7 @@ export interface RepairOptions {
 
 /** Creates the missing decks of mined mints; returns how many decks it created. */
 export async function repairMints(ports: RepairPorts, opts: RepairOptions = {}): Promise<number> {
-  const graceS = (opts.graceMs ?? 15_000) / 1000;
+  const graceS = (opts.graceMs ?? 10_000) / 1000;
   const lookbackS = (opts.lookbackMs ?? 7 * 24 * 3600_000) / 1000;
   let created = 0;
   for (const tx of await ports.store.mintsMissingDecks(graceS, lookbackS)) {
@@ -112,13 +116,13 @@ export async function repairReorgedMints(ports: RepairPorts): Promise<{ unminted
   return { unminted, reminted };
 }
 
-/** Runs the repairs now and every intervalMs (default 10 s). Safe in every replica. */
+/** Runs the repairs now and every intervalMs (default 5 s). Safe in every replica. */
 export function startRepairer(
   ports: RepairPorts,
   opts: { intervalMs?: number; onError?: (err: unknown) => void; onRepaired?: (what: Record<string, number>) => void } = {},
 ): BackgroundDuty {
   return every(
-    opts.intervalMs ?? 10_000,
+    opts.intervalMs ?? 5_000,
     async () => {
       const reorged = await repairReorgedMints(ports);
       const decks = await repairMints(ports);
