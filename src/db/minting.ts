@@ -257,10 +257,10 @@ export async function avatarOfWallet(db: Db, address: string): Promise<string | 
  * transaction does not hold (now) are no longer minted: the id is freed and the deck `pending`
  * until the re-sent transaction is mined (`remintedDecks`) or can never land
  * (`releaseDecksOfUnlandedMints`); hash and recipient stay. Mints mined in the last `lookbackS`
- * seconds are compared. Collections whose count changed get `tokens_minted` from the decks again.
- * The decks' ids.
+ * seconds (default an hour: a reorg follows its block within minutes) are compared. Collections
+ * whose count changed get `tokens_minted` from the decks again. The decks' ids.
  */
-export async function unmintDecksOfReorgedMints(db: Db, lookbackS = 7 * 24 * 3600): Promise<string[]> {
+export async function unmintDecksOfReorgedMints(db: Db, lookbackS = 3600): Promise<string[]> {
   const unminted = await rows<{ id: string; collection_id: string }>(
     db,
     sql`
