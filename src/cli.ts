@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DataDirLockedError, lockDataDir, restrictUmask, secureDataDir } from './startup/data-dir.ts';
 import { helpFor, isKnownCommand, USAGE } from './startup/help.ts';
 import { requirePortFree } from './net/ports.ts';
+import { closeAppWithin } from './startup/graceful.ts';
 
 /** The platform's modules, loaded only once a command is to run (help loads none of them). */
 async function platformModules() {
@@ -30,14 +31,22 @@ async function platformModules() {
 /** Set by main() before a process starts: flushed after the process's own stop. */
 let stopTelemetry: () => Promise<void> = async () => undefined;
 
-/** SIGINT/SIGTERM: one line saying so, a clean stop, one line when stopped. */
-function onShutdown(stop: () => Promise<void>, releaseLock?: () => void) {
+/**
+ * SIGINT/SIGTERM: one line saying so, a clean stop (in-flight work gets SHUTDOWN_GRACE_MS, then is
+ * handed back: src/startup/graceful.ts), exit 0 and one line when stopped. A stop that hangs past
+ * the grace and a margin exits 1; a second signal exits at once.
+ */
+function onShutdown(stop: () => Promise<void>, releaseLock?: () => void, graceMs = 25_000) {
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       if (stopping) process.exit(1);
       stopping = true;
       process.stdout.write(`atelier: ${signal} received, shutting down\n`);
+      setTimeout(() => {
+        process.stderr.write('atelier: shutdown did not finish after the grace period; exiting\n');
+        process.exit(1);
+      }, graceMs + 10_000).unref();
       stop()
         .finally(() => stopTelemetry().catch(() => undefined))
         .then(
@@ -136,7 +145,7 @@ async function main(argv: string[]): Promise<void> {
       const key = ensureServiceKey(config);
       config = { ...config, API_KEY: key.key };
       const platform = await startAll(config);
-      onShutdown(() => platform.stop(), releaseLock);
+      onShutdown(() => platform.stop(), releaseLock, config.SHUTDOWN_GRACE_MS);
       const authLine = !config.ENABLE_AUTH
         ? 'authentication is OFF (ENABLE_AUTH=false): every request is let through'
         : key.generated
@@ -186,12 +195,17 @@ async function main(argv: string[]): Promise<void> {
         metadataBaseUrl: config.METADATA_BASE_URL ?? publicBaseUrl(config),
         log: app.log,
       });
-      onShutdown(async () => {
-        await duties.stop();
-        await app.close();
-        await chain.close();
-        await database.close();
-      }, releaseLock);
+      onShutdown(
+        async () => {
+          // Leases given up first: another replica takes the duties over at once.
+          await duties.stop();
+          await closeAppWithin(app, config.SHUTDOWN_GRACE_MS);
+          await chain.close();
+          await database.close();
+        },
+        releaseLock,
+        config.SHUTDOWN_GRACE_MS,
+      );
       process.stdout.write(`backend listening on ${publicBaseUrl(config)}\n`);
       return;
     }
@@ -209,18 +223,22 @@ async function main(argv: string[]): Promise<void> {
           })
         : undefined;
       const app = await startAdmin(config, { chain });
-      onShutdown(async () => {
-        await app.close();
-        await chain?.close();
-        await database?.close();
-      }, releaseLock);
+      onShutdown(
+        async () => {
+          await closeAppWithin(app, config.SHUTDOWN_GRACE_MS);
+          await chain?.close();
+          await database?.close();
+        },
+        releaseLock,
+        config.SHUTDOWN_GRACE_MS,
+      );
       process.stdout.write(`admin proxy listening on port ${config.ADMIN_PORT}\n`);
       return;
     }
     case 'worker': {
       stopTelemetry = startProcessTelemetry(config, ['worker']);
       const worker = await startWorkerProcess(config);
-      onShutdown(() => worker.stop(), releaseLock);
+      onShutdown(() => worker.stop(), releaseLock, config.SHUTDOWN_GRACE_MS);
       process.stdout.write(`generation worker running (concurrency ${config.WORKER_CONCURRENCY})\n`);
       return;
     }
@@ -228,7 +246,7 @@ async function main(argv: string[]): Promise<void> {
       stopTelemetry = startProcessTelemetry(config, ['indexer']);
       const { startIndexerProcess } = await import('./http/indexer-app.ts');
       const running = await startIndexerProcess(config, { reindex: argv.includes('--reindex'), openDatabase: openConfiguredDatabase });
-      onShutdown(() => running.stop(), releaseLock);
+      onShutdown(() => running.stop(), releaseLock, config.SHUTDOWN_GRACE_MS);
       process.stdout.write(`indexer following chain ${running.chainId}; API and socket.io on ${publicBaseUrl(config)}\n`);
       return;
     }

@@ -100,6 +100,8 @@ const shape = {
   /** A singleton duty's lease (docs/operations.md "Singleton duties"): a holder that died is replaced after at most this. */
   DUTY_LEASE_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   /** SIGTERM: how long in-flight requests, steps and transactions get to finish before the process exits anyway. */
+  /** `/metrics`: when set, scrapes need `Authorization: Bearer <METRICS_TOKEN>` (docs/operations.md "Metrics"). */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(25_000),
   COMFYUI_URL: url.optional(),
   OPENAI_BASE_URL: url.optional(),

@@ -21,6 +21,8 @@ import type { IndexerHost } from './indexer/host.ts';
 import { startIndexer } from './indexer/service.ts';
 import { createJobQueue, startGenerationWorker } from './generation/runtime.ts';
 import { traceLogFields } from './telemetry.ts';
+import { closeAppWithin } from './startup/graceful.ts';
+import { clearLeases } from './db/leases.ts';
 import { seedBuiltinGlobalCollections } from './db/global-collections.ts';
 import { seedBuiltinWorkflows } from './db/workflows.ts';
 import { normalizeGenerationData } from './domain/generation-data.ts';
@@ -116,7 +118,7 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
       ? await startGenerationWorker({ config, database, storage, queue: ownQueue })
       : undefined;
   backend.addHook('onClose', async () => {
-    await worker?.close();
+    await worker?.close({ graceMs: config.SHUTDOWN_GRACE_MS });
     await ownQueue?.close();
   });
   return backend;
@@ -156,13 +158,15 @@ export async function startWorkerProcess(config: Config): Promise<{ stop(): Prom
     title: 'Atelier worker',
     description: 'Health of a generation worker.',
     ready: { database: () => database.ping(), queue: () => queue.ping() },
+    metrics: { process: 'worker', db: database.db },
   });
   await listenOn(health, 'WORKER_HEALTH_PORT', config.WORKER_HEALTH_PORT, config.HOST);
   return {
     async stop() {
-      await health.close();
-      await worker.close();
+      // Health answers while the steps drain; steps still running after the grace go back to the queue.
+      await worker.close({ graceMs: config.SHUTDOWN_GRACE_MS });
       await queue.close();
+      await health.close();
       await database.close();
     },
   };
@@ -183,6 +187,9 @@ export async function startAdmin(config: Config, overrides: Partial<AdminDeps> =
 export async function startAll(config: Config): Promise<RunningPlatform> {
   const database = await openConfiguredDatabase(config);
   await database.migrate();
+  // PGlite: this process holds the data directory's lock, so any lease holder recorded is a
+  // process that died (kill -9): its duties are taken at once rather than after the lease expiry.
+  if (database.kind === 'pglite') await clearLeases(database.db);
   // The embedded anvil (and the platform contracts on first start) before the apps.
   const chain = await startPlatformChain(config, database.db, stderrChainLogger(config));
   // The ownership indexer, when a factory (NFT_FACTORY_ADDRESS or deployments/<chainId>.json) and an
@@ -235,8 +242,8 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
     async stop() {
       await indexer?.stop();
       await duties.stop();
-      await admin.close();
-      await backend.close();
+      await closeAppWithin(admin, config.SHUTDOWN_GRACE_MS);
+      await closeAppWithin(backend, config.SHUTDOWN_GRACE_MS);
       await chain.stop(); // stops anvil, which writes its state
       await database.close();
     },

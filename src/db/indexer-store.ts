@@ -320,15 +320,37 @@ export async function tokensTransferredAbove(
 
 const LOG_TABLES = [transfers, appTokenMints, ownerTokenTransfers, contractUpgrades, apps] as const;
 
-/** Deletes every indexed row above `block` (a reorg); the number of transfers removed. */
-export async function deleteAbove(ex: Executor, chainId: number, block: number): Promise<number> {
-  let removed = 0;
+/** A transfer a reorg removed (for the realtime retraction, docs/indexer.md). */
+export interface RemovedTransfer {
+  collection_address: string;
+  token_id: string;
+  from_address: string;
+  to_address: string;
+  tx_hash: string;
+  log_index: number;
+  block_number: number;
+}
+
+/** Deletes every indexed row above `block` (a reorg); the transfers removed. */
+export async function deleteAbove(ex: Executor, chainId: number, block: number): Promise<RemovedTransfer[]> {
+  let removed: RemovedTransfer[] = [];
   for (const table of LOG_TABLES) {
-    const gone = await ex
-      .delete(table)
-      .where(and(eq(table.chain_id, chainId), gt(table.block_number, block)))
-      .returning({ id: table.id });
-    if (table === transfers) removed = gone.length;
+    if (table === transfers) {
+      removed = await ex
+        .delete(transfers)
+        .where(and(eq(transfers.chain_id, chainId), gt(transfers.block_number, block)))
+        .returning({
+          collection_address: transfers.collection_address,
+          token_id: transfers.token_id,
+          from_address: transfers.from_address,
+          to_address: transfers.to_address,
+          tx_hash: transfers.tx_hash,
+          log_index: transfers.log_index,
+          block_number: transfers.block_number,
+        });
+      continue;
+    }
+    await ex.delete(table).where(and(eq(table.chain_id, chainId), gt(table.block_number, block)));
   }
   await ex.delete(indexedBlocks).where(and(eq(indexedBlocks.chain_id, chainId), gt(indexedBlocks.block_number, block)));
   return removed;

@@ -29,6 +29,14 @@ export async function releaseLease(db: Executor, name: string, holder: string): 
   await db.execute(sql`DELETE FROM leases WHERE name = ${name} AND holder = ${holder}`);
 }
 
+/**
+ * Forgets every lease: only for a database no other process can use (PGlite, whose data directory
+ * is locked by this process), where any recorded holder is a process that died.
+ */
+export async function clearLeases(db: Executor): Promise<void> {
+  await db.execute(sql`DELETE FROM leases`);
+}
+
 export interface LeaseRow {
   name: string;
   holder: string;

@@ -250,6 +250,65 @@ export async function avatarOfWallet(db: Db, address: string): Promise<string | 
  * token the chain does not have (issue 13.1, 18.5). The collection's `tokens_minted` then follows
  * the highest token id still held by a deck. Returns the released deck ids.
  */
+/**
+ * A reorg took a mined mint off the chain and the tx sender re-sent it (tx/restore.ts): its row is
+ * back to `sent`, or already mined again in another block, where the chain may have given it other
+ * token ids (another mint took the old ones first). Decks carrying its hash whose token id the
+ * transaction does not hold (now) are no longer minted: the id is freed and the deck `pending`
+ * until the re-sent transaction is mined (`remintedDecks`) or can never land
+ * (`releaseDecksOfUnlandedMints`); hash and recipient stay. Mints mined in the last `lookbackS`
+ * seconds are compared. Collections whose count changed get `tokens_minted` from the decks again.
+ * The decks' ids.
+ */
+export async function unmintDecksOfReorgedMints(db: Db, lookbackS = 7 * 24 * 3600): Promise<string[]> {
+  const unminted = await rows<{ id: string; collection_id: string }>(
+    db,
+    sql`
+    update decks d
+    set token_id = null, mint_status = 'pending', minted_at = null, metadata_uri = null, updated_at = now()
+    from chain_transactions t
+    where t.purpose = 'mint' and t.hash is not null
+      and d.mint_tx_hash is not null and lower(d.mint_tx_hash) = lower(t.hash) and d.token_id is not null
+      and (t.status in ('signed', 'sent')
+        or (t.status = 'mined' and t.receipt is not null
+          and t.updated_at > now() - make_interval(secs => ${lookbackS})
+          and not exists (
+            select 1 from jsonb_array_elements(t.receipt->'logs') l
+            where lower(l->>'address') = lower(t.to_address)
+              and l->'topics'->>0 = ${TRANSFER_TOPIC} and l->'topics'->>1 = ${ZERO_TOPIC}
+              and lower(l->'topics'->>3) = '0x' || lpad(to_hex(d.token_id), 64, '0'))))
+    returning d.id, d.collection_id`,
+  );
+  for (const collectionId of new Set(unminted.map((r) => r.collection_id))) {
+    await db.execute(sql`
+      update collections c
+      set tokens_minted = coalesce((select max(d.token_id) from decks d where d.collection_id = c.id), 0), updated_at = now()
+      where c.id = ${collectionId}`);
+  }
+  return unminted.map((r) => r.id);
+}
+
+/** A mined mint with decks left `pending` by a reorg: the decks, oldest first, get the receipt's tokens. */
+export interface RemintedMint extends MintTransaction {
+  deck_ids: string[];
+}
+
+export function remintedDecks(db: Db, limit = 100): Promise<RemintedMint[]> {
+  return rows<RemintedMint>(
+    db,
+    sql`
+    select t.hash, t.receipt, t.to_address, c.id as collection_id, c.title,
+           array_agg(d.id order by d.created_at, d.id) as deck_ids
+    from chain_transactions t
+    join collections c on c.chain_id = t.chain_id and lower(c.contract_address) = lower(t.to_address)
+    join decks d on d.collection_id = c.id and lower(d.mint_tx_hash) = lower(t.hash)
+    where t.purpose = 'mint' and t.status = 'mined' and t.receipt is not null
+      and d.token_id is null and d.mint_status = 'pending'
+    group by t.hash, t.receipt, t.to_address, c.id, c.title
+    limit ${limit}`,
+  );
+}
+
 export async function releaseDecksOfUnlandedMints(db: Db): Promise<string[]> {
   const released = await rows<{ id: string; collection_id: string }>(
     db,
@@ -258,7 +317,7 @@ export async function releaseDecksOfUnlandedMints(db: Db): Promise<string[]> {
     set token_id = null, mint_tx_hash = null, mint_recipient = null, mint_status = null, minted_at = null,
         metadata_uri = null, updated_at = now()
     from chain_transactions t
-    where t.purpose = 'mint' and t.status in ('dropped', 'failed') and t.hash is not null
+    where t.purpose = 'mint' and t.status in ('dropped', 'failed', 'reverted') and t.hash is not null
       and d.mint_tx_hash is not null and lower(d.mint_tx_hash) = lower(t.hash)
       and not exists (
         select 1 from chain_transactions m

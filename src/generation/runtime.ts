@@ -11,6 +11,7 @@ import type { Storage } from '../storage/types.ts';
 import type { StepPayload } from './pipeline.ts';
 import { startReconciler, startWorker, type WorkerContext } from './worker.ts';
 import { DUTY, startLeasedDuty } from '../db/leased-duty.ts';
+import { settledWithin } from '../startup/graceful.ts';
 
 export const JOB_QUEUE_NAME = 'generation';
 
@@ -33,7 +34,11 @@ export interface GenerationWorkerOptions {
 }
 
 export interface RunningGenerationWorker {
-  close(): Promise<void>;
+  /**
+   * Stops taking steps and waits for the running ones; with `graceMs`, steps still running after
+   * it are handed back to the queue (BullMQ) for another worker (src/startup/graceful.ts).
+   */
+  close(opts?: { graceMs?: number }): Promise<void>;
 }
 
 /** Seeds the built-in workflows, starts the worker and the reconciler. */
@@ -70,9 +75,13 @@ export async function startGenerationWorker(o: GenerationWorkerOptions): Promise
           onError: (err) => o.log?.('reconciler lease failed', { err: String(err) }),
         });
   return {
-    async close() {
+    async close(opts = {}) {
       await reconciler?.stop();
-      await worker.close();
+      const closing = worker.close();
+      if (opts.graceMs === undefined || (await settledWithin(closing, opts.graceMs))) return closing;
+      const handedBack = (await worker.handBack?.()) ?? 0;
+      o.log?.('shutdown grace over: steps handed back to the queue', { handedBack });
+      await closing;
     },
   };
 }

@@ -86,6 +86,8 @@ export function createStepHandler(ctx: WorkerContext) {
           try {
             ({ output, bytes } = await runStep(qjob, job, step === null, found.workflowData));
           } catch (err) {
+            // Handed back (worker shutting down): not a failure; the queue gives it to another worker.
+            if (qjob.signal?.aborted) throw err;
             if (stepFailureAction(err, qjob.attempt, p.attempts) === 'retry') throw err; // the queue tries again with backoff
             const message = errorMessage(err);
             await failJob(db, p, `generation failed: ${message}`);
@@ -182,8 +184,12 @@ export function createStepHandler(ctx: WorkerContext) {
         stepId: qjob.id,
       },
       onProgress,
+      qjob.signal,
     );
     await chain;
+    // Handed back to the queue by a shutting-down worker: another worker runs the step; this run
+    // writes nothing (a step's result is written once).
+    if (qjob.commit && !qjob.commit()) throw new Error('step handed back to the queue');
     const ext = (EXTENSION as Record<string, string>)[result.mimeType] ?? 'bin';
     // Deterministic key: a re-run of the step overwrites its own file, never leaves a second one.
     const key = `generations/${p.jobId}/step-${p.stepOrder}-r${p.retryAttempt}.${ext}`;

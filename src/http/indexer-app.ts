@@ -11,12 +11,14 @@ import { indexerRoutes, type IndexerHost } from './backend/indexer.ts';
 import { createAppShell } from './plugins/shell.ts';
 import { chainCheck, rpcBlockNumber } from './readiness.ts';
 import { installErrorHandling } from './plugins/errors.ts';
+import { closeAppWithin } from '../startup/graceful.ts';
 
 export async function buildIndexerApp(deps: { config: Config; database: Database; indexer: IndexerHost }): Promise<FastifyInstance> {
   const app = await createAppShell({
     config: deps.config,
     title: 'Atelier indexer',
     description: 'Ownership indexer: apps, app tokens, mints, owner tokens, contract reads, indexer status; socket.io events.',
+    metrics: { process: 'indexer', db: deps.database.db, indexer: deps.indexer },
     ready: {
       database: () => deps.database.ping(),
       ...(deps.indexer.rpcUrl ? { chain: chainCheck(() => rpcBlockNumber(deps.indexer.rpcUrl!)) } : {}),
@@ -59,8 +61,9 @@ export async function startIndexerProcess(
     app,
     chainId: running.host.chainId,
     async stop() {
-      await app.close();
+      // The chain's lease is given up first: a standby indexer takes over at once.
       await running.stop();
+      await closeAppWithin(app, config.SHUTDOWN_GRACE_MS);
       await database.close();
     },
   };

@@ -11,6 +11,16 @@ export interface IndexerEventPayloads {
   'emprops:app:created': { appAddress: string; ownerTokenId: string; type: string; name: string; symbol: string; owner: string };
   'emprops:appToken:minted': { appAddress: string; to: string; startTokenId: string; quantity: number; txHash: string };
   'emprops:appToken:transferred': { tokenId: string; appAddress: string; from: string; to: string; txHash: string };
+  /** A transfer announced earlier that a reorg removed from the chain (docs/indexer.md "Reorgs"). */
+  'emprops:appToken:transfer_retracted': {
+    tokenId: string;
+    appAddress: string;
+    from: string;
+    to: string;
+    txHash: string;
+    logIndex: number;
+    blockNumber: number;
+  };
   'emprops:contract:upgraded': {
     contractType: string;
     implementation: string;

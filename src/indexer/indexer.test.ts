@@ -122,6 +122,47 @@ describe('indexer engine', () => {
     );
   });
 
+  test('a reorg: clients told of the vanished transfers get a retraction each, in chain order, in the room', async () => {
+    const { chain, indexer, got } = setup();
+    chain.mine([transferLog(C1, ALICE, BOB, 1n)]); // 3
+    chain.mine([transferLog(C1, BOB, CAROL, 1n)]); // 4
+    await indexer.syncOnce();
+    const told = got.filter((e) => e.name === 'emprops:appToken:transferred').map((e) => e.payload);
+    assert.equal(told.length, 2);
+
+    chain.reorg(2);
+    chain.mine([transferLog(C1, ALICE, CAROL, 3n)]);
+    chain.mine();
+    chain.mine();
+    await indexer.syncOnce();
+    const retracted = got.filter((e) => e.name === 'emprops:appToken:transfer_retracted');
+    assert.deepEqual(
+      retracted.map((e) => e.room),
+      [`app:${C1.toLowerCase()}`, `app:${C1.toLowerCase()}`],
+    );
+    assert.deepEqual(
+      retracted.map((e) => {
+        const p = e.payload as { tokenId: string; from: string; to: string; txHash: string; blockNumber: number };
+        return [p.tokenId, getAddress(p.from), getAddress(p.to), p.blockNumber];
+      }),
+      [
+        ['1', getAddress(ALICE), getAddress(BOB), 3],
+        ['1', getAddress(BOB), getAddress(CAROL), 4],
+      ],
+    );
+    assert.deepEqual(
+      retracted.map((e) => (e.payload as { txHash: string }).txHash),
+      told.map((p) => (p as { txHash: string }).txHash),
+      'the very transfers announced',
+    );
+    // A reorg that removed nothing retracts nothing.
+    const before = got.length;
+    chain.reorg(5);
+    chain.mine();
+    await indexer.syncOnce();
+    assert.equal(got.slice(before).filter((e) => e.name === 'emprops:appToken:transfer_retracted').length, 0);
+  });
+
   test('a reorg that keeps the height is found at rest (the last block’s hash changed)', async () => {
     const { chain, store, indexer } = setup();
     chain.mine([transferLog(C1, ALICE, BOB, 1n)]); // 3

@@ -16,7 +16,7 @@ import { decodeLogs } from './decode.ts';
 import type { IndexerEvents } from './events.ts';
 import { defaultConfirmations, isRecent, nextRange, RangeSize, retryDelay, statusAt } from './plan.ts';
 import { groupMints, latestPerToken } from './projections.ts';
-import { Announced, eventsOf, publishAll } from './publish.ts';
+import { Announced, eventsOf, publishAll, retractionsOf } from './publish.ts';
 import type { IndexerStore } from './store-port.ts';
 import { type BlockSource, checkLastIndexed, fetchRange, findCommonAncestor, ReorgDetected } from './sync.ts';
 import { assess, DEFAULT_WATCHDOG, type LiveStatus, liveStatusOf, type WatchdogLimits } from './watchdog.ts';
@@ -295,8 +295,12 @@ export class Indexer {
     );
     const removed = await this.store.rollbackTo(ancestor);
     this.lastIndexed = ancestor.number;
+    // Clients were told of these transfers; they are told they no longer happened (committed first).
+    this.announced.forgetTxs(new Set(removed.map((t) => t.tx_hash)));
+    const sink = this.opts.events;
+    if (sink) publishAll(sink, retractionsOf(removed), (err) => this.log.warn({ err: err.message }, 'indexer: event listener failed'));
     this.log.warn(
-      { chainId: this.chainId, detectedAt: atBlock, commonAncestor: ancestor.number, transfersRemoved: removed },
+      { chainId: this.chainId, detectedAt: atBlock, commonAncestor: ancestor.number, transfersRemoved: removed.length },
       'indexer: reorg, rolled back',
     );
     return ancestor.number;

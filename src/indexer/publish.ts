@@ -6,7 +6,15 @@
  * inserts really added; at most once per log and kind in this process (`Announced`), in (block,
  * log index) order. Delivery is at most once: a crash between commit and emit loses them.
  */
-import type { AppRecord, LogKey, MintRecord, OwnerTransferRecord, TransferRecord, UpgradeRecord } from '../db/indexer-store.ts';
+import type {
+  AppRecord,
+  LogKey,
+  MintRecord,
+  OwnerTransferRecord,
+  RemovedTransfer,
+  TransferRecord,
+  UpgradeRecord,
+} from '../db/indexer-store.ts';
 import { ZERO_ADDRESS } from './decode.ts';
 import { appRoom, type IndexerEvent } from './events.ts';
 
@@ -38,6 +46,16 @@ export class Announced {
 
   clear(): void {
     this.seen.clear();
+  }
+
+  /** Forgets every log of these transactions (a reorg removed them; re-mined, they are announced again). */
+  forgetTxs(txHashes: Iterable<string>): void {
+    const gone = new Set([...txHashes].map((h) => `${h}:`));
+    if (gone.size === 0) return;
+    for (const k of this.seen) {
+      const tx = k.slice(k.indexOf(':') + 1, k.lastIndexOf(':') + 1);
+      if (gone.has(tx)) this.seen.delete(k);
+    }
   }
 
   /** Forgets the oldest entries beyond the bound. */
@@ -129,6 +147,26 @@ export function eventsOf(rows: RangeRows, added: Added, announced: Announced): I
   );
   // Stable sort: events of one log keep their order (the cuts of one DiamondCut).
   return out.sort((a, b) => a.block - b.block || a.log - b.log).map((x) => x.ev);
+}
+
+/**
+ * The retractions of transfers a reorg removed (mints included: a mint is a transfer from zero),
+ * in chain order, to each collection's room: clients drop what they were told of them.
+ */
+export function retractionsOf(removed: readonly RemovedTransfer[]): IndexerEvent[] {
+  return removed.map((t) => ({
+    name: 'emprops:appToken:transfer_retracted',
+    room: appRoom(t.collection_address),
+    payload: {
+      tokenId: t.token_id,
+      appAddress: t.collection_address,
+      from: t.from_address,
+      to: t.to_address,
+      txHash: t.tx_hash,
+      logIndex: t.log_index,
+      blockNumber: t.block_number,
+    },
+  }));
 }
 
 /** Hands events to the hub; a failing listener is reported and does not stop the others. */

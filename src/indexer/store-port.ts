@@ -8,7 +8,7 @@
  * mints are announced per mint call); `rollbackTo` removes everything above the
  * ancestor and recomputes the owners it touched, all or nothing.
  */
-import type { BlockRecord, IndexerState, IndexerStatus, TransferRecord } from '../db/indexer-store.ts';
+import type { BlockRecord, IndexerState, IndexerStatus, RemovedTransfer, TransferRecord } from '../db/indexer-store.ts';
 import type { Added, RangeRows } from './publish.ts';
 
 export interface RangeWrite extends RangeRows {
@@ -39,8 +39,8 @@ export interface IndexerStore {
   /** Stored block hashes below `below`, newest first. */
   storedBlocks(below: number, limit: number): Promise<{ number: number; hash: string }[]>;
   pruneBlocks(below: number): Promise<void>;
-  /** Rolls back to the common ancestor; the number of transfers removed. */
-  rollbackTo(ancestor: { number: number; hash: string | null }): Promise<number>;
+  /** Rolls back to the common ancestor; the transfers removed (oldest first). */
+  rollbackTo(ancestor: { number: number; hash: string | null }): Promise<RemovedTransfer[]>;
   /** Full reindex: every row of the chain gone, owners cleared, state back to `startBlock − 1`, `reindexing`. */
   reset(startBlock: number): Promise<void>;
   /** Links transfers stored before their deck existed and sets those decks' owners; the decks linked. */

@@ -90,7 +90,9 @@ export function createDbStore(db: Db, chainId: number): IndexerStore {
     rollbackTo: (ancestor) =>
       tx(db, async (t) => {
         const affected = await tokensTransferredAbove(t, c, ancestor.number);
-        const removed = await deleteAbove(t, c, ancestor.number);
+        const removed = (await deleteAbove(t, c, ancestor.number)).sort(
+          (a, b) => a.block_number - b.block_number || a.log_index - b.log_index,
+        );
         if (affected.length) {
           const remaining = await latestTransfersOf(t, c, affected);
           await setDeckOwners(t, ownersAfterRollback(remaining, await decksOfTokens(t, c, affected)));

@@ -3,7 +3,7 @@
  * mid-job loses its lock, and another worker's stalled check moves the job back to waiting.
  * See docs/generation.md for the priority mapping and stall settings.
  */
-import { Queue, QueueEvents, Worker, type Job } from 'bullmq';
+import { Queue, QueueEvents, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
   MAX_PRIORITY,
@@ -105,15 +105,36 @@ export class BullMqQueue<T> implements WorkQueue<T> {
 
   process(handler: JobHandler<T>, opts: ProcessOptions): WorkerHandle {
     assertConcurrency(opts);
+    // Jobs running in this worker, for handBack() (graceful shutdown past its grace period).
+    const active = new Set<{ job: Job; token: string | undefined; abort: AbortController; committed: boolean; handedBack: boolean }>();
     const worker = new Worker(
       this.name,
-      async (job: Job) =>
-        handler({
-          id: job.id!,
-          payload: job.data as T,
-          attempt: job.attemptsMade + 1,
-          reportProgress: (pct) => job.updateProgress(clampProgress(pct)),
-        }),
+      async (job: Job, token?: string) => {
+        const entry = { job, token, abort: new AbortController(), committed: false, handedBack: false };
+        active.add(entry);
+        try {
+          const result = await handler({
+            id: job.id!,
+            payload: job.data as T,
+            attempt: job.attemptsMade + 1,
+            reportProgress: (pct) => job.updateProgress(clampProgress(pct)),
+            signal: entry.abort.signal,
+            commit: () => {
+              if (entry.handedBack) return false;
+              entry.committed = true;
+              return true;
+            },
+          });
+          if (entry.handedBack) throw new WaitingError();
+          return result;
+        } catch (err) {
+          // Handed back: the job is waiting again; BullMQ must not count a failure.
+          if (entry.handedBack) throw new WaitingError();
+          throw err;
+        } finally {
+          active.delete(entry);
+        }
+      },
       {
         connection: this.connection(),
         prefix: this.opts.prefix,
@@ -130,6 +151,18 @@ export class BullMqQueue<T> implements WorkQueue<T> {
       close: async () => {
         this.workers.delete(worker);
         await worker.close();
+      },
+      handBack: async () => {
+        let n = 0;
+        for (const entry of [...active]) {
+          if (entry.committed || entry.handedBack) continue;
+          entry.handedBack = true;
+          // Waiting again first (lock released), then the handler stops: no window where the job is nobody's.
+          await entry.job.moveToWait(entry.token).catch(() => undefined);
+          entry.abort.abort(new Error('handed back to the queue: the worker is shutting down'));
+          n++;
+        }
+        return n;
       },
     };
   }

@@ -28,6 +28,14 @@ export interface QueueJob<T> {
   attempt: number;
   /** 0..100; values outside are clamped. */
   reportProgress(pct: number): Promise<void>;
+  /** Aborted when the worker hands the job back to the queue (graceful shutdown past its grace). */
+  signal?: AbortSignal;
+  /**
+   * Called by the handler before it writes its results: false when the job was handed back (the
+   * handler must then write nothing: another worker runs it). Once it returned true the job is
+   * no longer handed back; the shutdown waits for it instead.
+   */
+  commit?(): boolean;
 }
 
 export type JobHandler<T> = (job: QueueJob<T>) => Promise<unknown>;
@@ -39,6 +47,11 @@ export interface ProcessOptions {
 export interface WorkerHandle {
   /** Stops taking jobs and waits for the active ones to finish. */
   close(): Promise<void>;
+  /**
+   * Returns the active jobs not yet committed to the queue (waiting, taken by the next worker),
+   * aborting their handlers; how many. Absent where a job cannot outlive its process (in-process).
+   */
+  handBack?(): Promise<number>;
 }
 
 /**

@@ -44,6 +44,9 @@ test('crash repair: one artless deck per minted token that has none, and tokens_
         highest.push(h);
       },
       releaseDecksOfUnlandedMints: async () => [],
+      unmintDecksOfReorgedMints: async () => [],
+      remintedDecks: async () => [],
+      setMintState: async () => true,
     },
     mintedTokensOf: () => [
       { tokenId: 1, recipient },

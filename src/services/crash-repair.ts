@@ -8,6 +8,10 @@
  *   (the variables the request asked for are not on chain; POST …/generate starts it).
  * - Mints that can never land (the chain lost them and they were dropped, or they failed): their
  *   decks are released (token id and mint state cleared), never left "minted".
+ * - Mints a reorg took off the chain (docs/minting.md "Reorgs"): the tx sender re-sends them
+ *   (same bytes, same hash); meanwhile their decks are `pending` with no token id (never left
+ *   "minted", their old id free for the chain to give to another mint); once the re-sent mint is
+ *   mined its decks get the tokens of the new receipt; if it can never land, they are released.
  * - Deploys: every record left `deploying` is settled by the deploy service's `recover`.
  *
  * Only stored receipts are read. Everything is conditional and keyed by unique indexes, so every
@@ -33,6 +37,11 @@ export interface RepairStore {
   recordMinted(collectionId: string, highestTokenId: number): Promise<void>;
   /** Clears the mint state of decks whose mint transaction was dropped or failed; their ids. */
   releaseDecksOfUnlandedMints(): Promise<string[]>;
+  /** Decks of mints a reorg reopened: token id cleared, `pending`; their ids. */
+  unmintDecksOfReorgedMints(): Promise<string[]>;
+  /** Mined mints with decks a reorg left `pending`. */
+  remintedDecks(): Promise<Array<MintTransaction & { deck_ids: string[] }>>;
+  setMintState(deckId: string, m: { tokenId: number; txHash: string; recipient: string; metadataUri: string }): Promise<boolean>;
 }
 
 export interface RepairPorts {
@@ -80,6 +89,33 @@ export async function repairMints(ports: RepairPorts, opts: RepairOptions = {}):
   return created;
 }
 
+/**
+ * Decks of reorged mints: un-minted while their transaction is re-sent, given the new receipt's
+ * tokens once it is mined again. Returns how many decks changed each way.
+ */
+export async function repairReorgedMints(ports: RepairPorts): Promise<{ unminted: number; reminted: number }> {
+  const unminted = (await ports.store.unmintDecksOfReorgedMints()).length;
+  let reminted = 0;
+  for (const tx of await ports.store.remintedDecks()) {
+    const free: Array<{ tokenId: number; recipient: Address }> = [];
+    for (const m of ports.mintedTokensOf(tx.receipt, tx.to_address))
+      if (!(await ports.store.findTokenDeck(tx.collection_id, m.tokenId))) free.push(m);
+    for (const [i, deckId] of tx.deck_ids.entries()) {
+      const m = free[i];
+      if (!m) break;
+      const ok = await ports.store.setMintState(deckId, {
+        tokenId: m.tokenId,
+        txHash: tx.hash,
+        recipient: m.recipient,
+        metadataUri: tokenUrl(ports.metadataBaseUrl, tx.collection_id, m.tokenId),
+      });
+      if (ok) reminted++;
+    }
+    if (free.length > 0) await ports.store.recordMinted(tx.collection_id, Math.max(...free.map((m) => m.tokenId)));
+  }
+  return { unminted, reminted };
+}
+
 /** Runs the repairs now and every intervalMs (default 5 s). Safe in every replica. */
 export function startRepairer(
   ports: RepairPorts,
@@ -88,10 +124,12 @@ export function startRepairer(
   return every(
     opts.intervalMs ?? 5_000,
     async () => {
+      const reorged = await repairReorgedMints(ports);
       const decks = await repairMints(ports);
       const releasedDecks = (await ports.store.releaseDecksOfUnlandedMints()).length;
       const deploys = await ports.recoverDeploys();
-      if (decks + releasedDecks + deploys.finished + deploys.released > 0) opts.onRepaired?.({ decks, releasedDecks, ...deploys });
+      if (decks + releasedDecks + deploys.finished + deploys.released + reorged.unminted + reorged.reminted > 0)
+        opts.onRepaired?.({ decks, releasedDecks, ...deploys, ...reorged });
     },
     opts.onError,
   );

@@ -39,7 +39,9 @@ import {
   pendingMetadataUpdates,
   recordMinted,
   releaseDecksOfUnlandedMints,
+  remintedDecks,
   setMintState,
+  unmintDecksOfReorgedMints,
   tokenForMetadata,
 } from '../db/minting.ts';
 import { getOutput } from '../db/outputs.ts';
@@ -333,7 +335,16 @@ export function startNftDuties(opts: {
 
 export function repairPortsOf(db: Db, metadataBaseUrl: string, recoverDeploys: () => Promise<{ finished: number; released: number }>) {
   return {
-    store: bindDb(db, { mintsMissingDecks, findTokenDeck, createMintedDeck, recordMinted, releaseDecksOfUnlandedMints }),
+    store: bindDb(db, {
+      mintsMissingDecks,
+      findTokenDeck,
+      createMintedDeck,
+      recordMinted,
+      releaseDecksOfUnlandedMints,
+      unmintDecksOfReorgedMints,
+      remintedDecks,
+      setMintState,
+    }),
     mintedTokensOf,
     recoverDeploys,
     metadataBaseUrl,

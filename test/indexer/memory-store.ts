@@ -139,7 +139,15 @@ export class MemoryStore implements IndexerStore {
 
   async rollbackTo(ancestor: { number: number; hash: string | null }) {
     const above = (r: { block_number: number }) => r.block_number > ancestor.number;
-    const removed = this.transfers.filter(above).length;
+    const removed = this.transfers.filter(above).map((t) => ({
+      collection_address: t.collection_address,
+      token_id: String(t.token_id),
+      from_address: t.from_address,
+      to_address: t.to_address,
+      tx_hash: t.tx_hash,
+      log_index: t.log_index,
+      block_number: t.block_number,
+    }));
     this.transfers = this.transfers.filter((r) => !above(r));
     this.apps = this.apps.filter((r) => !above(r));
     this.mints = this.mints.filter((r) => !above(r));

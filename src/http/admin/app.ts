@@ -41,6 +41,7 @@ export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps
     title: 'Atelier admin proxy',
     description: 'NFT administration: collections, factory and collection deployment, admin calls, metadata.',
     bodyLimit: 16 * 1024 * 1024,
+    metrics: { process: 'admin' },
     ready: {
       backend: healthCheck(config.BACKEND_API_URL),
       ...(deps.chain ? { chain: chainCheck(() => deps.chain!.client(config.NFT_CHAIN_ID).getBlockNumber()) } : {}),

@@ -6,6 +6,7 @@ import { installAuth } from '../plugins/auth.ts';
 import { credentialsOn } from '../../services/credentials.ts';
 import { createAppShell } from '../plugins/shell.ts';
 import { chainCheck } from '../readiness.ts';
+import { chainNonceOf } from '../metrics.ts';
 import { installErrorHandling } from '../plugins/errors.ts';
 import { collectionDesignRoutes } from './collection-design.ts';
 import { collectionRoutes } from './collections.ts';
@@ -78,6 +79,12 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
       database: () => deps.database.ping(),
       ...(deps.jobQueue ? { queue: () => deps.jobQueue!.ping() } : {}),
       ...(deps.chain ? { chain: chainCheck(() => deps.chain!.client(deps.config.NFT_CHAIN_ID).getBlockNumber()) } : {}),
+    },
+    metrics: {
+      process: 'backend',
+      db: deps.database.db,
+      ...(deps.chain ? { chainNonce: chainNonceOf(deps.chain) } : {}),
+      ...(deps.indexer ? { indexer: deps.indexer } : {}),
     },
   });
   installErrorHandling(app, 'envelope');

@@ -13,6 +13,7 @@ import { safeErrorSerializer } from '../../logging/safe-errors.ts';
 import { traceLogFields } from '../../telemetry.ts';
 import { installInputGuards } from './input.ts';
 import { runReadiness, type ReadinessChecks } from '../readiness.ts';
+import { installMetrics, type MetricSources } from '../metrics.ts';
 
 export interface AppShellOptions {
   config: Config;
@@ -22,6 +23,8 @@ export interface AppShellOptions {
   bodyLimit?: number;
   /** Readiness checks by dependency name (database, queue, chain, backend…), for /readyz. */
   ready?: ReadinessChecks;
+  /** What /metrics measures in this process besides HTTP latency and duty leaders (src/http/metrics.ts). */
+  metrics?: Omit<MetricSources, 'token'>;
 }
 
 export async function createAppShell(opts: AppShellOptions): Promise<FastifyInstance> {
@@ -82,6 +85,7 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
 
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  installMetrics(app, { process: 'app', ...opts.metrics, token: opts.config.METRICS_TOKEN });
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
   // Each dependency named with its state; 503 while any is down (src/http/readiness.ts).
   app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {

@@ -1,0 +1,41 @@
+/**
+ * Graceful shutdown (docs/operations.md "Graceful shutdown"): on SIGTERM each process stops taking
+ * work, gives what is in flight SHUTDOWN_GRACE_MS to finish, and hands back what is left: HTTP
+ * connections still open are closed (a request's chain transaction is recorded and finished by
+ * any process's catch-up; its client retries with its Idempotency-Key), a worker's steps go back
+ * to the queue for another worker.
+ */
+import type { FastifyInstance } from 'fastify';
+
+/** Whether `work` settled within `ms` (it keeps running either way). */
+export async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Closes an app: no new connections, idle keep-alive ones closed, new requests on open ones
+ * answered 503 (Fastify's return503OnClosing); in-flight requests get `graceMs`, then their
+ * connections are closed.
+ */
+export async function closeAppWithin(app: FastifyInstance, graceMs: number): Promise<void> {
+  const closing = app.close();
+  if (!(await settledWithin(closing, graceMs))) {
+    app.log.warn({ graceMs }, 'shutdown grace over: closing the connections of requests still in flight');
+    app.server.closeAllConnections();
+  }
+  await closing;
+}
