@@ -108,7 +108,11 @@ export function mintTokenMetadata(src: Omit<TokenSource, 'output'> & { attribute
   };
 }
 
-export const CACHE_FINAL = 'public, max-age=86400, stale-while-revalidate=604800';
+/**
+ * Final artwork: 5 minutes, then revalidated (ETag → 304). A token can be regenerated, so a day
+ * (as it was) served a replaced picture for a day after its MetadataUpdate (issue 18.4).
+ */
+export const CACHE_FINAL = 'public, max-age=300, stale-while-revalidate=3600';
 export const CACHE_PENDING = 'public, max-age=10, must-revalidate';
 
 export interface Rendered {

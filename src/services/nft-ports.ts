@@ -207,6 +207,8 @@ export interface NftServiceDeps {
   storage?: Storage;
   conceptExpander?: ConceptExpander;
   metadataCache?: MetadataCache;
+  /** Tells the other replicas when a token's document changed (services/metadata-invalidation.ts); default: this cache only. */
+  onTokenChanged?: (collectionId: string, tokenId: number) => void;
   log?: (err: unknown, message: string) => void;
 }
 
@@ -249,7 +251,7 @@ export function createNftServices(deps: NftServiceDeps) {
         debit: async (userId, n) => void (await debitCredits(db, userId, n, config.CREDITS_INITIAL_GRANT)),
         refund: async (userId, n) => void (await addCredits(db, userId, n, config.CREDITS_INITIAL_GRANT)),
       },
-      onTokenChanged: (collectionId, tokenId) => metadata.cache.invalidate(collectionId, tokenId),
+      onTokenChanged: deps.onTokenChanged ?? ((collectionId, tokenId) => metadata.cache.invalidate(collectionId, tokenId)),
     }),
     samples: createSampleService({
       store: bindDb(db, {

@@ -81,7 +81,9 @@ export function topologyPlan(i: TopologyInputs): PlannedProcess[] {
       name: `backend-${n + 1}`,
       command: 'backend',
       kind: 'service',
-      env: { ...base, ...signer, PORT: String(port), PUBLIC_BASE_URL: backendUrls[n]! },
+      // One public URL for every replica (a load balancer's in production): token metadata URIs
+      // written on chain must not depend on which replica minted.
+      env: { ...base, ...signer, PORT: String(port), PUBLIC_BASE_URL: backendUrls[0]! },
       url: backendUrls[n],
     });
   });

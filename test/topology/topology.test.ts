@@ -188,6 +188,29 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
     assert.match(text, /"status":"completed"/, 'replica 2 streamed the completion of the job created on replica 1');
   });
 
+  test('a regenerated token is served fresh by every replica within 2 s (caches agree across replicas)', async () => {
+    const doc = async (backend: string) => (await call(`${backend}/nft/metadata/${collection.id}/1`)).body as { image: string };
+    const old = (await doc(b1)).image;
+    assert.ok(old, 'token 1 has its artwork');
+    assert.equal((await doc(b2)).image, old, 'both replicas serve (and cache) the final document');
+    const regen = await call(`${b1}/nft/collections/${collection.id}/generate`, { token_id: 1 });
+    assert.equal(regen.status, 202, JSON.stringify(regen.body));
+    // The new cover is pending at once; replica 2 must not serve its cached copy for long.
+    const t0 = Date.now();
+    await until('replica 2 to drop the old document', async () => (await doc(b2)).image !== old, 2000, 50);
+    console.log(`# regenerate on replica 1: replica 2 served the new document after ${Date.now() - t0} ms`);
+    const fresh = await until(
+      'the new artwork',
+      async () => {
+        const d = await doc(b1);
+        return d.image && d.image !== old ? d.image : undefined;
+      },
+      60_000,
+      200,
+    );
+    await until('replica 2 to serve the new artwork', async () => (await doc(b2)).image === fresh, 2000, 50);
+  });
+
   test("a socket.io client on replica 2 receives the indexer's events (Redis adapter)", async () => {
     const socket = connectSocket(b2, { transports: ['websocket'], reconnection: false, timeout: 5000 });
     try {

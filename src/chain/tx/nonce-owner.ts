@@ -35,14 +35,20 @@ export function createNonceOwner(ctx: SenderContext): NonceOwner {
       return run;
     },
     async assign(use) {
-      // Read outside the lock: the recorded rows (read under it) cover every nonce we signed.
-      const pending = await ctx.retry('getTransactionCount', () =>
-        ctx.client.getTransactionCount({ address: ctx.address, blockTag: 'pending' }),
-      );
       return tx(ctx.db, async (t) => {
         await lockWalletNonces(t, ctx.wallet);
-        const inputs: NonceInputs = { pending, recordedNext: nextAfter(await highestNonce(t, ctx.wallet)), localNext, dev: ctx.dev };
-        if (suspectsReset(inputs)) inputs.inFlightNext = nextAfter(await highestNonce(t, ctx.wallet, IN_FLIGHT));
+        // The recorded rows first, then the chain, both under the lock: a row another process
+        // records as mined is on chain before it is recorded, so a chain count read after the rows
+        // covers it. Read the other way round (the chain before the lock, as this did), a burst from
+        // two replicas looked like a dev chain reset: mined mints were marked dropped and their
+        // decks released (topology test).
+        const recordedNext = nextAfter(await highestNonce(t, ctx.wallet));
+        const inFlightNext = nextAfter(await highestNonce(t, ctx.wallet, IN_FLIGHT));
+        const pending = await ctx.retry('getTransactionCount', () =>
+          ctx.client.getTransactionCount({ address: ctx.address, blockTag: 'pending' }),
+        );
+        const inputs: NonceInputs = { pending, recordedNext, localNext, dev: ctx.dev };
+        if (suspectsReset(inputs)) inputs.inFlightNext = inFlightNext;
         const choice = chooseNonce(inputs);
         if (choice.dropFrom !== undefined) {
           ctx.log.warn(

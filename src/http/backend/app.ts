@@ -24,7 +24,8 @@ import { mintingRoutes } from './minting.ts';
 import { sampleRoutes } from './samples.ts';
 import type { MintingChainAccess } from '../../chain/mint.ts';
 import { createNftServices } from '../../services/nft-ports.ts';
-import type { MetadataCache } from '../../services/metadata-documents.ts';
+import { MetadataCache } from '../../services/metadata-documents.ts';
+import { createMetadataInvalidation } from '../../services/metadata-invalidation.ts';
 import { outputRoutes } from './outputs.ts';
 import { uploadRoutes } from './uploads.ts';
 import type { Storage } from '../../storage/types.ts';
@@ -88,6 +89,10 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   });
   installErrorHandling(app, 'envelope');
   installAuth(app, { config: deps.config, credentials: credentialsOn(deps.database.db), style: 'envelope' });
+  // One metadata cache per replica; a changed token is dropped in every replica (issue 18.4).
+  const metadataCache = deps.metadataCache ?? new MetadataCache();
+  const invalidation = createMetadataInvalidation(metadataCache, deps.config.REDIS_URL);
+  app.addHook('onClose', () => invalidation.close());
   const nft = createNftServices({
     db: deps.database.db,
     config: deps.config,
@@ -98,7 +103,8 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
     jobQueue: deps.jobQueue,
     storage: deps.storage,
     conceptExpander: deps.conceptExpander,
-    metadataCache: deps.metadataCache,
+    metadataCache,
+    onTokenChanged: (collectionId, tokenId) => invalidation.tokenChanged(collectionId, tokenId),
     log: (err, message) => app.log.error({ err }, message),
   });
   const nftOptions = { nft, metadataBaseUrl: deps.metadataBaseUrl };
