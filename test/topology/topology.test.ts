@@ -274,14 +274,24 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
   });
 
   test('kill -9 of a replica mid-mint burst: every on-chain token has its deck within 30 s without a further request; minting stalls < 5 s', async () => {
-    const victim = t.topology.get('backend-2');
+    // The victim is the replica holding the crash-repair lease (when a replica holds it), so the
+    // duty must move to the survivor.
+    const holderPid = async (name: string) =>
+      ((await t.db.query<{ holder: string }>('SELECT holder FROM leases WHERE name = $1', [name])).rows[0]?.holder ?? '').split(':')[1];
+    const backends = t.topology.of('backend');
+    const repairPid = await holderPid('crash-repair');
+    const victim = backends.find((b) => String(b.child.pid) === repairPid) ?? t.topology.get('backend-2');
+    const survivor = backends.find((b) => b !== victim)!;
+    console.log(
+      `# crash-repair lease held by ${backends.find((b) => String(b.child.pid) === repairPid)?.name ?? 'no replica'}; killing ${victim.name}`,
+    );
     try {
       // Steady minting on the survivor, to measure the stall around the kill.
       let stop = false;
       const survivorTimes: number[] = [];
       const steady = (async () => {
         while (!stop) {
-          const r = await mint(b1).catch(() => undefined);
+          const r = await mint(survivor.url).catch(() => undefined);
           if (r?.status === 201) survivorTimes.push(Date.now());
         }
       })();
@@ -289,7 +299,7 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
       let killAt = 0;
       const burst = Promise.all(
         Array.from({ length: 30 }, async (_, i) => {
-          const r = await mint(b2, `burst-${i}`).catch(() => undefined);
+          const r = await mint(victim.url, `burst-${i}`).catch(() => undefined);
           if (r?.status === 201) answered++;
           if (answered >= 8 && !killAt) {
             killAt = Date.now();
@@ -319,6 +329,10 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
           throw new Error(`${(err as Error).message}: ${why}`);
         });
       console.log(`# every on-chain token had its deck ${settled} ms after the kill`);
+      // The singleton duties went on in the survivor.
+      for (const duty of ['crash-repair', 'metadata-updates']) {
+        await until(`${duty} held by the survivor`, async () => (await holderPid(duty)) === String(survivor.child.pid), 20_000, 250);
+      }
       const gaps = survivorTimes
         .filter((x) => x > killAt - 2000)
         .map((x, i, a) => (i ? x - a[i - 1]! : 0))
