@@ -56,7 +56,7 @@ function notOwnerOnly(dir: string): string[] {
 
 test('`atelier <command> --help` prints that command’s help and touches nothing', async () => {
   const dataDir = path.join(tmp, 'never-created');
-  const commands = ['start', 'migrate', 'backend', 'admin', 'worker', 'indexer'];
+  const commands = ['start', 'migrate', 'deploy', 'backend', 'admin', 'worker', 'indexer'];
   // In parallel: each is a full Node start-up, and none may do anything but print.
   const results = await Promise.all(
     [...commands.map((c) => [c, '--help']), ['--help']].map((args) => runCliAsync(args, { DATA_DIR: dataDir, PORT: 'not-even-a-port' })),

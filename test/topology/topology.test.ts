@@ -10,8 +10,12 @@
  * The steps share one topology and run in order (each builds on the state the last left).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { io as connectSocket } from 'socket.io-client';
+import { ATELIER_BIN } from '../../src/topology/run.ts';
 import {
   API_KEY,
   RECIPIENT,
@@ -270,14 +274,24 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
   });
 
   test('kill -9 of a replica mid-mint burst: every on-chain token has its deck within 30 s without a further request; minting stalls < 5 s', async () => {
-    const victim = t.topology.get('backend-2');
+    // The victim is the replica holding the crash-repair lease (when a replica holds it), so the
+    // duty must move to the survivor.
+    const holderPid = async (name: string) =>
+      ((await t.db.query<{ holder: string }>('SELECT holder FROM leases WHERE name = $1', [name])).rows[0]?.holder ?? '').split(':')[1];
+    const backends = t.topology.of('backend');
+    const repairPid = await holderPid('crash-repair');
+    const victim = backends.find((b) => String(b.child.pid) === repairPid) ?? t.topology.get('backend-2');
+    const survivor = backends.find((b) => b !== victim)!;
+    console.log(
+      `# crash-repair lease held by ${backends.find((b) => String(b.child.pid) === repairPid)?.name ?? 'no replica'}; killing ${victim.name}`,
+    );
     try {
       // Steady minting on the survivor, to measure the stall around the kill.
       let stop = false;
       const survivorTimes: number[] = [];
       const steady = (async () => {
         while (!stop) {
-          const r = await mint(b1).catch(() => undefined);
+          const r = await mint(survivor.url).catch(() => undefined);
           if (r?.status === 201) survivorTimes.push(Date.now());
         }
       })();
@@ -285,7 +299,7 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
       let killAt = 0;
       const burst = Promise.all(
         Array.from({ length: 30 }, async (_, i) => {
-          const r = await mint(b2, `burst-${i}`).catch(() => undefined);
+          const r = await mint(victim.url, `burst-${i}`).catch(() => undefined);
           if (r?.status === 201) answered++;
           if (answered >= 8 && !killAt) {
             killAt = Date.now();
@@ -315,6 +329,10 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
           throw new Error(`${(err as Error).message}: ${why}`);
         });
       console.log(`# every on-chain token had its deck ${settled} ms after the kill`);
+      // The singleton duties went on in the survivor.
+      for (const duty of ['crash-repair', 'metadata-updates']) {
+        await until(`${duty} held by the survivor`, async () => (await holderPid(duty)) === String(survivor.child.pid), 20_000, 250);
+      }
       const gaps = survivorTimes
         .filter((x) => x > killAt - 2000)
         .map((x, i, a) => (i ? x - a[i - 1]! : 0))
@@ -331,14 +349,56 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
     }
   });
 
+  test('kill -9 of the admin proxy (it signs too) while both replicas mint: minting stalls < 5 s', async () => {
+    const admin = t.topology.get('admin');
+    let stop = false;
+    const times: number[] = [];
+    const loops = [b1, b2, b1, b2].map(async (b) => {
+      while (!stop) {
+        const r = await mint(b).catch(() => undefined);
+        if (r?.status === 201) times.push(Date.now());
+      }
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      const killAt = Date.now();
+      await admin.kill9();
+      await new Promise((r) => setTimeout(r, 3000));
+      stop = true;
+      await Promise.all(loops);
+      const around = times.filter((x) => x >= killAt - 1000).sort((a, b) => a - b);
+      const after = around.find((x) => x > killAt);
+      assert.ok(after, 'the replicas minted after the admin died');
+      const gaps = around.map((x, i) => (i ? x - around[i - 1]! : 0)).concat([after - killAt]);
+      const stall = Math.max(...gaps);
+      console.log(`# admin kill -9: longest gap between mint answers around the kill ${stall} ms (${around.length} mints)`);
+      assert.ok(stall < 5000, `minting stalled ${stall} ms`);
+    } finally {
+      stop = true;
+      await Promise.all(loops);
+      if (!admin.alive()) await admin.restart();
+    }
+  });
+
   test('kill -9 of the indexer mid-backfill: its transfers match the chain, none twice', async () => {
     const indexer = t.topology.get('indexer');
     await indexer.kill9();
     // Blocks for it to catch up on.
     for (let i = 0; i < 10; i++) assert.equal((await mint(i % 2 ? b1 : b2)).status, 201);
+    const countTransfers = async () =>
+      Number(
+        (
+          await t.db.query<{ n: string }>('SELECT count(*)::text AS n FROM transfers WHERE lower(collection_address) = lower($1)', [
+            collection.address,
+          ])
+        ).rows[0]!.n,
+      );
+    const target = (await chainFacts(t.topology.rpcUrl, collection.address)).transferLogs.length;
     await indexer.restart();
-    // Mid-backfill: kill it again as soon as it has written part of the missed range.
+    // Mid-backfill: kill it again right after it is ready, while it catches up on the missed blocks.
+    const atKill = await countTransfers();
     await indexer.kill9();
+    console.log(`# indexer killed with ${atKill} of ${target} transfers indexed`);
     await indexer.restart();
     const chain = await chainFacts(t.topology.rpcUrl, collection.address);
     await until(
@@ -396,6 +456,16 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
     );
   });
 
+  test('atelier deploy run again (a second release) deploys nothing: the same factory', async () => {
+    const step = t.topology.plan.find((p) => p.name === 'deploy')!;
+    const first = fs.readFileSync(path.join(t.dataDir, 'deployments', '31337.json'), 'utf8');
+    const run = spawnSync(process.execPath, [ATELIER_BIN, 'deploy'], { env: { PATH: process.env.PATH!, ...step.env }, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const factory = (JSON.parse(first) as { contracts: { DiamondFactory: string } }).contracts.DiamondFactory;
+    assert.match(run.stdout, new RegExp(`already deployed on chain 31337: factory ${factory}`));
+    assert.equal(fs.readFileSync(path.join(t.dataDir, 'deployments', '31337.json'), 'utf8'), first, 'the record is unchanged');
+  });
+
   test('after every fault: chain and decks agree, one MetadataUpdate per token (the duties went on in the survivors)', async () => {
     await until('chain and decks agree', async () => ((await chainAndDecksAgree()) ? undefined : true), 30_000, 500);
     const chain = await chainFacts(t.topology.rpcUrl, collection.address);
@@ -409,25 +479,27 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
       500,
     );
     assert.equal(jobs.status.failed ?? 0, 0);
-    // Tokens whose cover artwork completed get exactly one MetadataUpdate; a deck made by the crash
-    // repair has no artwork (its variables are not on chain: docs/minting.md) and gets none.
-    const { rows } = await t.db.query<{ token_id: string }>(
-      `SELECT d.token_id::text FROM decks d JOIN outputs o ON o.id = d.cover_output_id
-        WHERE d.collection_id = $1 AND d.token_id IS NOT NULL AND o.status = 'completed'`,
+    // One MetadataUpdate per completed artwork of a token (token 1 was regenerated: two); a deck made
+    // by the crash repair has no artwork (its variables are not on chain: docs/minting.md), so none.
+    const { rows } = await t.db.query<{ token_id: string; n: string }>(
+      `SELECT d.token_id::text, count(o.id)::text AS n FROM decks d JOIN outputs o ON o.deck_id = d.id AND o.status = 'completed'
+        WHERE d.collection_id = $1 AND d.token_id IS NOT NULL GROUP BY d.token_id`,
       [collection.id],
     );
-    const withArtwork = rows.map((r) => Number(r.token_id));
+    const artworks = new Map(rows.map((r) => [Number(r.token_id), Number(r.n)]));
+    const withArtwork = [...artworks.keys()];
     const updates = await until(
-      'a MetadataUpdate for every token with artwork',
+      'a MetadataUpdate for every artwork',
       async () => {
         const c = await chainFacts(t.topology.rpcUrl, collection.address);
-        return withArtwork.every((id) => c.metadataUpdates.has(id)) ? c : undefined;
+        return withArtwork.every((id) => (c.metadataUpdates.get(id) ?? 0) >= artworks.get(id)!) ? c : undefined;
       },
       60_000,
       1000,
     );
-    const dup = [...updates.metadataUpdates].filter(([, n]) => n !== 1);
-    assert.deepEqual(dup, [], 'never more than one MetadataUpdate per token');
+    const wrong = [...updates.metadataUpdates].filter(([id, n]) => n !== artworks.get(id));
+    assert.deepEqual(wrong, [], 'exactly one MetadataUpdate per token and artwork');
+    assert.equal(updates.metadataUpdates.get(1), 2, 'the regenerated token 1: one per artwork');
     console.log(
       `# final: ${chain.minted.length} tokens (${withArtwork.length} with artwork), ${updates.metadataUpdates.size} MetadataUpdates, jobs ${JSON.stringify(jobs.status)}`,
     );
