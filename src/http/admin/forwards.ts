@@ -33,7 +33,7 @@ import {
   tokenList,
   tokenListQuery,
 } from '../schemas/collection-views.ts';
-import { designDeployBody, designDeployResult } from '../schemas/deploy.ts';
+import { designDeployFields, designDeployResult } from '../schemas/deploy.ts';
 import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/samples.ts';
 import type { AdminDeps } from './app.ts';
 
@@ -71,9 +71,7 @@ interface Forward<I extends Input = Input> {
 
 /** A parsed query as the backend's query string again (numbers as text, arrays repeated). */
 const asQuery = (q: Record<string, unknown>): Record<string, string | string[] | undefined> =>
-  Object.fromEntries(
-    Object.entries(q).map(([k, v]) => [k, v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v)]),
-  );
+  Object.fromEntries(Object.entries(q).map(([k, v]) => [k, v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v)]));
 
 /** Typing help: each entry's functions see its own input type. */
 const forward = <I extends Input>(f: Forward<I>): Forward => f as unknown as Forward;
@@ -153,7 +151,7 @@ export const FORWARDS: Forward[] = [
     operationId: 'adminListCollections',
     summary: 'List collections',
     description:
-      'Forwarded to GET /nft/collections: every collection for the operator (or one user\'s with user_id), a signed-in user\'s own; newest first, cursor pagination, q (title), status, chain_id.',
+      "Forwarded to GET /nft/collections: every collection for the operator (or one user's with user_id), a signed-in user's own; newest first, cursor pagination, q (title), status, chain_id.",
     tags: ['collections'],
     input: collectionListQuery,
     backend: (q, req) => ({ method: 'GET', path: 'nft/collections', query: asQuery(q), userId: req.auth.userId }),
@@ -167,7 +165,7 @@ export const FORWARDS: Forward[] = [
     description:
       'Forwarded to POST /nft/collections/:id/deploy: deploys on NFT_CHAIN_ID from the record alone (name, symbol and URIs from its contractParams, maxSupply its editions, no royalty), each overridable. 409 when deployed or being deployed.',
     tags: ['collections'],
-    input: z.object({ collectionId: uuid }).extend(designDeployBody.unwrap().shape),
+    input: z.object({ collectionId: uuid }).extend(designDeployFields.shape),
     backend: ({ collectionId, ...body }, req) => ({
       method: 'POST',
       path: `nft/collections/${collectionId}/deploy`,
@@ -238,8 +236,7 @@ export const FORWARDS: Forward[] = [
     url: '/api/nft/collections/cover',
     operationId: 'adminSetCollectionCover',
     summary: 'Upload the cover image',
-    description:
-      "Forwarded to PUT /nft/collections/:id/cover: the image becomes the collection's cover_image_url (the ERC-7572 image).",
+    description: "Forwarded to PUT /nft/collections/:id/cover: the image becomes the collection's cover_image_url (the ERC-7572 image).",
     tags: ['collections'],
     input: byCollection.extend(coverBody.shape),
     check: (b) => assertUploadSize(decodedLength(b.base64Data)),

@@ -49,23 +49,24 @@ export const deployStatusResult = z.object({
 });
 
 /** Deploy by collection id: every field optional, defaults from the record (its contractParams). */
-export const designDeployBody = z
-  .object({
-    max_supply: z
-      .number()
-      .int()
-      .min(1)
-      .max(2 ** 40 - 1)
-      .optional()
-      .describe("default: the collection's editions"),
-    royalty_bps: z.number().int().min(0).max(10_000).optional().describe('default 0'),
-    royalty_receiver: address.optional().describe("default: the contract's owner()"),
-    /** The contract's owner(); default the creator's linked wallet, else the platform wallet. */
-    owner: address.optional(),
-    name: z.string().trim().min(1).max(255).optional().describe('default: contractParams.name (from the title)'),
-    symbol: z.string().trim().min(1).max(32).optional().describe('default: contractParams.symbol (from the title)'),
-  })
-  .default({});
+export const designDeployFields = z.object({
+  max_supply: z
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 40 - 1)
+    .optional()
+    .describe("default: the collection's editions"),
+  royalty_bps: z.number().int().min(0).max(10_000).optional().describe('default 0'),
+  royalty_receiver: address.optional().describe("default: the contract's owner()"),
+  /** The contract's owner(); default the creator's linked wallet, else the platform wallet. */
+  owner: address.optional(),
+  name: z.string().trim().min(1).max(255).optional().describe('default: contractParams.name (from the title)'),
+  symbol: z.string().trim().min(1).max(32).optional().describe('default: contractParams.symbol (from the title)'),
+});
+
+/** The body may be left out entirely (Fastify gives null then). */
+export const designDeployBody = designDeployFields.nullish().transform((b) => b ?? {});
 
 export const designDeployResult = z.object({
   contract_address: z.string().nullable(),
