@@ -1,24 +1,27 @@
 /**
- * `npm run bench:jobs`: jobs per second through our generation pipeline (startGeneration →
- * BullMQ → worker with a no-op generator → output completed → job completed) beside raw BullMQ
- * add→process throughput, measured in the same run on the same Redis.
+ * `npm run bench:jobs`: our generation pipeline (startGeneration → BullMQ → worker with a no-op
+ * generator → output and job completed) against a fair floor measured in the same run, rounds
+ * alternated, medians of BENCH_ROUNDS (default 3). The floor uses the same BullMQ wrapper and
+ * options (one add per job), the same schema, database and pool, and only two statements per job:
+ * insert the job and its output (one statement), then mark both completed (one statement).
+ * On PostgreSQL both run through a proxy that counts round trips and commits on the wire
+ * (bench/pg-wire-counter.ts). The last line is `pipeline/floor: R`.
  *
  * Environment: REDIS_URL (default redis://127.0.0.1:6379), DATABASE_URL (a throwaway database is
- * created on that server; PGlite without it), BENCH_JOBS (pipeline jobs, default 300),
- * BENCH_RAW_JOBS (default 3000), BENCH_CONCURRENCY (worker concurrency for both, default 20).
+ * created on that server; PGlite without it, and no wire counts), BENCH_JOBS (jobs per round and
+ * side, default 300), BENCH_CONCURRENCY (worker concurrency for both, default 20).
  *
- * The no-op generator returns a fixed 8×8 PNG (no rendering), so the figure is the pipeline's own
- * cost. Figures and what bounds them: docs/jobs.md "Throughput". Per-job statements:
- * bench/jobs-profile.ts.
+ * The no-op generator returns a fixed 8×8 PNG (no rendering). Figures: docs/jobs.md "Throughput".
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Queue, Worker } from 'bullmq';
 import { sql } from 'drizzle-orm';
 import { testConfig } from '../src/config.ts';
+import { openDatabase, type Database } from '../src/db/client.ts';
 import { benchCollection, tinyPng } from './fixtures.ts';
+import { startWireCounter, type WireCounter, type WireCounts } from './pg-wire-counter.ts';
 import { seedBuiltinWorkflows } from '../src/db/workflows.ts';
 import type { StepPayload } from '../src/generation/pipeline.ts';
 import { startGeneration } from '../src/services/generation.ts';
@@ -30,119 +33,179 @@ import { deleteRedisPrefix } from '../test/helpers/jobs.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PIPELINE_JOBS = Number(process.env.BENCH_JOBS ?? 300);
-const RAW_JOBS = Number(process.env.BENCH_RAW_JOBS ?? 3000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function rawBullMq(prefix: string): Promise<number> {
-  const connection = { url: REDIS_URL, maxRetriesPerRequest: null };
-  const queue = new Queue('raw', { connection, prefix });
-  let done = 0;
-  let resolveAll!: () => void;
-  const all = new Promise<void>((r) => (resolveAll = r));
-  const worker = new Worker(
-    'raw',
-    async () => {
-      if (++done === RAW_JOBS) resolveAll();
-      return null;
-    },
-    { connection, prefix, concurrency: CONCURRENCY, drainDelay: 1 },
-  );
-  await worker.waitUntilReady();
-  const t0 = performance.now();
-  for (let i = 0; i < RAW_JOBS; i += 100) {
-    await queue.addBulk(
-      Array.from({ length: Math.min(100, RAW_JOBS - i) }, (_, k) => ({
-        name: 'step',
-        data: { n: i + k },
-        opts: { jobId: `raw-${i + k}`, priority: 51 },
-      })),
-    );
-  }
-  await all;
-  const seconds = (performance.now() - t0) / 1000;
-  await worker.close();
-  await queue.close();
-  return RAW_JOBS / seconds;
+const SUBMITTERS = 8;
+
+interface Round {
+  perSecond: number;
+  wire?: WireCounts;
 }
 
-async function pipeline(prefix: string): Promise<{ perSecond: number; db: string; submitSeconds: number; cpuMsPerJob: number }> {
-  const database = await createTestDatabase();
+/** Jobs of this type in a final state, read on the observer's (uncounted) connection. */
+async function finished(observer: Database, jobType: string): Promise<number> {
+  const r = await observer.db.execute(
+    sql`select count(*)::int as n from jobs where job_type = ${jobType} and status in ('completed', 'failed')`,
+  );
+  return Number((r as unknown as { rows: Array<{ n: number }> }).rows[0]!.n);
+}
+
+async function waitFor(observer: Database, jobType: string, n: number): Promise<void> {
+  while ((await finished(observer, jobType)) < n) await sleep(20);
+}
+
+/** Runs `submit` for JOBS jobs from SUBMITTERS concurrent submitters. */
+async function submitAll(submit: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SUBMITTERS }, async () => {
+      while (next < PIPELINE_JOBS) await submit(next++);
+    }),
+  );
+}
+
+interface Side {
+  database: Database;
+  observer: Database;
+  wire?: WireCounter;
+  collectionId: string;
+  tiny: Buffer;
+}
+
+async function pipelineRound(side: Side, round: number): Promise<Round> {
+  const prefix = `atelier-bench-${randomUUID().slice(0, 8)}`;
   const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-bench-'));
   const storage = new LocalStorage({ root: filesDir, baseUrl: 'http://bench.test/files' });
   const config = testConfig({ REDIS_URL, CREDITS_PER_GENERATION: '0' });
   const queue = new BullMqQueue<StepPayload>('generation', { redisUrl: REDIS_URL, prefix, drainDelaySeconds: 1 });
-  await seedBuiltinWorkflows(database.db);
-  const collection = await benchCollection(database.db);
-  const tiny = await tinyPng();
   const worker = await startGenerationWorker({
     config,
-    database,
+    database: side.database,
     storage,
     queue,
     concurrency: CONCURRENCY,
     reconcile: false,
-    connectorFor: () => ({ kind: 'noop', generate: async (_req, onProgress) => (onProgress(100), { bytes: tiny, mimeType: 'image/png' }) }),
-  });
-  const ctx = { db: database.db, config, queue, storage };
-  const cpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const submitters = 8;
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: submitters }, async () => {
-      while (next < PIPELINE_JOBS) {
-        next++;
-        await startGeneration(ctx, {
-          collectionId: collection.id,
-          variables: {},
-          userId: 'bench-user',
-          isService: true,
-          source: 'load_test',
-          jobType: 'bench',
-        });
-      }
+    connectorFor: () => ({
+      kind: 'noop',
+      generate: async (_req, onProgress) => (onProgress(100), { bytes: side.tiny, mimeType: 'image/png' }),
     }),
-  );
-  const submitSeconds = (performance.now() - t0) / 1000;
-  for (;;) {
-    const rows = await database.db.execute(sql`select count(*)::int as n from jobs where status in ('completed', 'failed')`);
-    const n = Number((rows as unknown as { rows: Array<{ n: number }> }).rows[0]!.n);
-    if (n >= PIPELINE_JOBS) break;
-    await sleep(20);
-  }
+  });
+  const jobType = `bench-pipeline-${round}`;
+  const ctx = { db: side.database.db, config, queue, storage };
+  const before = side.wire?.counts();
+  const t0 = performance.now();
+  await submitAll(async () => {
+    await startGeneration(ctx, {
+      collectionId: side.collectionId,
+      variables: {},
+      userId: 'bench-user',
+      isService: true,
+      source: 'load_test',
+      jobType,
+    });
+  });
+  await waitFor(side.observer, jobType, PIPELINE_JOBS);
   const seconds = (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  const failed = await database.db.execute(sql`select count(*)::int as n from jobs where status = 'failed'`);
-  const nFailed = Number((failed as unknown as { rows: Array<{ n: number }> }).rows[0]!.n);
-  if (nFailed > 0) console.warn(`warning: ${nFailed} pipeline jobs failed`);
+  const wire = side.wire ? perJob(before!, side.wire.counts()) : undefined;
   await worker.close();
   await queue.close();
-  const kind = database.kind === 'postgres' ? 'PostgreSQL' : 'PGlite';
-  await database.close();
+  await deleteRedisPrefix(prefix);
   fs.rmSync(filesDir, { recursive: true, force: true });
-  return { perSecond: PIPELINE_JOBS / seconds, db: kind, submitSeconds, cpuMsPerJob: (cpu.user + cpu.system) / 1000 / PIPELINE_JOBS };
+  return { perSecond: PIPELINE_JOBS / seconds, ...(wire ? { wire } : {}) };
 }
 
-const prefix = `atelier-bench-${randomUUID().slice(0, 8)}`;
-try {
-  console.log(
-    `jobs bench: Redis ${REDIS_URL}, worker concurrency ${CONCURRENCY} for both, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)}`,
+/** The floor: the same queue wrapper and options; two statements per job. */
+async function floorRound(side: Side, round: number): Promise<Round> {
+  const prefix = `atelier-bench-${randomUUID().slice(0, 8)}`;
+  const queue = new BullMqQueue<{ jobId: string }>('generation', { redisUrl: REDIS_URL, prefix, drainDelaySeconds: 1 });
+  const db = side.database.db;
+  const handle = queue.process(
+    async (job) => {
+      await job.reportProgress(100); // what the no-op generator reports
+      await db.execute(sql`
+        with j as (
+          update jobs set status = 'completed', progress = 100, completed_at = now(), updated_at = now()
+          where id = ${job.payload.jobId} and status = 'processing' returning id
+        )
+        update outputs set status = 'completed', url = 'http://bench.test/files/floor.png', mime_type = 'image/png',
+          completed_at = now(), updated_at = now()
+        where job_id in (select id from j)`);
+    },
+    { concurrency: CONCURRENCY },
   );
-  console.log('Both sides use the same Redis, queue options (priority, jobId) and worker concurrency. Raw BullMQ is the');
-  console.log('queue alone (add → no-op handler); the pipeline adds what a real job does besides generating: the');
-  console.log('database rows (deck, output, job, step, history), the stored 8×8 PNG, its WebP thumbnail, the flat file.');
-  const raw = await rawBullMq(prefix);
-  console.log(`raw BullMQ add→process (no-op):                ${raw.toFixed(0).padStart(6)} jobs/s  (${RAW_JOBS} jobs)`);
-  const ours = await pipeline(prefix);
-  console.log(
-    `Atelier pipeline, no-op generator (${ours.db.padEnd(10)}): ${ours.perSecond.toFixed(1).padStart(6)} jobs/s  (${PIPELINE_JOBS} jobs: submit → queue → worker → stored PNG + thumbnail → completed)`,
-  );
-  console.log(
-    `  all submitted after ${ours.submitSeconds.toFixed(2)} s; this process used ${ours.cpuMsPerJob.toFixed(2)} ms of CPU per job (the database and Redis not counted)`,
-  );
-  console.log(`ratio pipeline / raw BullMQ: ${((ours.perSecond / raw) * 100).toFixed(1)} %`);
-} finally {
+  const jobType = `bench-floor-${round}`;
+  const before = side.wire?.counts();
+  const t0 = performance.now();
+  await submitAll(async () => {
+    const jobId = randomUUID();
+    await db.execute(sql`
+      with j as (
+        insert into jobs (id, status, job_type, data, user_id, collection_id)
+        values (${jobId}, 'processing', ${jobType}, '{}'::jsonb, 'bench-user', ${side.collectionId}::uuid) returning id
+      )
+      insert into outputs (collection_id, job_id, user_id, status, source)
+      select ${side.collectionId}::uuid, id, 'bench-user', 'pending', 'load_test' from j`);
+    await queue.add(jobId, { jobId }, { priority: 51 });
+  });
+  await waitFor(side.observer, jobType, PIPELINE_JOBS);
+  const seconds = (performance.now() - t0) / 1000;
+  const wire = side.wire ? perJob(before!, side.wire.counts()) : undefined;
+  await handle.close();
+  await queue.close();
   await deleteRedisPrefix(prefix);
+  return { perSecond: PIPELINE_JOBS / seconds, ...(wire ? { wire } : {}) };
+}
+
+function perJob(before: WireCounts, after: WireCounts): WireCounts {
+  return {
+    roundTrips: (after.roundTrips - before.roundTrips) / PIPELINE_JOBS,
+    commits: (after.commits - before.commits) / PIPELINE_JOBS,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const observer = await createTestDatabase();
+const wire = observer.url ? await startWireCounter(observer.url) : undefined;
+// The measured side goes through the counting proxy (PostgreSQL); the observer's polling does not.
+const database = wire ? await openDatabase({ url: wire.url }) : observer;
+try {
+  await seedBuiltinWorkflows(database.db);
+  const collection = await benchCollection(database.db);
+  const side: Side = { database, observer, ...(wire ? { wire } : {}), collectionId: collection.id, tiny: await tinyPng() };
+  console.log(
+    `jobs bench: ${database.kind}, Redis ${REDIS_URL}, ${PIPELINE_JOBS} jobs per side and round, ${ROUNDS} alternated rounds, worker concurrency ${CONCURRENCY}, ${SUBMITTERS} submitters, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)}`,
+  );
+  console.log(
+    'pipeline: startGeneration → BullMQ → worker (no-op generator) → stored PNG + thumbnail + flat file → output and job completed',
+  );
+  console.log(
+    'floor:    the same BullMQ wrapper and options, one add per job; insert job + output (1 statement); mark both completed (1 statement)',
+  );
+  const pipelineRuns: Round[] = [];
+  const floorRuns: Round[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    pipelineRuns.push(await pipelineRound(side, round));
+    floorRuns.push(await floorRound(side, round));
+    console.log(
+      `round ${round}: pipeline ${pipelineRuns.at(-1)!.perSecond.toFixed(1)} jobs/s, floor ${floorRuns.at(-1)!.perSecond.toFixed(1)} jobs/s`,
+    );
+  }
+  const p = median(pipelineRuns.map((r) => r.perSecond));
+  const f = median(floorRuns.map((r) => r.perSecond));
+  const wireLine = (name: string, runs: Round[]) =>
+    runs[0]?.wire
+      ? `${name}: ${median(runs.map((r) => r.wire!.roundTrips)).toFixed(1)} round trips and ${median(runs.map((r) => r.wire!.commits)).toFixed(1)} explicit COMMITs per job (counted on the PostgreSQL wire)`
+      : `${name}: round trips not counted (PGlite has no wire; set DATABASE_URL)`;
+  console.log(wireLine('pipeline', pipelineRuns));
+  console.log(wireLine('floor   ', floorRuns));
+  console.log(`median jobs/s: pipeline ${p.toFixed(1)}, floor ${f.toFixed(1)}`);
+  console.log(`pipeline/floor: ${(p / f).toFixed(2)}`);
+} finally {
+  if (database !== observer) await database.close();
+  await wire?.close();
+  await observer.close();
 }
 process.exit(0);

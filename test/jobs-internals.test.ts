@@ -43,18 +43,18 @@ const generate = async () => {
 const jobOf = async (id: string) => (await api(`/api/jobs/${id}`, svc())).body.data;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The database, except that its first `n` transactions throw. */
-function failingTransactions(db: Db, n: number): Db {
+/** The database, except that its first `n` statements (execute) throw. */
+function failingStatements(db: Db, n: number): Db {
   let left = n;
   return new Proxy(db, {
     get(target, prop, receiver) {
-      if (prop === 'transaction') {
+      if (prop === 'execute') {
         return (...args: unknown[]) => {
           if (left > 0) {
             left--;
             return Promise.reject(new Error('connection reset'));
           }
-          return (target.transaction as (...a: unknown[]) => unknown).apply(target, args);
+          return (target.execute as (...a: unknown[]) => unknown).apply(target, args);
         };
       }
       return Reflect.get(target, prop, receiver);
@@ -68,7 +68,7 @@ test('step completion write: retried after 1 s and 2 s, verified; gives up after
   const sleepSpy = async (ms: number) => void delays.push(ms);
   const ev = { type: 'node_completed' as const, stepOrder: 0, retryAttempt: 0, totalSteps: 1, stepName: 'image', output: { url: 'x' } };
 
-  const r = await applyJobEvent(failingTransactions(p.database.db, 2), jobId, ev, { sleep: sleepSpy });
+  const r = await applyJobEvent(failingStatements(p.database.db, 2), jobId, ev, { sleep: sleepSpy });
   assert.equal(r.applied, true);
   assert.deepEqual(delays, [1000, 2000]);
   const [step] = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, jobId));
@@ -80,7 +80,7 @@ test('step completion write: retried after 1 s and 2 s, verified; gives up after
   assert.deepEqual(delays, []);
 
   const other = await generate();
-  await assert.rejects(applyJobEvent(failingTransactions(p.database.db, 4), other, ev, { sleep: sleepSpy }), /connection reset/);
+  await assert.rejects(applyJobEvent(failingStatements(p.database.db, 4), other, ev, { sleep: sleepSpy }), /connection reset/);
   assert.deepEqual(delays, [1000, 2000, 4000]);
 });
 

@@ -106,12 +106,14 @@ export interface StepCompletionStatement {
   history: HistoryEntry;
 }
 
-/** In a transaction of its own: a failure to begin or commit counts as a failed write. */
+/**
+ * One statement (atomic on its own: no BEGIN/COMMIT round trips); true when the step row changed
+ * to `to`, which its RETURNING proves, so no read-back is needed after it (issue 16.1).
+ */
 export function completeStep(db: Db, s: StepCompletionStatement): Promise<boolean> {
-  return tx(db, (t) =>
-    count(
-      t,
-      sql`with s as (
+  return count(
+    db,
+    sql`with s as (
             update job_steps set status = ${s.to}, output_data = ${JSON.stringify(s.output)}::jsonb, completed_at = now(),
               updated_at = now(), error_message = null
             where job_id = ${s.jobId} and step_order = ${s.stepOrder} and retry_attempt = ${s.retryAttempt} and status <> ${s.to}
@@ -123,11 +125,10 @@ export function completeStep(db: Db, s: StepCompletionStatement): Promise<boolea
             insert into job_history (job_id, status, message, progress, data)
             select job_id, ${s.history.status}, ${s.history.message}, ${s.progress}::real, ${JSON.stringify(s.history.data)}::jsonb from s)
           select count(*)::int as n from s`,
-    ),
   ).then((n) => n > 0);
 }
 
-/** The step's status (the verification read after a completion write), or null. */
+/** The step's status (the verification read after a completion write that changed nothing), or null. */
 export async function stepStatus(db: Db, jobId: string, stepOrder: number, retryAttempt: number): Promise<string | null> {
   const [row] = await db
     .select({ status: jobSteps.status })

@@ -135,9 +135,13 @@ export async function deckWithArtwork(db: Db, deckId: string) {
   return { deck, output, job };
 }
 
-/** One indexed query: a minted token's collection and cover output (public metadata). */
-export async function tokenForMetadata(db: Db, collectionId: string, tokenId: number) {
-  const [row] = await db
+/**
+ * The public token document's one indexed query (a minted token's collection and cover output),
+ * prepared once per database: a marketplace crawling a collection hits this for every token, and
+ * building the query per request cost more CPU than running it (issue 16; docs/minting.md).
+ */
+function prepareTokenForMetadata(db: Db) {
+  return db
     .select({
       collection: {
         id: collections.id,
@@ -156,8 +160,27 @@ export async function tokenForMetadata(db: Db, collectionId: string, tokenId: nu
     .from(decks)
     .innerJoin(collections, eq(collections.id, decks.collection_id))
     .leftJoin(outputs, eq(outputs.id, decks.cover_output_id))
-    .where(and(eq(decks.collection_id, collectionId), eq(decks.token_id, tokenId), isNotNull(decks.mint_status)))
-    .limit(1);
+    .where(
+      and(
+        eq(decks.collection_id, sql.placeholder('collectionId')),
+        eq(decks.token_id, sql.placeholder('tokenId')),
+        isNotNull(decks.mint_status),
+      ),
+    )
+    .limit(1)
+    .prepare('token_for_metadata');
+}
+
+const preparedTokenForMetadata = new WeakMap<Db, ReturnType<typeof prepareTokenForMetadata>>();
+
+/** A minted token's collection and cover output (public metadata), or undefined. */
+export async function tokenForMetadata(db: Db, collectionId: string, tokenId: number) {
+  let query = preparedTokenForMetadata.get(db);
+  if (!query) {
+    query = prepareTokenForMetadata(db);
+    preparedTokenForMetadata.set(db, query);
+  }
+  const [row] = await query.execute({ collectionId, tokenId });
   return row;
 }
 
@@ -257,10 +280,10 @@ export async function avatarOfWallet(db: Db, address: string): Promise<string | 
  * transaction does not hold (now) are no longer minted: the id is freed and the deck `pending`
  * until the re-sent transaction is mined (`remintedDecks`) or can never land
  * (`releaseDecksOfUnlandedMints`); hash and recipient stay. Mints mined in the last `lookbackS`
- * seconds are compared. Collections whose count changed get `tokens_minted` from the decks again.
- * The decks' ids.
+ * seconds (default an hour: a reorg follows its block within minutes) are compared. Collections
+ * whose count changed get `tokens_minted` from the decks again. The decks' ids.
  */
-export async function unmintDecksOfReorgedMints(db: Db, lookbackS = 7 * 24 * 3600): Promise<string[]> {
+export async function unmintDecksOfReorgedMints(db: Db, lookbackS = 3600): Promise<string[]> {
   const unminted = await rows<{ id: string; collection_id: string }>(
     db,
     sql`

@@ -172,13 +172,24 @@ const completed = {
 };
 
 describe('step completion write', () => {
-  test('retried after 1 s and 2 s when it throws, then verified by a read', async () => {
+  test('retried after 1 s and 2 s when it throws; a write that changed the row needs no read-back', async () => {
     const { store, calls } = fakeStore(2);
     const delays: number[] = [];
     const r = await applyEvent(store, 'j', completed, { sleep: async (ms) => void delays.push(ms) });
     assert.equal(r.applied, true);
     assert.deepEqual(delays, [1000, 2000]);
-    assert.deepEqual(calls, ['write', 'write', 'write', 'verify']);
+    assert.deepEqual(calls, ['write', 'write', 'write']);
+  });
+
+  test('a write that changed nothing is verified by a read (a step already completed is done)', async () => {
+    const { store, calls } = fakeStore(0);
+    const r = await applyEvent(
+      { ...store, completeStep: async () => (calls.push('write'), false), stepStatus: async () => (calls.push('verify'), 'completed') },
+      'j',
+      completed,
+    );
+    assert.equal(r.applied, false);
+    assert.deepEqual(calls, ['write', 'verify']);
   });
 
   test('gives up after 1, 2 and 4 s, with the last error', async () => {

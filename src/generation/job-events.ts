@@ -302,8 +302,10 @@ export function applyJobEvent(db: Db, jobId: string, event: JobEvent, opts: Appl
 
 /**
  * Step completion (content-service.md §8): the write is tried up to 3 more times with 1 s, 2 s and
- * 4 s backoff when it throws, and verified after it succeeds (the step row is read back and must
- * say completed). Idempotent: a step already completed counts as done and adds no history.
+ * 4 s backoff when it throws, and verified after it succeeds: a write that changed the row is
+ * verified by its own RETURNING (the row it returns is completed); one that changed nothing is
+ * verified by reading the step back, which must say completed. Idempotent: a step already
+ * completed counts as done and adds no history.
  */
 async function completeStepWithRetry(store: JobEventStore, s: StepCompletionStatement, opts: ApplyOptions): Promise<ApplyResult> {
   const backoff = opts.stepWriteBackoffMs ?? STEP_WRITE_BACKOFF_MS;
@@ -313,6 +315,7 @@ async function completeStepWithRetry(store: JobEventStore, s: StepCompletionStat
     if (attempt > 0) await sleep(backoff[attempt - 1]!);
     try {
       const applied = await store.completeStep(s);
+      if (applied) return { applied };
       const status = await store.stepStatus(s.jobId, s.stepOrder, s.retryAttempt);
       if (status === s.to) return { applied };
       lastError = new Error(`step ${s.stepOrder} of job ${s.jobId} is ${status ?? 'missing'} after its completion write`);

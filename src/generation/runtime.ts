@@ -79,9 +79,12 @@ export async function startGenerationWorker(o: GenerationWorkerOptions): Promise
       await reconciler?.stop();
       const closing = worker.close();
       if (opts.graceMs === undefined || (await settledWithin(closing, opts.graceMs))) return closing;
+      // BullMQ: the steps go back to the queue now. In-process: a step cut short stays pending in
+      // the database and the reconciler queues it again at the next start.
       const handedBack = (await worker.handBack?.()) ?? 0;
       o.log?.('shutdown grace over: steps handed back to the queue', { handedBack });
-      await closing;
+      // Aborted handlers end at once; one that ignores its signal is not waited for.
+      await settledWithin(closing, 5000);
     },
   };
 }

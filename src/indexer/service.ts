@@ -126,7 +126,7 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
     contracts: target.contracts,
     events,
     liveStatus: () => indexer.liveStatus(),
-    isLeader: () => lease?.isLeader() ?? false,
+    ...(lease ? { isLeader: () => lease.isLeader() } : {}),
   };
   logger.info({ chainId: target.chainId, factory: target.factoryAddress, startBlock: target.startBlock }, 'indexer started');
   return {

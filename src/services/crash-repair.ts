@@ -116,7 +116,7 @@ export async function repairReorgedMints(ports: RepairPorts): Promise<{ unminted
   return { unminted, reminted };
 }
 
-/** Runs the repairs now and every intervalMs (default 5 s). Safe in every replica. */
+/** Runs the repairs now and every intervalMs (default 5 s); in the `crash-repair` lease holder, and safe if run twice. */
 export function startRepairer(
   ports: RepairPorts,
   opts: { intervalMs?: number; onError?: (err: unknown) => void; onRepaired?: (what: Record<string, number>) => void } = {},

@@ -4,7 +4,8 @@
  * minted tokens whose cover output completed and that have no `metadata-update:<outputId>`
  * transaction yet, and sends one through the tx sender under that idempotency key. No hook in the
  * worker (which may run in another process) is needed, a crash between completion and emission is
- * picked up on the next tick, and replicas may all run it (the key keeps the send single).
+ * picked up on the next tick. One process runs it (the `metadata-updates` lease, db/leased-duty.ts),
+ * and were two to run it at once the key would still keep the send single.
  */
 import type { PendingMetadataUpdate } from '../db/minting.ts';
 import { every, type BackgroundDuty } from './background.ts';

@@ -12,6 +12,7 @@ import { rows } from '../../src/db/client.ts';
 import { readIndexerState as readState } from '../../src/db/indexer-store.ts';
 import type { Indexer } from '../../src/indexer/indexer.ts';
 import { createIndexer } from '../../src/indexer/service.ts';
+import { IndexerEvents, type IndexerEvent } from '../../src/indexer/events.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { setupChain, defaultParams, createCollection, write, type ChainContext, type Wallet } from '../contracts/fixture.ts';
 
@@ -193,7 +194,10 @@ describe('indexer', () => {
   });
 
   test('reorg by snapshot/revert: the old block’s rows are gone, the new ones are there once', async () => {
-    const ix = makeIndexer();
+    const events = new IndexerEvents();
+    const heard: IndexerEvent[] = [];
+    events.subscribe((e) => heard.push(e));
+    const ix = makeIndexer({ events });
     await ix.syncOnce();
     const snapshot = await rpc('evm_snapshot');
     // Old branch: token 10 to bob, token 1 (deck) to bob.
@@ -217,6 +221,18 @@ describe('indexer', () => {
     assert.equal(all.filter((t) => t.token_id === '11' && t.to_address === carol.account.address).length, 1);
     assert.equal(all.filter((t) => t.token_id === '12' && t.to_address === carol.account.address).length, 1);
     await assertNoDuplicates();
+    // Socket.io clients told of the abandoned branch's transfers are told they vanished.
+    const retracted = heard
+      .filter((e) => e.name === 'emprops:appToken:transfer_retracted')
+      .map((e) => e.payload as { tokenId: string; to: string; txHash: string });
+    assert.deepEqual(
+      retracted.map((r) => [r.tokenId, r.to.toLowerCase()]),
+      [
+        ['10', bob.account.address.toLowerCase()],
+        ['1', bob.account.address.toLowerCase()],
+      ],
+    );
+    assert.equal(retracted[0]!.txHash, oldRows[0]!.tx_hash);
     // The deck's owner was recomputed from what is left.
     assert.equal((await deckOwner(collectionId, 1))!.current_owner, alice.account.address);
     const state = await readState(database.db, ctx.anvil.chainId);

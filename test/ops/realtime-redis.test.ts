@@ -13,6 +13,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { IndexerEvents } from '../../src/indexer/events.ts';
 import { attachRealtime, type Realtime } from '../../src/http/realtime.ts';
 import { REDIS_URL } from '../helpers/jobs.ts';
+import { setupApps, setupDb } from '../helpers/kit.ts';
 
 const closers: Array<() => Promise<void> | void> = [];
 after(async () => {
@@ -116,4 +117,43 @@ test('without a Redis URL a server without an indexer relays nothing from anothe
   });
   await new Promise((r) => setTimeout(r, 300));
   assert.deepEqual(got, [], 'the control: the cross-server delivery above is the adapter’s doing');
+});
+
+test('a backend replica with REDIS_URL and no indexer serves socket.io and relays the indexer process’s events', async () => {
+  const db = await setupDb();
+  const apps = await setupApps({ database: db, env: { REDIS_URL } });
+  closers.push(async () => {
+    await apps.close();
+    await db.close();
+  });
+  // The indexer process's socket.io server, on the deployment's channel (the default).
+  const indexerEvents = new IndexerEvents();
+  const srv = http.createServer();
+  const rt = attachRealtime(srv, indexerEvents, { redisUrl: REDIS_URL });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  closers.push(async () => {
+    await rt.close();
+    await new Promise((r) => srv.close(r));
+  });
+  const address = `0x${randomBytes(20).toString('hex')}`;
+  const c = await client(apps.backendUrl);
+  assert.equal((await join(c, `app:${address}`)).ok, true);
+  let heard: unknown;
+  c.on('emprops:appToken:transfer_retracted', (p) => {
+    heard = p;
+  });
+  const payload = {
+    tokenId: '3',
+    appAddress: address,
+    from: address,
+    to: address,
+    txHash: `0x${'33'.repeat(32)}`,
+    logIndex: 0,
+    blockNumber: 9,
+  };
+  for (let i = 0; i < 50 && heard === undefined; i++) {
+    indexerEvents.publish({ name: 'emprops:appToken:transfer_retracted', room: `app:${address}`, payload });
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.deepEqual(heard, payload);
 });

@@ -50,10 +50,13 @@ export async function restoreLost(
   watch: (row: ChainTransaction, rebroadcast: boolean) => void,
   opts: { fillGaps?: boolean } = {},
 ): Promise<(RestoreSummary & { gap: boolean }) | { gap: boolean; chainNonce: number }> {
-  const chainNonce = await ctx.retry('getTransactionCount', () =>
-    ctx.client.getTransactionCount({ address: ctx.address, blockTag: 'latest' }),
-  );
-  const lost = await rowsHoldingNonceFrom(ctx.db, ctx.wallet, chainNonce);
+  const minedNonce = () =>
+    ctx.retry('getTransactionCount', () => ctx.client.getTransactionCount({ address: ctx.address, blockTag: 'latest' }));
+  const before = await minedNonce();
+  const lost = await rowsHoldingNonceFrom(ctx.db, ctx.wallet, before);
+  // The chain is read again after the rows: a row another process marked mined between the two
+  // reads is below this nonce, so it is not taken for a transaction the chain lost.
+  const chainNonce = await minedNonce();
   const plan = planRestore(chainNonce, lost, ctx.o.restoreMaxTxs, opts.fillGaps ?? true);
   if (plan.steps.length === 0) return { gap: plan.gap, chainNonce };
   if (plan.tooMany) {
@@ -106,6 +109,11 @@ export async function restoreLost(
       summary.reopened++;
     }
     const kind = await broadcastOnce(ctx, row.raw_tx as Hex);
+    if (kind === 'permanent' && (await hasReceipt(ctx, row.hash as Hex))) {
+      // Refused as already used because it is mined after all: the receipt loop settles it.
+      watch(row, false);
+      continue;
+    }
     if (kind === 'permanent') {
       // The node will never take these bytes (e.g. funds): the row can never land.
       await dropAndReleaseNonce(ctx.db, row.id, `the node refused the stored transaction after the chain lost it`);
