@@ -61,6 +61,17 @@ export async function readCollection(client: PublicClient, address: Address): Pr
   };
 }
 
+/** ERC-2981 royalty of the collection (one price of 10,000 units gives the basis points), or null when it has none. */
+export async function readRoyalty(client: PublicClient, address: Address): Promise<{ receiver: Address; bps: number } | null> {
+  const [receiver, amount] = (await client.readContract({
+    address,
+    abi: collectionAbi,
+    functionName: 'royaltyInfo' as never,
+    args: [1n, 10_000n] as never,
+  })) as readonly [string, bigint];
+  return BigInt(amount) === 0n && /^0x0{40}$/i.test(receiver) ? null : { receiver: getAddress(receiver), bps: Number(amount) };
+}
+
 // ------------------------------------------------------------------ admin actions (§4.1.4)
 
 const UINT256_MAX = (1n << 256n) - 1n;

@@ -30,6 +30,7 @@ export interface CollectionPatch {
   editions?: number;
   price?: number;
   data?: GenerationData;
+  cover_image_url?: string | null;
   mint_access?: string;
   mint_price?: string | null;
   payout_address?: string | null;

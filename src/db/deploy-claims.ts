@@ -45,7 +45,8 @@ export async function finishDeploy(
 ): Promise<CollectionRow | undefined> {
   const [row] = await db
     .update(collections)
-    .set({ ...write, mint_status: 'deployed', updated_at: sql`now()` })
+    // `status` is the record's lifecycle the console lists by; `mint_status` the deployment's.
+    .set({ ...write, status: 'deployed', mint_status: 'deployed', updated_at: sql`now()` })
     .where(
       and(
         eq(collections.id, id),

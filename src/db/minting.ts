@@ -109,21 +109,6 @@ export async function listMints(db: Db, collectionId: string): Promise<DeckRow[]
     .orderBy(asc(decks.token_id));
 }
 
-/** One page of minted tokens with their cover output's status and image, and the total. */
-export async function listTokens(db: Db, collectionId: string, page: number, limit: number) {
-  const where = and(eq(decks.collection_id, collectionId), isNotNull(decks.token_id));
-  const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(decks).where(where);
-  const found = await db
-    .select({ deck: decks, output: { status: outputs.status, url: outputs.url } })
-    .from(decks)
-    .leftJoin(outputs, eq(outputs.id, decks.cover_output_id))
-    .where(where)
-    .orderBy(asc(decks.token_id))
-    .limit(limit)
-    .offset((page - 1) * limit);
-  return { rows: found, total: Number(count?.n ?? 0) };
-}
-
 /** A deck with its artwork (the cover output, else its newest output) and that output's job. */
 export async function deckWithArtwork(db: Db, deckId: string) {
   const [deck] = await db.select().from(decks).where(eq(decks.id, deckId));

@@ -8,19 +8,23 @@ export function encodeCursor(position: Record<string, string | number>): string 
   return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
 }
 
-export function decodeCursor<K extends string>(cursor: string, keys: Record<K, 'string' | 'number'>): Record<K, string | number> {
+export function decodeCursor<K extends string>(
+  cursor: string,
+  keys: Record<K, 'string' | 'number'>,
+  field = 'query.after',
+): Record<K, string | number> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw invalid('query.after: not a cursor returned by this API');
+    throw invalid(`${field}: not a cursor returned by this API`);
   }
-  if (!parsed || typeof parsed !== 'object') throw invalid('query.after: not a cursor returned by this API');
+  if (!parsed || typeof parsed !== 'object') throw invalid(`${field}: not a cursor returned by this API`);
   const out = {} as Record<K, string | number>;
   for (const [key, type] of Object.entries(keys) as Array<[K, 'string' | 'number']>) {
     const value = (parsed as Record<string, unknown>)[key];
     if (typeof value !== type || (type === 'number' && !Number.isFinite(value))) {
-      throw invalid('query.after: not a cursor returned by this API');
+      throw invalid(`${field}: not a cursor returned by this API`);
     }
     out[key] = value as string | number;
   }

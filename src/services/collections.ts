@@ -4,11 +4,16 @@
  * collection belongs to the user who made it, or (user_id null) to the platform, which only the
  * operator changes. Decisions: docs/collections.md.
  */
+import { randomUUID } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { CollectionPatch, CollectionRow, NewCollection } from '../db/collections.ts';
 import { conflict, invalid } from '../domain/errors.ts';
 import { normalizeGenerationData, type GenerationDataInput } from '../domain/generation-data.ts';
 import { authorize, ownerFor, type Caller } from '../domain/policy.ts';
+import { assertUploadSize, decodeBase64, decodedLength } from '../domain/uploads.ts';
+import { EXTENSION, isImageType, sniffType } from '../storage/mime.ts';
+import type { Storage } from '../storage/types.ts';
+import { AppError } from '../domain/errors.ts';
 import type { ConceptExpander, GeneratedCollection } from '../generation/concept/index.ts';
 
 export interface CollectionStore {
@@ -23,6 +28,10 @@ export interface CollectionPorts {
   /** Whether a contract still has code (reset's check); absent: no chain, the check is skipped. */
   contractExists?: (chainId: number, address: string) => Promise<boolean>;
   expander: ConceptExpander;
+  /** Where cover images go (absent: 503 for a cover upload). */
+  storage?: Pick<Storage, 'put'>;
+  /** The collection's public documents changed (metadata caches drop them). */
+  onDocumentsChanged?: (collectionId: string) => void;
 }
 
 export interface CreateInput {
@@ -94,7 +103,7 @@ export interface GenerateInput {
 
 export type CollectionService = ReturnType<typeof createCollectionService>;
 
-export function createCollectionService({ store, contractExists, expander }: CollectionPorts) {
+export function createCollectionService({ store, contractExists, expander, storage, onDocumentsChanged }: CollectionPorts) {
   async function create(caller: Caller, input: CreateInput): Promise<CollectionRow> {
     authorize(caller, 'collection.create');
     const { owner_user_id, ...fields } = input;
@@ -127,6 +136,28 @@ export function createCollectionService({ store, contractExists, expander }: Col
         ...(data ? { data: normalizeGenerationData(data) } : {}),
         ...mintPolicyPatch(input, current),
       });
+    },
+
+    /**
+     * The cover image (an image file, base64 or a data URL, at most 10 MB, its type checked by its
+     * bytes): stored, then the collection's `cover_image_url`, which is the ERC-7572 document's
+     * `image` and every token's image until its artwork completes. Owner or operator.
+     */
+    async setCover(caller: Caller, id: string, input: { base64Data: string; mimeType?: string }): Promise<CollectionRow> {
+      const current = await store.getCollection(id);
+      authorize(caller, 'collection.update', { ownerId: current.user_id });
+      if (!storage) throw new AppError('unavailable', 'file storage is not configured in this backend');
+      assertUploadSize(decodedLength(input.base64Data));
+      const { bytes, declaredType } = decodeBase64(input.base64Data);
+      const actual = sniffType(bytes);
+      if (!actual || !isImageType(actual))
+        throw invalid('body.base64Data: the content is not a png, jpeg, webp or gif image (checked by its bytes)');
+      const declared = input.mimeType ?? declaredType;
+      if (declared && declared !== actual) throw invalid(`body.mimeType: declared ${declared}, but the content is ${actual}`);
+      const stored = await storage.put(`collection-covers/${current.id}/${randomUUID()}.${EXTENSION[actual]}`, bytes, actual);
+      const row = await store.updateCollection(current.id, { cover_image_url: stored.url });
+      onDocumentsChanged?.(current.id);
+      return row;
     },
 
     /** Allowed only when the contract is gone from its chain (e.g. after a dev chain reset). */

@@ -131,7 +131,14 @@ export type DeployRepair = 'finished' | 'released' | 'pending' | 'none';
 export type StatusUpdate =
   | { status: 'deploying' }
   | { status: 'draft'; claimed_at: string }
-  | { status: 'deployed'; contract_address: Address; chain_id: number; deploy_tx_hash: string; base_token_uri?: string | null };
+  | {
+      status: 'deployed';
+      contract_address: Address;
+      chain_id: number;
+      deploy_tx_hash: string;
+      base_token_uri?: string | null;
+      max_supply?: number;
+    };
 
 export type DeployService = ReturnType<typeof createDeployService>;
 
@@ -235,7 +242,7 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
     async deployDesign(
       caller: Caller,
       collectionId: string,
-      body: { max_supply: number; royalty_bps: number; royalty_receiver: Address; owner?: Address },
+      body: { max_supply?: number; royalty_bps?: number; royalty_receiver?: Address; owner?: Address; name?: string; symbol?: string },
     ): Promise<CollectionRow> {
       const c = needChain();
       let factory: Address | undefined;
@@ -257,6 +264,10 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
       const urls = metadataUrls(metadataBaseUrl, current.id);
       const wallet = c.walletAddress(chainId);
       const owner = body.owner ? getAddress(body.owner) : ((await creatorWallet(current)) ?? wallet);
+      // Deploy by id alone: what the record's contractParams say, each overridable.
+      const maxSupply = body.max_supply ?? current.editions;
+      const royaltyBps = body.royalty_bps ?? 0;
+      const royaltyReceiver = body.royalty_receiver ? getAddress(body.royalty_receiver) : owner;
       const { record } = await deployUnderClaim(
         c,
         {
@@ -270,9 +281,9 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
                   chain_id: chainId,
                   deploy_tx_hash: d.txHash.toLowerCase(),
                   base_token_uri: urls.baseURI,
-                  max_supply: body.max_supply,
-                  royalty_bps: body.royalty_bps,
-                  royalty_receiver: getAddress(body.royalty_receiver),
+                  max_supply: maxSupply,
+                  royalty_bps: royaltyBps,
+                  royalty_receiver: royaltyReceiver,
                   blockchain: 'ARBITRUM',
                 },
                 'claimed',
@@ -289,13 +300,13 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
           chainId,
           factory: factory!,
           params: {
-            name: deriveName(current.title),
-            symbol: deriveSymbol(current.title),
+            name: body.name ?? deriveName(current.title),
+            symbol: body.symbol ?? deriveSymbol(current.title),
             baseURI: urls.baseURI,
             contractURI: urls.contractURI,
-            maxSupply: BigInt(body.max_supply),
-            royaltyReceiver: getAddress(body.royalty_receiver),
-            royaltyBps: body.royalty_bps,
+            maxSupply: BigInt(maxSupply),
+            royaltyReceiver,
+            royaltyBps,
             owner,
             minter: wallet,
           },
@@ -340,6 +351,7 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
         chain_id: update.chain_id,
         deploy_tx_hash: update.deploy_tx_hash.toLowerCase(),
         base_token_uri: update.base_token_uri ?? metadataUrls(metadataBaseUrl, current.id).baseURI,
+        ...(update.max_supply !== undefined ? { max_supply: update.max_supply } : {}),
       };
       return { row: await recorded(current.id, await store.finishDeploy(current.id, write, 'undeployed'), contract) };
     },

@@ -56,7 +56,6 @@ function world(c: CollectionRow, opts: { timeoutOnce?: string } = {}) {
     avatarOfUser: async () => null,
     avatarOfWallet: async () => 'https://pfp/wallet.png',
     listMints: async () => decks,
-    listTokens: async () => ({ rows: [], total: 0 }),
     deckWithArtwork: async () => ({ deck: decks[0]! }),
   };
   const chain: MintChain = {

@@ -40,7 +40,6 @@ export interface MintStore {
   avatarOfUser(userId: string | null): Promise<string | null>;
   avatarOfWallet(address: string): Promise<string | null>;
   listMints(collectionId: string): Promise<DeckRow[]>;
-  listTokens(collectionId: string, page: number, limit: number): Promise<{ rows: TokenRow[]; total: number }>;
   deckWithArtwork(deckId: string): Promise<DeckArtwork>;
 }
 
@@ -268,10 +267,6 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
     async listMints(collectionId: string) {
       await store.getCollection(collectionId);
       return store.listMints(collectionId);
-    },
-    async listTokens(collectionId: string, page: number, limit: number) {
-      await store.getCollection(collectionId);
-      return store.listTokens(collectionId, page, limit);
     },
     mintStatus: (deckId: string) => store.deckWithArtwork(deckId),
 

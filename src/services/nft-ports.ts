@@ -7,6 +7,7 @@
 import { type Address, getAddress, type Hex } from 'viem';
 import type { Config } from '../config.ts';
 import { DEV_CHAIN_ID } from '../chain/chains.ts';
+import { readCollection, readRoyalty } from '../chain/collection.ts';
 import { deployCollection } from '../chain/factory.ts';
 import { emitMetadataUpdate, mintTokens, type MintingChainAccess } from '../chain/mint.ts';
 import { verifyPayment } from '../chain/payments.ts';
@@ -34,7 +35,6 @@ import {
   findTokenDeck,
   linkCover,
   listMints,
-  listTokens,
   mintsMissingDecks,
   pendingMetadataUpdates,
   recordMinted,
@@ -82,7 +82,9 @@ import { allDuties, DUTY, startLeasedDuty } from '../db/leased-duty.ts';
 import { createDeployService, DeployPending, type DeployChain } from './deploy.ts';
 import type { GenerationPort } from './generation-port.ts';
 import { createIdempotency } from './idempotency.ts';
+import { createCollectionViews, type ChainState } from './collection-views.ts';
 import { createMetadataDocuments, type MetadataCache } from './metadata-documents.ts';
+import { listCollections, tokenPage, tokenTransactions, tokenView, traitCounts, transfersOf } from '../db/collection-views.ts';
 import { METADATA_UPDATE_KEY_PREFIX, startMetadataUpdater, type MetadataUpdatePorts } from './metadata-updates.ts';
 import { createMintingService } from './minting.ts';
 import { bindDb } from './ports.ts';
@@ -172,7 +174,6 @@ const mintStore = (db: Db) =>
     avatarOfUser,
     avatarOfWallet,
     listMints,
-    listTokens,
     deckWithArtwork,
   });
 
@@ -208,11 +209,29 @@ export interface NftServiceDeps {
   conceptExpander?: ConceptExpander;
   metadataCache?: MetadataCache;
   /** Tells the other replicas when a token's document changed (services/metadata-invalidation.ts); default: this cache only. */
-  onTokenChanged?: (collectionId: string, tokenId: number) => void;
+  onTokenChanged?: (collectionId: string, tokenId?: number) => void;
   log?: (err: unknown, message: string) => void;
 }
 
 export type NftServices = ReturnType<typeof createNftServices>;
+
+/** What a deployed collection's contract says (the console's overview). */
+function chainStateReader(chain: ChainServices) {
+  return async (chainId: number, address: string): Promise<ChainState> => {
+    const client = chain.client(chainId);
+    const [c, royalty] = await Promise.all([readCollection(client, address as Hex), readRoyalty(client, address as Hex)]);
+    return {
+      name: c.name,
+      symbol: c.symbol,
+      owner: c.owner,
+      minter: c.minter,
+      totalSupply: c.totalSupply,
+      maxSupply: c.maxSupply,
+      mintActive: c.mintActive,
+      royalty,
+    };
+  };
+}
 
 /** Every NFT service of one backend. */
 export function createNftServices(deps: NftServiceDeps) {
@@ -227,6 +246,9 @@ export function createNftServices(deps: NftServiceDeps) {
       store: bindDb(db, { createCollection, getCollection, updateCollection, resetCollection }),
       contractExists: deps.contractExists,
       expander: deps.conceptExpander ?? createConceptExpander(config),
+      ...(deps.storage ? { storage: deps.storage } : {}),
+      onDocumentsChanged: (collectionId) =>
+        deps.onTokenChanged ? deps.onTokenChanged(collectionId) : metadata.cache.invalidate(collectionId),
     }),
     deploy: deployServiceOf(db, config, metadataBaseUrl, deps.chain),
     minting: createMintingService({
@@ -276,6 +298,11 @@ export function createNftServices(deps: NftServiceDeps) {
       log: deps.log,
     }),
     metadata,
+    views: createCollectionViews({
+      store: bindDb(db, { getCollection, listCollections, tokenPage, tokenView, traitCounts, transfersOf, tokenTransactions }),
+      ...(deps.chain ? { readChain: chainStateReader(deps.chain) } : {}),
+      tokenDocument: (collectionId, tokenId) => metadata.token(collectionId, tokenId),
+    }),
     idempotency: createIdempotency(
       bindDb(db, {
         insert: insertIdempotencyKey,

@@ -18,7 +18,7 @@ export interface BackendClient {
   call<T = unknown>(
     method: string,
     path: string,
-    opts?: { body?: unknown; query?: Record<string, string | undefined>; userId?: string | null; headers?: Record<string, string> },
+    opts?: { body?: unknown; query?: Record<string, string | readonly string[] | undefined>; userId?: string | null; headers?: Record<string, string> },
   ): Promise<T>;
 }
 
@@ -32,11 +32,12 @@ export function createBackendClient(
     async call<T>(
       method: string,
       path: string,
-      opts: { body?: unknown; query?: Record<string, string | undefined>; userId?: string | null; headers?: Record<string, string> } = {},
+      opts: { body?: unknown; query?: Record<string, string | readonly string[] | undefined>; userId?: string | null; headers?: Record<string, string> } = {},
     ): Promise<T> {
       if (!baseUrl) throw new AppError('unavailable', 'BACKEND_API_URL is not configured');
       const url = new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-      for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
+      for (const [k, v] of Object.entries(opts.query ?? {}))
+        for (const one of v === undefined ? [] : typeof v === 'string' ? [v] : v) url.searchParams.append(k, one);
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };
       if (apiKey) headers.authorization = `Bearer ${apiKey}`;
       if (opts.body !== undefined) headers['content-type'] = 'application/json';

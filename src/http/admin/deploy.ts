@@ -25,7 +25,7 @@ import { NO_CHAIN, rpc } from './chain.ts';
 function backendRecords(
   backend: BackendClient,
   collectionId: string,
-  writeBack: { chain_id: number; base_token_uri: string },
+  writeBack: { chain_id: number; base_token_uri: string; max_supply: number },
 ): DeployRecords<CollectionView> {
   const status = (body: Record<string, unknown>) =>
     backend.call<{ collection: CollectionView }>('POST', `nft/collections/${collectionId}/deploy-status`, { body });
@@ -81,7 +81,11 @@ export async function adminDeployRoutes(app: FastifyInstance, deps: AdminDeps) {
         );
         // Without an explicit owner, the record's creator owns the contract when they linked a wallet.
         if (!b.owner && claim.owner_wallet) params.owner = getAddress(claim.owner_wallet);
-        const records = backendRecords(deps.backend, id, { chain_id: b.chainId, base_token_uri: b.baseURI });
+        const records = backendRecords(deps.backend, id, {
+          chain_id: b.chainId,
+          base_token_uri: b.baseURI,
+          max_supply: Number(b.maxSupply),
+        });
         const done = await deployUnderClaim(deployChain, records, {
           collectionId: id,
           claimedAt: claim.claimed_at,

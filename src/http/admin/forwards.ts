@@ -20,6 +20,20 @@ import {
 import { uuid } from '../schemas/common.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
 import { mintAndGenerateBody, mintAndGenerateResult, mintsList } from '../schemas/minting.ts';
+import {
+  activity,
+  activityQuery,
+  collectionList,
+  collectionListQuery,
+  collectionOverview,
+  coverBody,
+  rarity,
+  tokenDetail,
+  tokenDetailParams,
+  tokenList,
+  tokenListQuery,
+} from '../schemas/collection-views.ts';
+import { designDeployBody, designDeployResult } from '../schemas/deploy.ts';
 import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/samples.ts';
 import type { AdminDeps } from './app.ts';
 
@@ -29,7 +43,7 @@ interface BackendCall {
   method: 'GET' | 'POST' | 'PUT';
   path: string;
   body?: unknown;
-  query?: Record<string, string | undefined>;
+  query?: Record<string, string | readonly string[] | undefined>;
   /** The user the call acts for (user_id header). */
   userId?: string | null;
   /** The Idempotency-Key header goes along. */
@@ -54,6 +68,12 @@ interface Forward<I extends Input = Input> {
   /** Checked here before forwarding (so the status is not lost in forwarding). */
   check?: (input: I) => void;
 }
+
+/** A parsed query as the backend's query string again (numbers as text, arrays repeated). */
+const asQuery = (q: Record<string, unknown>): Record<string, string | string[] | undefined> =>
+  Object.fromEntries(
+    Object.entries(q).map(([k, v]) => [k, v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v)]),
+  );
 
 /** Typing help: each entry's functions see its own input type. */
 const forward = <I extends Input>(f: Forward<I>): Forward => f as unknown as Forward;
@@ -123,6 +143,112 @@ export const FORWARDS: Forward[] = [
     tags: ['collections'],
     input: byCollection,
     backend: (b, req) => ({ method: 'POST', path: `nft/collections/${b.collectionId}/reset`, userId: req.auth.userId }),
+    response: collectionWithParams,
+  }),
+
+  // ---- the console's views (issue 15; docs/collections.md "Console views") ----
+  forward({
+    method: 'GET',
+    url: '/api/nft/collections/list',
+    operationId: 'adminListCollections',
+    summary: 'List collections',
+    description:
+      'Forwarded to GET /nft/collections: every collection for the operator (or one user\'s with user_id), a signed-in user\'s own; newest first, cursor pagination, q (title), status, chain_id.',
+    tags: ['collections'],
+    input: collectionListQuery,
+    backend: (q, req) => ({ method: 'GET', path: 'nft/collections', query: asQuery(q), userId: req.auth.userId }),
+    response: collectionList.shape,
+  }),
+  forward({
+    method: 'POST',
+    url: '/api/nft/collections/deploy',
+    operationId: 'adminDeployCollectionById',
+    summary: 'Deploy a collection by its id',
+    description:
+      'Forwarded to POST /nft/collections/:id/deploy: deploys on NFT_CHAIN_ID from the record alone (name, symbol and URIs from its contractParams, maxSupply its editions, no royalty), each overridable. 409 when deployed or being deployed.',
+    tags: ['collections'],
+    input: z.object({ collectionId: uuid }).extend(designDeployBody.unwrap().shape),
+    backend: ({ collectionId, ...body }, req) => ({
+      method: 'POST',
+      path: `nft/collections/${collectionId}/deploy`,
+      body,
+      userId: req.auth.userId,
+    }),
+    response: designDeployResult.shape,
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/collections/overview',
+    operationId: 'adminCollectionOverview',
+    summary: 'A collection and its contract',
+    description: 'Forwarded to GET /nft/collections/:id/overview: the record beside what its contract says now.',
+    tags: ['collections'],
+    input: byCollection,
+    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/overview` }),
+    response: collectionOverview.shape,
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/tokens',
+    operationId: 'adminListTokens',
+    summary: 'Tokens of a collection, paged',
+    description:
+      'Forwarded to GET /nft/collections/:id/tokens: traits, owner, image and generation state; trait=<trait_type>:<value> (repeatable) filters.',
+    tags: ['minting'],
+    input: byCollection.extend(tokenListQuery.shape),
+    backend: ({ collectionId, ...q }) => ({ method: 'GET', path: `nft/collections/${collectionId}/tokens`, query: asQuery(q) }),
+    response: tokenList.shape,
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/token',
+    operationId: 'adminGetToken',
+    summary: 'One token in full',
+    description:
+      'Forwarded to GET /nft/collections/:id/tokens/:tokenId: traits, owner, generation state, ERC-721 document, transfers and transactions.',
+    tags: ['minting'],
+    input: tokenDetailParams,
+    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/tokens/${q.tokenId}` }),
+    response: tokenDetail.shape,
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/collections/rarity',
+    operationId: 'adminCollectionRarity',
+    summary: 'Trait rarity',
+    description: 'Forwarded to GET /nft/collections/:id/rarity: each trait value with its count and share of minted tokens.',
+    tags: ['collections'],
+    input: byCollection,
+    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/rarity` }),
+    response: rarity.shape,
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/collections/activity',
+    operationId: 'adminCollectionActivity',
+    summary: 'Mints and transfers of a collection',
+    description: 'Forwarded to GET /nft/collections/:id/activity: indexed Transfer events, newest first, cursor pagination.',
+    tags: ['collections'],
+    input: byCollection.extend(activityQuery.shape),
+    backend: ({ collectionId, ...q }) => ({ method: 'GET', path: `nft/collections/${collectionId}/activity`, query: asQuery(q) }),
+    response: activity.shape,
+  }),
+  forward({
+    method: 'POST',
+    url: '/api/nft/collections/cover',
+    operationId: 'adminSetCollectionCover',
+    summary: 'Upload the cover image',
+    description:
+      "Forwarded to PUT /nft/collections/:id/cover: the image becomes the collection's cover_image_url (the ERC-7572 image).",
+    tags: ['collections'],
+    input: byCollection.extend(coverBody.shape),
+    check: (b) => assertUploadSize(decodedLength(b.base64Data)),
+    backend: ({ collectionId, ...body }, req) => ({
+      method: 'PUT',
+      path: `nft/collections/${collectionId}/cover`,
+      body,
+      userId: req.auth.userId,
+    }),
     response: collectionWithParams,
   }),
 

@@ -10,6 +10,7 @@ import { chainNonceOf } from '../metrics.ts';
 import { installErrorHandling } from '../plugins/errors.ts';
 import { collectionDesignRoutes } from './collection-design.ts';
 import { collectionRoutes } from './collections.ts';
+import { collectionViewRoutes } from './collection-views.ts';
 import { deployRoutes } from './deploy.ts';
 import type { ChainServices } from '../../chain/platform-chain.ts';
 import { custodialRoutes } from './custodial.ts';
@@ -109,6 +110,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   });
   const nftOptions = { nft, metadataBaseUrl: deps.metadataBaseUrl };
   await app.register(collectionRoutes, nftOptions);
+  await app.register(collectionViewRoutes, nftOptions);
   await app.register(collectionDesignRoutes, nftOptions);
   await app.register(deployRoutes, nftOptions);
   await app.register(mintingRoutes, nftOptions);

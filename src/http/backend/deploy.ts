@@ -47,6 +47,7 @@ export async function deployRoutes(app: FastifyInstance, { nft, metadataBaseUrl 
                 chain_id: b.chain_id!,
                 deploy_tx_hash: b.deploy_tx_hash!,
                 base_token_uri: b.base_token_uri,
+                ...(b.max_supply !== undefined ? { max_supply: b.max_supply } : {}),
               };
       const { row, claimedAt, ownerWallet } = await nft.deploy.updateStatus(req.caller, req.params.collectionId, update);
       return ok({
@@ -61,9 +62,9 @@ export async function deployRoutes(app: FastifyInstance, { nft, metadataBaseUrl 
     {
       schema: {
         operationId: 'deployCollectionDesignStage',
-        summary: 'Design stage: deploy a collection in one call',
+        summary: 'Deploy a collection by its id',
         description:
-          "Owner or operator. Deploys on NFT_CHAIN_ID with name and symbol from the title and URIs from the metadata host. owner() is `owner`, else the creator's linked wallet, else the platform wallet; the platform wallet mints. A concurrent call is 409; a deployment a crashed call left behind is finished (answered here) or released first.",
+          "Owner or operator. Deploys on NFT_CHAIN_ID from the record alone: name, symbol and URIs from its contractParams, maxSupply its editions, no royalty; each overridable in the body (which may be empty). owner() is `owner`, else the creator's linked wallet, else the platform wallet; the platform wallet mints. A concurrent call is 409; a deployment a crashed call left behind is finished (answered here) or released first.",
         tags,
         params: idParams,
         body: designDeployBody,
@@ -71,10 +72,10 @@ export async function deployRoutes(app: FastifyInstance, { nft, metadataBaseUrl 
       },
     },
     async (req) => {
-      const { owner, ...body } = req.body;
+      const { owner, royalty_receiver, ...body } = req.body ?? {};
       const row: CollectionRow = await nft.deploy.deployDesign(req.caller, req.params.id, {
         ...body,
-        royalty_receiver: body.royalty_receiver as Address,
+        ...(royalty_receiver ? { royalty_receiver: royalty_receiver as Address } : {}),
         ...(owner ? { owner: owner as Address } : {}),
       });
       return ok({

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requires } from '../plugins/availability.ts';
 import { senderKey, useIdempotency } from '../plugins/idempotency.ts';
-import { presentMint, presentMints, presentMintStatus, presentTokens } from '../present/minting.ts';
+import { presentMint, presentMints, presentMintStatus } from '../present/minting.ts';
 import { collectionIdParams, ok } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
 import {
@@ -22,8 +22,6 @@ import {
   regenerateBody,
   regenerateResult,
   tokenMintParams,
-  tokensPage,
-  tokensQuery,
 } from '../schemas/minting.ts';
 import type { NftRouteOptions } from './collections.ts';
 
@@ -157,24 +155,5 @@ export async function mintingRoutes(app: FastifyInstance, { nft }: NftRouteOptio
       },
     },
     async (req) => ok(presentMints(await nft.minting.listMints(req.params.collectionId))),
-  );
-
-  r.get(
-    '/nft/collections/:collectionId/tokens',
-    {
-      schema: {
-        operationId: 'listTokens',
-        summary: 'Tokens of a collection, paged',
-        description: 'Minted tokens with mint state, current owner, artwork status and image; page from 1, limit up to 100.',
-        tags,
-        params: collectionIdParams,
-        querystring: tokensQuery,
-        response: { 200: envelope(tokensPage) },
-      },
-    },
-    async (req) => {
-      const { page, limit } = req.query;
-      return ok(presentTokens(await nft.minting.listTokens(req.params.collectionId, page, limit), page, limit));
-    },
   );
 }

@@ -1,7 +1,7 @@
 /** Responses of the minting routes (schemas: http/schemas/minting.ts). */
 import type { DeckRow } from '../../db/minting.ts';
 import { iso } from '../../domain/time.ts';
-import type { DeckArtwork, TokenRow } from '../../services/minting.ts';
+import type { DeckArtwork } from '../../services/minting.ts';
 
 type ArtworkStatus = 'none' | 'generating' | 'completed' | 'failed';
 const artworkStatus = (status: string | undefined): ArtworkStatus =>
@@ -31,26 +31,6 @@ export const presentMints = (rows: DeckRow[]) => ({
     minted_at: iso(d.minted_at),
   })),
 });
-
-export function presentTokens(page: { rows: TokenRow[]; total: number }, pageNumber: number, limit: number) {
-  return {
-    tokens: page.rows.map(({ deck, output }) => ({
-      token_id: deck.token_id,
-      deck_id: deck.id,
-      metadata_uri: deck.metadata_uri,
-      mint_status: deck.mint_status,
-      mint_tx_hash: deck.mint_tx_hash,
-      mint_recipient: deck.mint_recipient,
-      minted_at: iso(deck.minted_at),
-      current_owner: deck.current_owner,
-      artwork_status: artworkStatus(output?.status),
-      image: output?.status === 'completed' ? output.url : null,
-    })),
-    page: pageNumber,
-    limit,
-    total: page.total,
-  };
-}
 
 export function presentMintStatus({ deck, output, job }: DeckArtwork) {
   return {

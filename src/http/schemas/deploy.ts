@@ -16,6 +16,13 @@ export const deployStatusBody = z
     chain_id: z.number().int().positive().optional(),
     deploy_tx_hash: txHash.optional(),
     base_token_uri: z.string().min(1).max(2048).nullable().optional(),
+    max_supply: z
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 40 - 1)
+      .optional()
+      .describe('status deployed: the maxSupply the contract was deployed with'),
     claimed_at: z.iso.datetime({ message: 'expected the ISO time of the claim' }).optional(),
   })
   .superRefine((b, ctx) => {
@@ -41,17 +48,24 @@ export const deployStatusResult = z.object({
     .describe("the claim (status deploying): the creator's linked wallet, the default owner() of the contract (null: none)"),
 });
 
-export const designDeployBody = z.object({
-  max_supply: z
-    .number()
-    .int()
-    .min(1)
-    .max(2 ** 40 - 1),
-  royalty_bps: z.number().int().min(0).max(10_000),
-  royalty_receiver: address,
-  /** The contract's owner(); default the creator's linked wallet, else the platform wallet. */
-  owner: address.optional(),
-});
+/** Deploy by collection id: every field optional, defaults from the record (its contractParams). */
+export const designDeployBody = z
+  .object({
+    max_supply: z
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 40 - 1)
+      .optional()
+      .describe("default: the collection's editions"),
+    royalty_bps: z.number().int().min(0).max(10_000).optional().describe('default 0'),
+    royalty_receiver: address.optional().describe("default: the contract's owner()"),
+    /** The contract's owner(); default the creator's linked wallet, else the platform wallet. */
+    owner: address.optional(),
+    name: z.string().trim().min(1).max(255).optional().describe('default: contractParams.name (from the title)'),
+    symbol: z.string().trim().min(1).max(32).optional().describe('default: contractParams.symbol (from the title)'),
+  })
+  .default({});
 
 export const designDeployResult = z.object({
   contract_address: z.string().nullable(),

@@ -1,6 +1,6 @@
 /** Minting request and response schemas (nft-service.md §2.5, §4.1, §4.2, §4.3; docs/minting.md), shared by both apps. */
 import { z } from 'zod';
-import { address, queryInt, txHash, uuid } from './common.ts';
+import { address, txHash, uuid } from './common.ts';
 
 export const variables = z.record(z.string(), z.unknown());
 
@@ -41,7 +41,6 @@ export const regenerateBody = z.object({
   generation_overrides: variables.default({}),
 });
 
-export const tokensQuery = z.object({ page: queryInt(1, 1_000_000).default(1), limit: queryInt(1, 100).default(50) });
 export const deckIdParams = z.object({ deckId: uuid });
 export const tokenMintParams = z.object({
   collectionId: uuid,
@@ -79,26 +78,6 @@ export const mintRecord = z.object({
 export const mintsList = z.object({ mints: z.array(mintRecord) });
 
 export const artworkStatus = z.enum(['none', 'generating', 'completed', 'failed']);
-
-export const tokensPage = z.object({
-  tokens: z.array(
-    z.object({
-      token_id: z.number().nullable(),
-      deck_id: z.string(),
-      metadata_uri: nullableString,
-      mint_status: nullableString,
-      mint_tx_hash: nullableString,
-      mint_recipient: nullableString,
-      minted_at: nullableString,
-      current_owner: nullableString,
-      artwork_status: artworkStatus,
-      image: nullableString,
-    }),
-  ),
-  page: z.number(),
-  limit: z.number(),
-  total: z.number(),
-});
 
 export const mintStatusResult = z.object({
   deck_id: z.string(),
