@@ -39,7 +39,8 @@ try {
   );
   process.stdout.write(`soak: ${answered} mints answered 201, ${failed} not; waiting for the artwork and its MetadataUpdates to settle\n`);
   // Settle: every completed artwork's MetadataUpdate, or 120 s.
-  const settleEnd = Date.now() + 120_000;
+  const settleStart = Date.now();
+  const settleEnd = settleStart + 120_000;
   let facts = await chainFacts(t.topology.rpcUrl, collection.address);
   let withArtwork: number[] = [];
   while (Date.now() < settleEnd) {
@@ -67,6 +68,7 @@ try {
       `tokens with exactly one   ${counts.filter((n) => n === 1).length}`,
       `tokens with more than one ${twice}`,
       `artwork without one       ${missing.length}`,
+      `settled after             ${((Date.now() - settleStart) / 1000).toFixed(1)} s (minting stopped → last check)`,
       '',
     ].join('\n'),
   );
