@@ -18,7 +18,12 @@ export interface BackendClient {
   call<T = unknown>(
     method: string,
     path: string,
-    opts?: { body?: unknown; query?: Record<string, string | readonly string[] | undefined>; userId?: string | null; headers?: Record<string, string> },
+    opts?: {
+      body?: unknown;
+      query?: Record<string, string | readonly string[] | undefined>;
+      userId?: string | null;
+      headers?: Record<string, string>;
+    },
   ): Promise<T>;
 }
 
@@ -32,7 +37,12 @@ export function createBackendClient(
     async call<T>(
       method: string,
       path: string,
-      opts: { body?: unknown; query?: Record<string, string | readonly string[] | undefined>; userId?: string | null; headers?: Record<string, string> } = {},
+      opts: {
+        body?: unknown;
+        query?: Record<string, string | readonly string[] | undefined>;
+        userId?: string | null;
+        headers?: Record<string, string>;
+      } = {},
     ): Promise<T> {
       if (!baseUrl) throw new AppError('unavailable', 'BACKEND_API_URL is not configured');
       const url = new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
