@@ -44,6 +44,12 @@ export interface LeaseRow {
   acquired_at: Date | string;
 }
 
+/** Who holds the lease `name` now (unexpired, by the database's clock), or undefined. */
+export async function liveLeaseHolder(db: Executor, name: string): Promise<string | undefined> {
+  const row = await firstRow<{ holder: string }>(db, sql`SELECT holder FROM leases WHERE name = ${name} AND expires_at > now()`);
+  return row?.holder;
+}
+
 /** Every lease, current or expired (docs/operations.md; tests). */
 export function listLeases(db: Executor): Promise<LeaseRow[]> {
   return rows<LeaseRow>(db, sql`SELECT name, holder, expires_at, acquired_at FROM leases ORDER BY name`);

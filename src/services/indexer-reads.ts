@@ -11,6 +11,8 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import * as q from '../db/indexer-queries.ts';
 import { readIndexerState } from '../db/indexer-store.ts';
+import { DUTY } from '../db/leased-duty.ts';
+import { liveLeaseHolder } from '../db/leases.ts';
 import { notFound } from '../domain/errors.ts';
 import type { IndexerHost } from '../indexer/host.ts';
 
@@ -54,6 +56,9 @@ export function createIndexerReads(deps: IndexerReadsDeps) {
     async status() {
       const state = await readIndexerState(db, defaultChain);
       const live = host?.liveStatus?.();
+      // An indexer in another process holds the chain's lease while it lives (db/leased-duty.ts):
+      // without one here or there, the indexer is down, whatever its last persisted state says.
+      const holder = live?.running ? undefined : await liveLeaseHolder(db, DUTY.indexer(defaultChain));
       const head = live?.head_block ?? state?.head_block ?? null;
       const last = state?.last_indexed_block ?? null;
       return {
@@ -62,6 +67,8 @@ export function createIndexerReads(deps: IndexerReadsDeps) {
         live,
         head,
         lag: head !== null && last !== null ? Math.max(0, head - (live?.confirmations ?? 0) - last) : null,
+        process: live?.running ? ('this' as const) : holder ? ('other' as const) : ('none' as const),
+        holder: holder ?? null,
       };
     },
 

@@ -56,12 +56,16 @@ export function presentIndexerStatus(s: Awaited<ReturnType<IndexerReads['status'
     // extras (docs/indexer.md)
     head_block: s.head === null ? null : String(s.head),
     lag_blocks: s.lag,
-    running: live?.running ?? false,
+    // Running here, or in another process that holds the chain's indexer lease.
+    running: s.process !== 'none',
+    /** No process follows the chain: the persisted status is the last one a dead indexer wrote. */
+    down: s.process === 'none',
     behind: live?.behind ?? false,
     stalled: live?.stalled ?? false,
     warnings: live?.warnings ?? [],
     last_error: state?.last_error ?? null,
     initialized: state !== undefined,
+    indexer_process: { running_in: s.process, holder: s.holder },
   };
 }
 

@@ -69,6 +69,11 @@ export const indexerStateView = z.object({
   warnings: z.array(z.string()),
   last_error: z.string().nullable(),
   initialized: z.boolean(),
+  down: z.boolean().describe('no process follows the chain (none here, no live holder of the indexer lease)'),
+  indexer_process: z.object({
+    running_in: z.enum(['this', 'other', 'none']),
+    holder: z.string().nullable().describe('the other process holding the indexer lease (host:pid:id)'),
+  }),
 });
 
 // ---------- §4.4 ----------
