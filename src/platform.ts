@@ -20,7 +20,7 @@ import { createStorage } from './storage/index.ts';
 import type { IndexerHost } from './indexer/host.ts';
 import { startIndexer } from './indexer/service.ts';
 import { createJobQueue, startGenerationWorker } from './generation/runtime.ts';
-import { traceLogFields } from './telemetry.ts';
+import { logOptions, workerLog } from './logging/log-lines.ts';
 import { closeAppWithin } from './startup/graceful.ts';
 import { clearLeases } from './db/leases.ts';
 import { seedBuiltinGlobalCollections } from './db/global-collections.ts';
@@ -115,7 +115,7 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
   });
   const worker =
     ownQueue && storage && (parts.runWorker ?? !config.REDIS_URL)
-      ? await startGenerationWorker({ config, database, storage, queue: ownQueue })
+      ? await startGenerationWorker({ config, database, storage, queue: ownQueue, log: workerLog(backend.log) })
       : undefined;
   backend.addHook('onClose', async () => {
     await worker?.close({ graceMs: config.SHUTDOWN_GRACE_MS });
@@ -145,13 +145,13 @@ export async function startWorkerProcess(config: Config): Promise<{ stop(): Prom
   await database.migrate();
   const queue = createJobQueue(config);
   // Log lines written inside a span (job.process) carry its trace_id and span_id.
-  const logger = pino({ name: 'worker', level: config.LOG_LEVEL, mixin: traceLogFields });
+  const logger = pino(logOptions(config.LOG_LEVEL, 'worker'));
   const worker = await startGenerationWorker({
     config,
     database,
     storage: createStorage(config, publicBaseUrl(config)),
     queue,
-    log: (msg, extra) => logger.warn(extra ?? {}, msg),
+    log: workerLog(logger),
   });
   const health = await createAppShell({
     config,

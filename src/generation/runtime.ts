@@ -28,7 +28,8 @@ export interface GenerationWorkerOptions {
   connectorFor?: WorkerContext['connectorFor'];
   applyOptions?: WorkerContext['applyOptions'];
   reconcile?: { intervalMs?: number; staleMs?: number } | false;
-  log?: (msg: string, extra?: Record<string, unknown>) => void;
+  /** A log line; warn unless `level` says info (one line per completed or failed generation). */
+  log?: (msg: string, extra?: Record<string, unknown>, level?: 'info' | 'warn') => void;
   /** Name resolution of outside fetches (tests inject one); default: the system's. */
   resolve?: WorkerContext['resolve'];
 }

@@ -42,7 +42,8 @@ export interface WorkerContext extends QueueContext {
   connectorFor?: (workflowType: string, workflowData: unknown) => GeneratorConnector;
   /** Step-completion write backoff (tests shorten it). */
   applyOptions?: ApplyOptions;
-  log?: (msg: string, extra?: Record<string, unknown>) => void;
+  /** A log line; warn unless `level` says info (one line per completed or failed generation). */
+  log?: (msg: string, extra?: Record<string, unknown>, level?: 'info' | 'warn') => void;
   /** Name resolution of outside fetches (reference images); tests inject one. Default: the system's. */
   resolve?: Resolver;
 }
@@ -91,6 +92,7 @@ export function createStepHandler(ctx: WorkerContext) {
             if (stepFailureAction(err, qjob.attempt, p.attempts) === 'retry') throw err; // the queue tries again with backoff
             const message = errorMessage(err);
             await failJob(db, p, `generation failed: ${message}`);
+            ctx.log?.('generation failed', { job_id: p.jobId, output_id: p.outputId, step: p.stepOrder, error: message });
             return { failed: message };
           }
         }
@@ -101,6 +103,7 @@ export function createStepHandler(ctx: WorkerContext) {
           return { next: p.stepOrder + 1 };
         }
         await finishJob(ctx, p, output, { userId: found.outputUserId, status: found.outputStatus }, bytes);
+        ctx.log?.('generation completed', { job_id: p.jobId, output_id: p.outputId, url: output.url }, 'info');
         return { completed: output.url };
       },
       p.trace ? parentFromCarrier(p.trace) : undefined,

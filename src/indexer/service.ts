@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import pino from 'pino';
-import { traceLogFields } from '../telemetry.ts';
+import { logOptions } from '../logging/log-lines.ts';
 import { getAddress } from 'viem';
 import { rpcUrlFor } from '../chain/chains.ts';
 import { readDeploymentRecord } from '../chain/deploy-platform.ts';
@@ -88,7 +88,7 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
   const target = indexerTarget(opts.config, opts.target);
   if (!target) return undefined;
   const events = new IndexerEvents();
-  const logger = pino({ name: 'indexer', level: opts.config.LOG_LEVEL, mixin: traceLogFields });
+  const logger = pino(logOptions(opts.config.LOG_LEVEL, 'indexer'));
   const indexer = createIndexer({
     database: opts.database,
     chainId: target.chainId,

@@ -102,6 +102,15 @@ export async function adminDeployRoutes(app: FastifyInstance, deps: AdminDeps) {
           throw err;
         });
       }
+      req.log.info(
+        {
+          collection_id: b.platformCollectionId ?? null,
+          contract_address: deployed.address,
+          chain_id: b.chainId,
+          tx_hash: deployed.txHash,
+        },
+        'collection deployed',
+      );
       const onChain = await rpc('reading the new collection', () => readCollection(chain.client(b.chainId), deployed.address));
       return {
         success: true as const,

@@ -50,6 +50,11 @@ export async function deployRoutes(app: FastifyInstance, { nft, metadataBaseUrl 
                 ...(b.max_supply !== undefined ? { max_supply: b.max_supply } : {}),
               };
       const { row, claimedAt, ownerWallet } = await nft.deploy.updateStatus(req.caller, req.params.collectionId, update);
+      if (update.status === 'deployed')
+        req.log.info(
+          { collection_id: row.id, contract_address: row.contract_address, chain_id: row.chain_id, tx_hash: row.deploy_tx_hash },
+          'collection deployed',
+        );
       return ok({
         ...collectionWithParams(row, metadataBaseUrl),
         ...(claimedAt ? { claimed_at: claimedAt, owner_wallet: ownerWallet ?? null } : {}),
@@ -78,6 +83,10 @@ export async function deployRoutes(app: FastifyInstance, { nft, metadataBaseUrl 
         ...(royalty_receiver ? { royalty_receiver: royalty_receiver as Address } : {}),
         ...(owner ? { owner: owner as Address } : {}),
       });
+      req.log.info(
+        { collection_id: row.id, contract_address: row.contract_address, chain_id: row.chain_id, tx_hash: row.deploy_tx_hash },
+        'collection deployed',
+      );
       return ok({
         contract_address: row.contract_address,
         tx_hash: row.deploy_tx_hash,

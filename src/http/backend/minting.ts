@@ -4,7 +4,7 @@
  * protocol), new artwork for a token, and the token reads. Availability is decided per plugin
  * scope: mints need the chain, artwork needs the job queue.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { requires } from '../plugins/availability.ts';
 import { senderKey, useIdempotency } from '../plugins/idempotency.ts';
@@ -30,6 +30,11 @@ const NO_CHAIN = 'chain operations are not available: this backend has no chain 
 const NO_QUEUE = 'generation is not available: this backend has no job queue configured';
 const IDEMPOTENT = ' Send an Idempotency-Key header to make retries safe: a repeat gets the first answer (idempotent-replayed: true).';
 
+/** One log line per mint (issue 15.6), with the ids an operator looks for. */
+function logMinted(req: FastifyRequest, collectionId: string, m: { tokenIds: number[]; txHash: string; deckIds: string[] }) {
+  req.log.info({ collection_id: collectionId, token_ids: m.tokenIds, tx_hash: m.txHash, deck_ids: m.deckIds }, 'minted');
+}
+
 export async function mintingRoutes(app: FastifyInstance, { nft }: NftRouteOptions) {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
@@ -53,6 +58,16 @@ export async function mintingRoutes(app: FastifyInstance, { nft }: NftRouteOptio
       },
       async (req, reply) => {
         const res = await nft.minting.mintAndGenerate(req.caller, req.params.collectionId, req.body, senderKey(req));
+        req.log.info(
+          {
+            collection_id: req.params.collectionId,
+            token_ids: [res.mint.tokenId],
+            tx_hash: res.mint.txHash,
+            deck_ids: [res.mint.deckId],
+            job_id: res.generation.jobId,
+          },
+          'minted',
+        );
         return reply.code(201).send(ok({ mint: res.mint, generation: { ...res.generation, status: 'generating' as const } }));
       },
     );
@@ -78,6 +93,7 @@ export async function mintingRoutes(app: FastifyInstance, { nft }: NftRouteOptio
       },
       async (req, reply) => {
         const res = await nft.minting.mint(req.caller, req.params.collectionId, req.body, senderKey(req));
+        logMinted(req, req.params.collectionId, res);
         return reply.code(201).send(ok(presentMint(res)));
       },
     );
@@ -98,6 +114,7 @@ export async function mintingRoutes(app: FastifyInstance, { nft }: NftRouteOptio
       async (req, reply) => {
         const { collectionId, tokenId } = req.params;
         const res = await nft.minting.mintToken(req.caller, collectionId, tokenId, req.body, senderKey(req));
+        logMinted(req, collectionId, res);
         return reply.code(201).send(ok({ ...presentMint(res), requested_token_id: tokenId }));
       },
     );

@@ -9,8 +9,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { Redis } from 'ioredis';
 import type { Config } from '../../config.ts';
-import { safeErrorSerializer } from '../../logging/safe-errors.ts';
-import { traceLogFields } from '../../telemetry.ts';
+import { logOptions } from '../../logging/log-lines.ts';
 import { installInputGuards } from './input.ts';
 import { runReadiness, type ReadinessChecks } from '../readiness.ts';
 import { installMetrics, type MetricSources } from '../metrics.ts';
@@ -29,18 +28,7 @@ export interface AppShellOptions {
 
 export async function createAppShell(opts: AppShellOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger:
-      opts.config.LOG_LEVEL === 'silent'
-        ? false
-        : {
-            level: opts.config.LOG_LEVEL,
-            // Secrets never reach the logs.
-            redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
-            // Failed queries are logged without their parameters.
-            serializers: { err: safeErrorSerializer },
-            // Log correlation: a line written inside a span carries its trace_id and span_id.
-            mixin: traceLogFields,
-          },
+    logger: opts.config.LOG_LEVEL === 'silent' ? false : logOptions(opts.config.LOG_LEVEL),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     logController: new LogController({
       disableRequestLogging: opts.config.LOG_LEVEL !== 'debug' && opts.config.LOG_LEVEL !== 'trace',
