@@ -46,6 +46,14 @@ for (const app of ['backend', 'admin'] as const) {
         if (!documented && !streamed) missing.push(`${name}: 2xx response schema`);
       }
     }
-    assert.deepEqual(missing, []);
+    // Every tag an operation uses has a description (the section headings of /docs).
+    const described = new Map(
+      ((doc as { tags?: Array<{ name: string; description?: string }> }).tags ?? []).map((t) => [t.name, t.description]),
+    );
+    for (const [path, methods] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(methods))
+        for (const tag of (op as { tags?: string[] }).tags ?? [])
+          if (!described.get(tag)?.trim()) missing.push(`${method.toUpperCase()} ${path}: tag ${tag} has no description`);
+    assert.deepEqual([...new Set(missing)], []);
   });
 }

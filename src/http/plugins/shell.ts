@@ -10,6 +10,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import { Redis } from 'ioredis';
 import type { Config } from '../../config.ts';
 import { logOptions } from '../../logging/log-lines.ts';
+import { API_TAGS } from './api-tags.ts';
 import { installInputGuards } from './input.ts';
 import { runReadiness, type ReadinessChecks } from '../readiness.ts';
 import { installMetrics, type MetricSources } from '../metrics.ts';
@@ -60,6 +61,7 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
   await app.register(swagger, {
     openapi: {
       info: { title: opts.title, description: opts.description, version: '0.1.0' },
+      tags: [...API_TAGS],
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
