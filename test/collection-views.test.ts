@@ -112,6 +112,13 @@ describe('collections list', () => {
     const bad = await req(alice, 'GET', '/nft/collections?cursor=not-a-cursor');
     assert.equal(bad.status, 400);
     assert.match(JSON.stringify(bad.body), /cursor/);
+    // Cursors that decode but were never ours: a 400, never a failed cast in the database.
+    const forged = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    for (const cursor of [forged({ c: '1', i: 'x' }), forged({ c: '2026-01-01T00:00:00.000000Z', i: "x' or 1=1" })]) {
+      const r = await req(alice, 'GET', `/nft/collections?cursor=${cursor}`);
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.match(r.body.error, /query\.cursor/);
+    }
     const limit = await req(alice, 'GET', '/nft/collections?limit=0');
     assert.equal(limit.status, 400);
     assert.match(JSON.stringify(limit.body), /limit/);
@@ -205,6 +212,8 @@ describe('a deployed collection seen by the console', () => {
     assert.equal(latest.token_id, 2);
     assert.equal(getAddress(latest.to), getAddress(OTHER));
     assert.ok(activity.body.data.next_cursor, 'four events, two per page');
+    const hugeBlock = Buffer.from(JSON.stringify({ b: 1e300, l: 0 })).toString('base64url');
+    assert.equal((await req(bob, 'GET', `/nft/collections/${id}/activity?cursor=${hugeBlock}`)).status, 400);
     const older = await req(bob, 'GET', `/nft/collections/${id}/activity?limit=2&cursor=${activity.body.data.next_cursor}`);
     assert.equal(older.body.data.events.length, 2);
     assert.ok(older.body.data.events.every((e: { kind: string }) => e.kind === 'mint'));

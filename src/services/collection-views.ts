@@ -67,6 +67,8 @@ const artworkStatusOf = (row: Pick<TokenViewRow, 'output_status'>): 'none' | 'ge
   !row.output_status ? 'none' : row.output_status === 'completed' ? 'completed' : row.output_status === 'failed' ? 'failed' : 'generating';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type CollectionViews = ReturnType<typeof createCollectionViews>;
 
@@ -116,7 +118,9 @@ export function createCollectionViews(ports: CollectionViewPorts) {
       if (caller.kind === 'user' && q.user_id && q.user_id !== caller.userId)
         throw invalid('query.user_id: a user lists only their own collections (leave user_id out)');
       const after = q.cursor ? decodeCursor(q.cursor, { c: 'string', i: 'string' }, 'query.cursor') : undefined;
-      if (after && Number.isNaN(Date.parse(after.c as string))) throw invalid('query.cursor: not a cursor returned by this API');
+      // The cursor's parts go into the query as a time and a uuid: a forged one is a 400, not a failed cast.
+      if (after && !(ISO_TIME.test(after.c as string) && UUID.test(after.i as string)))
+        throw invalid('query.cursor: not a cursor returned by this API');
       const found = await store.listCollections({
         ...(ownerId !== undefined ? { ownerId } : {}),
         ...(q.q ? { q: q.q } : {}),
@@ -209,6 +213,8 @@ export function createCollectionViews(ports: CollectionViewPorts) {
     async activity(collectionId: string, q: { cursor?: string; limit: number }) {
       const c = await store.getCollection(collectionId);
       const before = q.cursor ? decodeCursor(q.cursor, { b: 'number', l: 'number' }, 'query.cursor') : undefined;
+      if (before && !(Number.isSafeInteger(before.b) && Number.isSafeInteger(before.l)))
+        throw invalid('query.cursor: not a cursor returned by this API');
       if (!c.contract_address || !c.chain_id) return { events: [], next_cursor: null };
       const found = await store.transfersOf(
         { chainId: c.chain_id, address: c.contract_address },
