@@ -1,7 +1,7 @@
 // Admin actions (POST /api/nft/admin) with an input typed for each action (nft-service.md §4.1.4).
 import { api } from './api.js';
 import { $, busy, h, short, showMessage } from './dom.js';
-import { onCollection } from './collections.js';
+import { currentCollection, lookupCollection, onCollection } from './collections.js';
 import { chainId } from './platform.js';
 
 const ADDRESS = { type: 'text', pattern: '0x[0-9a-fA-F]{40}', placeholder: '0x…', size: 44 };
@@ -33,14 +33,27 @@ function renderValueInput(action) {
 }
 
 async function run(form) {
+  const result = $('#admin-result');
+  // The line next to the button answers this run only: cleared first, then the outcome.
+  result.textContent = 'running…';
+  result.className = 'muted';
   const action = form.elements.action.value;
-  const value = ACTIONS[action].read(form.elements.value.value);
-  const res = await api('POST', '/api/nft/admin', {
-    body: { chainId: chainId(), collectionAddress: form.elements.collectionAddress.value.trim(), action, value },
-  });
-  const text = `${res.action}(${JSON.stringify(res.value)}) succeeded: tx ${res.txHash}`;
-  $('#admin-result').textContent = text;
-  showMessage(`${res.action}(${JSON.stringify(res.value)}) succeeded (tx ${short(res.txHash)}).`);
+  try {
+    const value = ACTIONS[action].read(form.elements.value.value);
+    const res = await api('POST', '/api/nft/admin', {
+      body: { chainId: chainId(), collectionAddress: form.elements.collectionAddress.value.trim(), action, value },
+    });
+    result.textContent = `${res.action}(${JSON.stringify(res.value)}) succeeded: tx ${res.txHash}`;
+    result.className = 'good';
+    showMessage(`${res.action}(${JSON.stringify(res.value)}) succeeded (tx ${short(res.txHash)}).`);
+    // The state the action changed, refreshed.
+    const c = currentCollection();
+    if (c) await lookupCollection(c.collection.id).catch(() => undefined);
+  } catch (err) {
+    result.textContent = `${action} failed: ${err.status ? `${err.status}: ` : ''}${err.message}`;
+    result.className = 'bad';
+    throw err;
+  }
 }
 
 export function initAdmin() {

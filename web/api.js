@@ -39,6 +39,11 @@ export async function api(method, path, { query, body } = {}) {
   } catch {
     /* not JSON */
   }
+  if (res.status === 401) {
+    // A rejected key locks the console again: nothing more is sent with it.
+    forgetKey();
+    window.dispatchEvent(new CustomEvent('atelier:key-rejected'));
+  }
   if (!res.ok || (data && data.success === false)) {
     const message = (data && typeof data.error === 'string' && data.error) || res.statusText || 'request failed';
     throw new ApiError(res.status, message, data);

@@ -13,7 +13,16 @@ export const currentCollection = () => current;
 function setCurrent(value) {
   current = value;
   renderCollection();
+  // The page's address names the collection: a reload or a shared link opens it again.
+  if (current && location.hash !== `#/collections/${current.collection.id}`)
+    history.replaceState(null, '', `#/collections/${current.collection.id}`);
   for (const fn of listeners) fn(current);
+}
+
+/** The collection the address names (#/collections/<id>), if any. */
+export function collectionInAddress() {
+  const m = /^#\/collections\/([0-9a-f-]{36})$/i.exec(location.hash);
+  return m ? m[1] : null;
 }
 
 // --- variable editor -------------------------------------------------------------------------
@@ -27,21 +36,59 @@ function variableRow(v = { name: '', options: '', trait: true }) {
     h('label', { class: 'inline' }, h('input', { type: 'checkbox', name: 'varTrait', checked: v.trait }), 'trait'),
   );
   row.append(h('button', { type: 'button', class: 'secondary small', 'aria-label': 'remove variable', onclick: () => row.remove() }, '×'));
+  // The odds each option gets, shown as the creator types (or what is wrong with the options).
+  const odds = h('small', { class: 'odds muted', 'data-field': 'odds' });
+  row.append(odds);
+  const update = () => {
+    const r = oddsText(row.querySelector('[name=varOptions]').value, row.querySelector('[name=varName]').value.trim());
+    odds.textContent = r.text;
+    odds.classList.toggle('bad', !r.ok);
+  };
+  row.addEventListener('input', update);
+  update();
   return row;
 }
 
-function parseOptions(text, name) {
+/**
+ * `value` or `value:weight`, comma separated. A weight is a number ≥ 0: `red:x` and `blue:-1` are
+ * refused with a message naming the option (they were saved as option values before).
+ */
+export function parseOptions(text, name) {
   const options = text
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
     .map((part) => {
-      const m = /^(.*?)(?::\s*([0-9]+(?:\.[0-9]+)?))?$/.exec(part);
-      const value = m[1].trim();
-      return { value, display_name: value, weight: m[2] === undefined ? 1 : Number(m[2]) };
+      const colon = part.lastIndexOf(':');
+      if (colon < 0) return { value: part, display_name: part, weight: 1 };
+      const value = part.slice(0, colon).trim();
+      const weightText = part.slice(colon + 1).trim();
+      const weight = Number(weightText);
+      if (!value) throw new Error(`variable ${name}: option "${part}" has no value before its weight`);
+      if (weightText === '' || !Number.isFinite(weight) || weight < 0)
+        throw new Error(`variable ${name}: the weight of "${value}" must be a number ≥ 0 (got "${weightText}")`);
+      return { value, display_name: value, weight };
     });
   if (options.length === 0) throw new Error(`variable ${name}: give at least one option`);
+  if (options.every((o) => o.weight === 0)) throw new Error(`variable ${name}: at least one weight must be above 0`);
   return options;
+}
+
+/** Each option's odds in % ("red 20 %, blue 60 %"), or the problem with the options. */
+export function oddsText(text, name) {
+  try {
+    const options = parseOptions(text, name || 'this variable');
+    const total = options.reduce((s, o) => s + o.weight, 0);
+    return { ok: true, text: options.map((o) => `${o.value} ${((o.weight / total) * 100).toFixed(1)} %`).join(', ') };
+  } catch (err) {
+    return { ok: false, text: err.message };
+  }
+}
+
+/** The `$variables` a prompt uses that no variable defines. */
+export function undefinedVariables(prompt, names) {
+  const used = [...prompt.matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]);
+  return [...new Set(used.filter((v) => !names.includes(v)))];
 }
 
 /** Generation data v2 from the editor, or from the JSON textarea when it is filled. */
@@ -72,13 +119,20 @@ function generationData(form) {
       required: false,
       value: parseOptions(v.options, v.name),
     }));
+  const intent = form.elements.intent.value;
+  const missing = undefinedVariables(
+    intent,
+    variables.map((v) => v.name),
+  );
+  if (missing.length > 0)
+    throw new Error(`prompt: ${missing.map((m) => `$${m}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not defined by any variable`);
   return {
     version: 'v2',
     steps: [
       {
         id: 1,
         nodeName: 'image',
-        nodePayload: { intent: form.elements.intent.value, user_image: null, optional_ref_image: null, seed: null },
+        nodePayload: { intent, user_image: null, optional_ref_image: null, seed: null },
       },
     ],
     generations: { hashes: [], generations: 0, use_custom_hashes: false },

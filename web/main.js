@@ -2,7 +2,8 @@
 import { forgetKey, getKey, setKey } from './api.js';
 import { $, showError, showMessage } from './dom.js';
 import { initAdmin } from './admin.js';
-import { initCollections } from './collections.js';
+import { collectionInAddress, initCollections, lookupCollection } from './collections.js';
+import { initCollectionList, loadCollectionList } from './collection-list.js';
 import { initMint } from './mint.js';
 import { initPlatform, loadIndexer, loadPlatform } from './platform.js';
 
@@ -15,13 +16,22 @@ function renderKeyState() {
 
 async function refreshAll() {
   try {
-    await Promise.all([loadPlatform(), loadIndexer()]);
+    const id = collectionInAddress();
+    await Promise.all([loadPlatform(), loadIndexer(), loadCollectionList(), id ? lookupCollection(id) : undefined]);
   } catch (err) {
     showError(err);
   }
 }
 
+/** The indexer panel refreshes itself (quietly) while a key is set. */
+function followIndexer() {
+  setInterval(() => {
+    if (getKey() && !document.hidden) loadIndexer().catch(() => undefined);
+  }, 5000);
+}
+
 function init() {
+  initCollectionList();
   initPlatform();
   initCollections();
   initMint();
@@ -44,7 +54,15 @@ function init() {
     showMessage('Key forgotten.', 'info');
   });
 
+  // The refused call shows the server's 401 message; the console locks until a valid key is given.
+  window.addEventListener('atelier:key-rejected', () => renderKeyState());
+  window.addEventListener('hashchange', () => {
+    const id = collectionInAddress();
+    if (id && getKey()) lookupCollection(id).catch(showError);
+  });
+
   renderKeyState();
+  followIndexer();
   if (getKey()) refreshAll();
 }
 

@@ -49,9 +49,21 @@ export async function deployPlatform(button) {
 export async function loadIndexer() {
   const res = await api('GET', '/api/nft/ownership/indexer-status');
   const s = res.state ?? {};
+  const where = s.indexer_process?.running_in;
   fillKv($('#indexer-info'), [
-    ['Status', h('strong', {}, s.status ?? '—')],
+    [
+      'Status',
+      h(
+        'strong',
+        { 'data-field': 'indexer-status', class: s.down ? 'bad' : '' },
+        s.down ? `down (last: ${s.status ?? '—'})` : (s.status ?? '—'),
+      ),
+    ],
+    ['Running in', where === 'this' ? 'this platform' : where === 'other' ? `another process (${s.indexer_process.holder})` : 'no process'],
     ['Last indexed block', s.last_indexed_block ?? '—'],
+    ['Head / lag', `${s.head_block ?? '—'} / ${s.lag_blocks ?? '—'} blocks`],
+    ['Warnings', s.warnings?.length ? h('span', { class: 'bad' }, s.warnings.join('; ')) : 'none'],
+    ['Last error', s.last_error ? h('span', { class: 'bad' }, s.last_error) : 'none'],
     ['Chain', s.chain_id ?? '—'],
     ['Updated', s.updated_at ?? '—'],
   ]);

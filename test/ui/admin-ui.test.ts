@@ -231,6 +231,31 @@ describe('admin UI in chromium', () => {
     assert.match(await page.locator('#platform-info').innerText(), /Stale\s+no/);
   });
 
+  test('the editor refuses a bad weight and an undefined $variable, and shows the odds in %', async (t) => {
+    if (!needBrowser(t)) return;
+    // The default color variable: red:1, blue:3, gold:1 → 20 %, 60 %, 20 %.
+    assert.match(
+      await page.locator('#variables .variable').first().locator('[data-field=odds]').innerText(),
+      /red 20\.0 %, blue 60\.0 %, gold 20\.0 %/,
+    );
+    const options = page.locator('#variables .variable').first().locator('[name=varOptions]');
+    await options.fill('red:x, blue:-1');
+    assert.match(
+      await page.locator('#variables .variable').first().locator('[data-field=odds]').innerText(),
+      /weight of "red" must be a number ≥ 0/,
+    );
+    await page.fill('#create-form [name=title]', 'Refused');
+    await page.click('#create-form button[type=submit]');
+    await waitMessage(/weight of "red" must be a number ≥ 0 \(got "x"\)/, 'error');
+    await options.fill('red:1, blue:3, gold:1');
+    await page.fill('#create-form [name=intent]', 'a $colour $animal');
+    await page.click('#create-form button[type=submit]');
+    await waitMessage(/\$colour is not defined by any variable/, 'error');
+    await page.fill('#create-form [name=intent]', 'a $color $animal, studio light');
+    const listed = await call(`${p!.adminUrl}/api/nft/collections/list?q=Refused`, { headers: asService() });
+    assert.equal(listed.body.collections.length, 0, 'nothing was created');
+  });
+
   test('creates a collection with the variable editor and deploys it', async (t) => {
     if (!needBrowser(t)) return;
     await page.fill('#create-form [name=title]', 'Browser Cats');
@@ -274,6 +299,22 @@ describe('admin UI in chromium', () => {
     assert.match(await page.locator('tr[data-token-row="1"]').innerText(), /Browser Cats #1/);
   });
 
+  test('the collections list shows it with status and supply; the address keeps the page on it after a reload', async (t) => {
+    if (!needBrowser(t)) return;
+    assert.equal(new URL(page.url()).hash, `#/collections/${collectionId}`);
+    await page.fill('#list-form [name=q]', 'Browser');
+    await page.click('#list-form button[type=submit]');
+    const row = page.locator(`tr[data-collection="${collectionId}"]`);
+    await row.waitFor();
+    assert.equal(await row.locator('[data-field=status]').innerText(), 'deployed');
+    assert.equal(await row.locator('[data-field=supply]').innerText(), '1 / 25');
+
+    await page.reload();
+    await page.locator('[data-field=id]', { hasText: collectionId }).waitFor();
+    assert.equal(await page.inputValue('#mint-form [name=collectionId]'), collectionId, 'one collection drives the panels');
+    await page.locator(`tr[data-collection="${collectionId}"]`).waitFor();
+  });
+
   test('runs setMintActive false; a mint is then refused and the API error is shown', async (t) => {
     if (!needBrowser(t)) return;
     assert.equal(await page.inputValue('#admin-form [name=collectionAddress]'), collectionAddress);
@@ -286,6 +327,7 @@ describe('admin UI in chromium', () => {
     assert.equal(read.body.collections[0].mintActive, false);
 
     // A paused collection refuses the mint with a 409 naming the pause; the page shows status and error.
+    await page.fill('#mint-form [name=recipient]', RECIPIENT); // the reload above emptied the form
     await page.click('#mint-form button[type=submit]');
     await waitMessage(/^409: mint refused: minting is paused/, 'error');
   });
@@ -293,7 +335,10 @@ describe('admin UI in chromium', () => {
   test('shows the indexer status; the page looks right (screenshot)', async (t) => {
     if (!needBrowser(t)) return;
     await page.click('#indexer-refresh');
-    await page.locator('#indexer-info', { hasText: /Status\s*(idle|indexing|reindexing)/ }).waitFor();
+    // This platform runs no indexer: the panel says so instead of a stale "idle".
+    await page.locator('#indexer-info', { hasText: /Status\s*down/ }).waitFor();
+    assert.match(await page.locator('#indexer-info').innerText(), /Running in\s+no process/);
+    assert.match(await page.locator('#indexer-info').innerText(), /Last error\s+none/);
     const shot = path.join(os.tmpdir(), `atelier-admin-ui-${process.pid}.png`);
     await page.screenshot({ path: shot, fullPage: true });
     t.diagnostic(`screenshot: ${shot}`);
@@ -307,6 +352,10 @@ describe('admin UI in chromium', () => {
     await page.click('#key-form button[type=submit]');
     await waitMessage(/^401: this service accepts only the service API key/, 'error');
     assert.equal(await page.getAttribute('#message', 'role'), 'alert');
+    // The rejected key is gone and the console is locked again (no "Key set for this tab").
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('atelier.adminKey')), null);
+    await page.locator('#key-form').waitFor({ state: 'visible' });
+    assert.ok(await page.locator('#key-state').isHidden());
     assert.ok((await messageText()).length > 0);
   });
 
