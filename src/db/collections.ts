@@ -109,6 +109,7 @@ export async function resetCollection(db: Db, id: string): Promise<CollectionRow
         chain_id: null,
         deploy_tx_hash: null,
         base_token_uri: null,
+        status: 'draft',
         mint_status: 'draft',
         tokens_minted: 0,
         updated_at: sql`now()`,

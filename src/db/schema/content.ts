@@ -89,7 +89,8 @@ export const collections = pgTable(
     created_at: createdAt(),
     updated_at: updatedAt(),
   },
-  (t) => [index().on(t.user_id), index().on(t.contract_address, t.chain_id)],
+  // (created_at, id): the collections list's keyset order (db/collection-views.ts).
+  (t) => [index().on(t.user_id), index().on(t.contract_address, t.chain_id), index().on(t.created_at, t.id)],
 );
 
 // ---------- decks and outputs ----------

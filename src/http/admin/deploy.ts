@@ -25,7 +25,7 @@ import { NO_CHAIN, rpc } from './chain.ts';
 function backendRecords(
   backend: BackendClient,
   collectionId: string,
-  writeBack: { chain_id: number; base_token_uri: string; max_supply: number },
+  writeBack: { chain_id: number; base_token_uri: string; max_supply?: number },
 ): DeployRecords<CollectionView> {
   const status = (body: Record<string, unknown>) =>
     backend.call<{ collection: CollectionView }>('POST', `nft/collections/${collectionId}/deploy-status`, { body });
@@ -84,7 +84,8 @@ export async function adminDeployRoutes(app: FastifyInstance, deps: AdminDeps) {
         const records = backendRecords(deps.backend, id, {
           chain_id: b.chainId,
           base_token_uri: b.baseURI,
-          max_supply: Number(b.maxSupply),
+          // The record's column holds 32 bits; a larger cap stays on chain only (the overview reads it).
+          ...(Number(b.maxSupply) <= 2 ** 31 - 1 ? { max_supply: Number(b.maxSupply) } : {}),
         });
         const done = await deployUnderClaim(deployChain, records, {
           collectionId: id,

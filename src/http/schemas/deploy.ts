@@ -20,7 +20,7 @@ export const deployStatusBody = z
       .number()
       .int()
       .min(1)
-      .max(2 ** 40 - 1)
+      .max(2 ** 31 - 1, 'must fit the record (at most 2147483647)')
       .optional()
       .describe('status deployed: the maxSupply the contract was deployed with'),
     claimed_at: z.iso.datetime({ message: 'expected the ISO time of the claim' }).optional(),
@@ -54,7 +54,7 @@ export const designDeployFields = z.object({
     .number()
     .int()
     .min(1)
-    .max(2 ** 40 - 1)
+    .max(2 ** 31 - 1, 'must fit the record (at most 2147483647)')
     .optional()
     .describe("default: the collection's editions"),
   royalty_bps: z.number().int().min(0).max(10_000).optional().describe('default 0'),
