@@ -1,0 +1,152 @@
+// Contract tab: the contract's state and its admin actions (POST /api/nft/admin), each with an
+// input typed for it. The outcome of a run is written next to the button (cleared when the next
+// run starts), and the state is read again from the chain after a success.
+import { api } from '../api.js';
+import { act, badge, card, empty, feedback, field, h, hex, kv } from '../dom.js';
+import { royaltyText } from './overview.js';
+
+const ADDRESS = { placeholder: '0x…', class: 'address', autocomplete: 'off' };
+
+/** action → label, how its value is entered, and how it is sent. */
+const ACTIONS = {
+  setMintActive: {
+    label: 'Pause or resume minting',
+    input: (chain) =>
+      h(
+        'select',
+        { name: 'value' },
+        h('option', { value: 'true', selected: chain && !chain.mintActive }, 'active (resume)'),
+        h('option', { value: 'false', selected: chain?.mintActive }, 'paused'),
+      ),
+    read: (v) => v === 'true',
+  },
+  setMaxSupply: {
+    label: 'Change the max supply',
+    input: (chain) => h('input', { name: 'value', inputmode: 'numeric', placeholder: chain?.maxSupply ?? '1000' }),
+    read: (v) => {
+      if (!/^\d+$/.test(v.trim())) throw new Error('max supply: a whole number');
+      return v.trim();
+    },
+  },
+  setMinter: { label: 'Change the minter', input: () => h('input', { name: 'value', ...ADDRESS }), read: (v) => v.trim() },
+  transferOwnership: { label: 'Transfer ownership', input: () => h('input', { name: 'value', ...ADDRESS }), read: (v) => v.trim() },
+  setBaseURI: {
+    label: 'Change the token base URI',
+    input: () => h('input', { name: 'value', type: 'url', placeholder: 'https://…/' }),
+    read: (v) => v.trim(),
+  },
+  setContractURI: {
+    label: 'Change the contract URI',
+    input: () => h('input', { name: 'value', type: 'url', placeholder: 'https://…' }),
+    read: (v) => v.trim(),
+  },
+  // No argument: the box confirms an irreversible change (diamondCut is removed for good).
+  freezeUpgrades: {
+    label: 'Freeze upgrades (irreversible)',
+    input: () =>
+      h(
+        'label',
+        { class: 'check' },
+        h('input', { type: 'checkbox', name: 'value' }),
+        'I understand: the contract can never be upgraded again',
+      ),
+    read: (_v, form) => {
+      if (!form.elements.value.checked) throw new Error('freeze upgrades: tick the box to confirm');
+      return true;
+    },
+  },
+};
+
+function stateCard(chain) {
+  if (!chain) return card('Contract state', h('p', { class: 'muted' }, 'The contract did not answer.'));
+  return card(
+    'Contract state',
+    kv(
+      [
+        ['Mint', badge(chain.mintActive ? 'active' : 'paused', chain.mintActive ? 'good' : 'warn'), 'state-mint'],
+        ['Supply', `${chain.totalSupply} / ${chain.maxSupply}`, 'state-supply'],
+        ['Owner', hex(chain.owner), 'state-owner'],
+        ['Minter', hex(chain.minter), 'state-minter'],
+        ['Royalties', royaltyText(chain.royalty)],
+      ],
+      { id: 'contract-state' },
+    ),
+  );
+}
+
+function resetCard(ctx) {
+  const line = feedback({ id: 'reset-feedback' });
+  const button = h('button', { type: 'button', class: 'danger' }, 'Reset to draft');
+  button.addEventListener('click', () =>
+    act(button, line, async () => {
+      await api('POST', '/api/nft/collections/reset', { body: { collectionId: ctx.id } });
+      await ctx.reload();
+      return 'Reset: the collection is a draft again.';
+    }),
+  );
+  return card(
+    'Reset',
+    h(
+      'p',
+      { class: 'hint' },
+      'Only when the contract is gone (a dev chain reset): the record returns to draft and forgets its tokens. Refused while the contract exists.',
+    ),
+    h('div', { class: 'actions' }, button, line),
+  );
+}
+
+export function adminPanel(ctx) {
+  if (!ctx.collection.contract_address)
+    return {
+      el: empty(
+        'Deploy the collection first: its contract is managed here.',
+        h('a', { href: `#/collections/${ctx.id}`, class: 'button' }, 'Go to the overview'),
+      ),
+    };
+
+  let state = stateCard(ctx.overview.chain);
+  const select = h(
+    'select',
+    { name: 'action' },
+    Object.entries(ACTIONS).map(([name, a]) => h('option', { value: name }, `${a.label} (${name})`)),
+  );
+  const valueBox = h('div', { id: 'admin-value' });
+  const renderValue = () => valueBox.replaceChildren(field('Value', ACTIONS[select.value].input(ctx.overview.chain)));
+  select.addEventListener('change', renderValue);
+  renderValue();
+  const line = feedback({ id: 'admin-result' });
+  const submit = h('button', { type: 'submit' }, 'Run action');
+  const form = h(
+    'form',
+    { id: 'admin-form', class: 'stack', novalidate: true },
+    field('Action', select),
+    valueBox,
+    h('div', { class: 'actions' }, submit, line),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    act(
+      submit,
+      line,
+      async () => {
+        const action = select.value;
+        const value = ACTIONS[action].read(form.elements.value.value ?? '', form);
+        const c = ctx.collection;
+        const res = await api('POST', '/api/nft/admin', {
+          body: { chainId: c.chain_id, collectionAddress: c.contract_address, action, value },
+        });
+        // The state the action changed, read again.
+        const overview = await ctx.reload();
+        const next = stateCard(overview.chain);
+        state.replaceWith(next);
+        state = next;
+        renderValue();
+        return `${res.action}(${JSON.stringify(res.value)}) succeeded: tx ${res.txHash}`;
+      },
+      { working: 'Sending the transaction…' },
+    );
+  });
+
+  const el = h('div', { class: 'panel-grid' }, card('Admin action', form), state, resetCard(ctx));
+  return { el };
+}
