@@ -2,7 +2,8 @@
 // with `value:weight` options, validated as the creator types: weights are numbers ≥ 0, every
 // `$variable` must be defined, and each variable shows its options' odds in %.
 // The six image inputs every collection has (social_pfp, ref_image_1..5) are explained apart.
-import { $$, h } from './dom.js';
+import { api } from './api.js';
+import { $$, act, feedback, fileBase64, h, say } from './dom.js';
 
 export const IMAGE_INPUTS = ['social_pfp', 'ref_image_1', 'ref_image_2', 'ref_image_3', 'ref_image_4', 'ref_image_5'];
 const BLANK = 'blank://placeholder';
@@ -93,22 +94,50 @@ function variableRow(v, original) {
   return row;
 }
 
-function describeImageInput(name, variable) {
-  const value = variable?.value?.[0]?.value;
-  const set = value && value !== BLANK;
+/**
+ * One of the six image inputs, explained, with its value. A reference slot takes an uploaded image
+ * (POST /api/nft/upload-image; the stored path becomes its value) or is cleared; `slots` holds
+ * what the editor will save.
+ */
+function imageInputItem(name, variable, slots) {
+  const initial = variable?.value?.[0]?.value;
+  if (initial && initial !== BLANK) slots.set(name, initial);
   const what =
     name === 'social_pfp'
       ? "the minter's profile picture (the creator's for samples), filled at each mint; a step uses it as its user image"
-      : `reference image slot ${name.slice(-1)}: blank unless you give it an image; a step can use it as its reference image`;
-  return h(
-    'li',
-    { 'data-input': name },
-    h('code', {}, `$${name}`),
-    ' — ',
-    what,
-    '. ',
-    h('span', { class: set ? 'good' : 'muted' }, set ? `Set: ${value}` : 'Blank: skipped by the image step.'),
+      : `reference image slot ${name.slice(-1)}: blank unless you give it an image; the image step draws it as a reference`;
+  const state = h('span', { 'data-field': 'slot-value' });
+  const show = () => {
+    const v = slots.get(name);
+    state.textContent = v ? `Set: ${v}` : name === 'social_pfp' ? 'Filled per mint.' : 'Blank: skipped by the image step.';
+    state.className = v ? 'good' : 'muted';
+  };
+  show();
+  const item = h('li', { 'data-input': name }, h('code', {}, `$${name}`), ' — ', what, '. ', state);
+  if (name === 'social_pfp') return item;
+  const file = h('input', { type: 'file', accept: 'image/png,image/jpeg,image/webp,image/gif', 'aria-label': `image for ${name}` });
+  const line = feedback();
+  const upload = h('button', { type: 'button', class: 'secondary small' }, 'Upload');
+  const clear = h('button', { type: 'button', class: 'ghost small' }, 'Clear');
+  upload.addEventListener('click', () =>
+    act(upload, line, async () => {
+      const f = file.files?.[0];
+      if (!f) throw new Error(`${name}: choose an image file`);
+      const res = await api('POST', '/api/nft/upload-image', {
+        body: { base64Data: await fileBase64(f), filename: f.name, ...(f.type ? { mimeType: f.type } : {}) },
+      });
+      slots.set(name, res.path);
+      show();
+      return 'Uploaded: save the generation to use it.';
+    }),
   );
+  clear.addEventListener('click', () => {
+    slots.delete(name);
+    show();
+    say(line, 'Cleared: save the generation to apply.', 'muted');
+  });
+  item.append(h('div', { class: 'slot-upload' }, file, upload, clear, line));
+  return item;
 }
 
 /**
@@ -157,6 +186,7 @@ export function generationEditor(data) {
     'aria-label': 'generation data as JSON',
   });
   const byName = new Map((data?.variables ?? []).map((v) => [v.name, v]));
+  const slots = new Map();
 
   const el = h(
     'div',
@@ -198,7 +228,7 @@ export function generationEditor(data) {
       h(
         'ul',
         {},
-        IMAGE_INPUTS.map((n) => describeImageInput(n, byName.get(n))),
+        IMAGE_INPUTS.map((n) => imageInputItem(n, byName.get(n), slots)),
       ),
     ),
     h('details', {}, h('summary', {}, 'Generation data as JSON (replaces the editor when not empty)'), json),
@@ -243,7 +273,26 @@ export function generationEditor(data) {
       throw new Error(
         `prompt: ${missing.map((m) => `$${m}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not defined by any variable`,
       );
-    const hidden = (data?.variables ?? []).filter((v) => IMAGE_INPUTS.includes(v.name));
+    // The image inputs as they were, with the reference slots the creator set or cleared.
+    const hidden = (data?.variables ?? [])
+      .filter((v) => IMAGE_INPUTS.includes(v.name))
+      .map((v) =>
+        v.name === 'social_pfp'
+          ? v
+          : { ...v, value: [{ value: slots.get(v.name) ?? BLANK, display_name: slots.has(v.name) ? 'reference' : 'blank', weight: 1 }] },
+      );
+    for (const name of IMAGE_INPUTS.slice(1)) {
+      if (slots.has(name) && !hidden.some((v) => v.name === name)) {
+        hidden.push({
+          name,
+          type: 'pick',
+          value_type: 'strings',
+          is_feature: false,
+          is_user_customizable: true,
+          value: [{ value: slots.get(name), display_name: 'reference', weight: 1 }],
+        });
+      }
+    }
     const steps = data?.steps?.length
       ? data.steps.map((s, i) => (i === 0 ? { ...s, nodePayload: { ...s.nodePayload, intent: prompt.value } } : s))
       : [{ id: 1, nodeName: 'image', nodePayload: { intent: prompt.value, user_image: null, optional_ref_image: null, seed: null } }];

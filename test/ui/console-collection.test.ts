@@ -168,6 +168,23 @@ describe('console: a collection from creation to tokens', () => {
       const img = document.querySelector<HTMLImageElement>('#collection-head img');
       return !!img && img.src === src && img.complete && img.naturalWidth > 0;
     }, cover);
+
+    // A reference image slot takes an uploaded image; saving the generation stores its path.
+    await page().locator('#generation-form .image-inputs summary').click();
+    const slot = page().locator('#generation-form [data-input=ref_image_1]');
+    await slot.locator('input[type=file]').setInputFiles({ name: 'ref.png', mimeType: 'image/png', buffer: png });
+    await slot.locator('button', { hasText: 'Upload' }).click();
+    await slot.locator('[data-field=slot-value]', { hasText: /^Set: / }).waitFor();
+    await page().click('#generation-form button[type=submit]');
+    await waitFeedback(page(), '#generation-feedback', /^Generation saved\.$/);
+    const data = (await admin(`/api/nft/collections/lookup?collectionId=${id}`)).body.collection.data;
+    const ref = data.variables.find((v: { name: string }) => v.name === 'ref_image_1');
+    assert.match(ref.value[0].value, /\.png$/);
+    assert.equal(data.variables.filter((v: { name: string }) => v.name === 'ref_image_1').length, 1);
+    assert.equal(
+      await page().locator('#generation-form [data-input=ref_image_1] [data-field=slot-value]').innerText(),
+      `Set: ${ref.value[0].value}`,
+    );
     await screenshot(page(), 'collection-settings');
   });
 
@@ -276,15 +293,17 @@ describe('console: a collection from creation to tokens', () => {
     await page().goto(`${p!.adminUrl}/#/collections/${id}/tokens`);
     await page().click('#token-grid [data-token="1"] a');
     await page().waitForURL(new RegExp(`#/collections/${id}/tokens/1$`));
+    // The artwork itself (not the collection cover a token shows until it is ready).
     await page().waitForFunction(() => {
-      const img = document.querySelector<HTMLImageElement>('#token-image img');
+      const img = document.querySelector<HTMLImageElement>('#token-image img[data-token-image="1"]');
       return !!img && img.complete && img.naturalWidth > 0;
     });
     assert.equal(await page().locator('[data-field=token-name]').innerText(), 'Browser Cats #1');
     assert.equal(await page().locator('[data-field=owner] code').getAttribute('title'), RECIPIENT);
     const doc = JSON.parse(await page().locator('#token-metadata').innerText());
     assert.equal(doc.name, 'Browser Cats #1');
-    assert.match(doc.image, /^http:\/\/127\.0\.0\.1:\d+\/files\//);
+    assert.match(doc.image, /^http:\/\/127\.0\.0\.1:\d+\/files\/generations\//);
+    assert.equal(await page().locator('#token-image img').getAttribute('src'), doc.image);
     const traitRows = await page().locator('#token-traits tbody tr').count();
     assert.equal(traitRows, doc.attributes.length);
     assert.match(await page().locator('#token-traits').innerText(), /of 3\)/);
