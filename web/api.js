@@ -40,8 +40,9 @@ function rejected(message) {
  * carrying the status and the body's `error` string. `anonymous`: a sign-in call, sent without a
  * credential (a 401 there is the sign-in's failure, not a rejected credential).
  * `idempotent`: sends a fresh Idempotency-Key so a retried request is not done twice.
+ * `trying`: the credential is being tried at sign-in; a 401 is that sign-in's answer.
  */
-export async function api(method, path, { query, body, anonymous = false, idempotent = false, signal } = {}) {
+export async function api(method, path, { query, body, anonymous = false, idempotent = false, trying = false, signal } = {}) {
   if (!anonymous && !getCredential()) throw new ApiError(0, 'sign in first');
   const url = new URL(path, location.origin);
   for (const [name, value] of Object.entries(query ?? {})) {
@@ -66,7 +67,7 @@ export async function api(method, path, { query, body, anonymous = false, idempo
   }
   const message =
     (data && typeof data.error === 'string' && data.error) || (data && data.error?.message) || res.statusText || 'request failed';
-  if (res.status === 401 && !anonymous) rejected(message);
+  if (res.status === 401 && !anonymous && !trying) rejected(message);
   if (!res.ok || (data && data.success === false)) throw new ApiError(res.status, message, data);
   return data;
 }

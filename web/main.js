@@ -9,7 +9,7 @@ import { platformPage } from './pages/platform.js';
 import { signInPage } from './pages/signin.js';
 import { tokenPage } from './pages/token.js';
 import { route, startRouter, stopPage } from './router.js';
-import { callerWallet, currentCaller, isOperator, loadSession, signOut } from './session.js';
+import { callerWallet, currentCaller, forgetCaller, isOperator, loadSession, signOut } from './session.js';
 
 route('/collections', collectionsPage);
 route('/collections/new', newCollectionPage);
@@ -45,7 +45,7 @@ function renderWho() {
     h(
       'span',
       { class: 'who-detail', 'data-field': 'caller-name' },
-      caller.kind === 'operator' ? 'service key' : (caller.display_name ?? short(caller.user_id)),
+      caller.kind === 'operator' ? 'service key' : (caller.display_name ?? `user ${short(caller.user_id)}`),
     ),
   ];
   if (wallet) parts.push(h('code', { class: 'hex who-detail', title: wallet, 'data-field': 'caller-wallet' }, short(wallet)));
@@ -75,7 +75,10 @@ async function start() {
   return startRouter(show, () => Boolean(getCredential()));
 }
 
-window.addEventListener('atelier:signed-out', (e) => showSignIn(`Signed out: ${e.detail?.message ?? 'the credential was refused'}`));
+window.addEventListener('atelier:signed-out', (e) => {
+  forgetCaller();
+  showSignIn(`Signed out: ${e.detail?.message ?? 'the credential was refused'}`);
+});
 $('#sign-out').addEventListener('click', async () => {
   await signOut();
   showSignIn();

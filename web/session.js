@@ -9,27 +9,24 @@ let caller = null;
 export const currentCaller = () => caller;
 export const isOperator = () => caller?.kind === 'operator';
 
-/** Reads who the credential belongs to (GET /api/nft/session). A 401 signs out (api.js). */
-export async function loadSession() {
+/**
+ * Reads who the credential belongs to (GET /api/nft/session). A 401 signs out (api.js), except
+ * while `trying` a new credential at sign-in.
+ */
+export async function loadSession({ trying = false } = {}) {
   if (!getCredential()) {
     caller = null;
     return null;
   }
-  try {
-    const res = await api('GET', '/api/nft/session');
-    caller = res.caller;
-  } catch (err) {
-    // TEMPORARY until the session route lands: only the service key was accepted before it.
-    if (err.status !== 404 || credentialMethod() !== 'key') throw err;
-    caller = { kind: 'operator', user_id: null, display_name: 'Operator', wallets: [] };
-  }
+  const res = await api('GET', '/api/nft/session', { trying });
+  caller = res.caller;
   return caller;
 }
 
 async function signInWith(credential, method) {
   setCredential(credential, method);
   try {
-    return await loadSession();
+    return await loadSession({ trying: true });
   } catch (err) {
     forgetCredential();
     caller = null;
@@ -71,6 +68,11 @@ export async function signInWithEthereum() {
   }
   const login = await api('POST', '/api/nft/auth/siwe/login', { body: { message: nonce.message, signature }, anonymous: true });
   return signInWith(login.token, 'siwe');
+}
+
+/** The credential was refused (api.js dropped it): nobody is signed in any more. */
+export function forgetCaller() {
+  caller = null;
 }
 
 /** Ends a wallet session on the server too; a key or JWT is only forgotten by this tab. */

@@ -19,7 +19,9 @@ import { testConfig, type Config } from '../../src/config.ts';
 import { GeneratorError, ProceduralConnector, type GeneratorConnector } from '../../src/generation/connectors/index.ts';
 import type { StepPayload } from '../../src/generation/pipeline.ts';
 import { startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
+import { IndexerEvents } from '../../src/indexer/events.ts';
 import { startIndexer, type RunningIndexer } from '../../src/indexer/service.ts';
+import type { AdminDeps } from '../../src/http/admin/app.ts';
 import { InProcessQueue } from '../../src/queue/index.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { setupApps, setupDb } from '../helpers/kit.ts';
@@ -89,12 +91,16 @@ export async function startUiPlatform(): Promise<UiPlatform> {
   for (const d of Object.values(dirs)) fs.mkdirSync(d);
   const chain = createChainServices({ config, db: database.db, deploymentsDir: dirs.deployments, committedDeploymentsDir: dirs.committed });
   const queue = new InProcessQueue<StepPayload>('generation');
+  // socket.io on the admin proxy relays these; the indexer, started once the platform contracts
+  // exist, publishes into them.
+  const events = new IndexerEvents();
   const apps = await setupApps({
     database,
     env,
     backend: { metadataBaseUrl: METADATA_BASE, chain, contractExists: chain.contractExists, jobQueue: queue },
     // Token URIs point at METADATA_BASE; the admin proxy reaches them on this backend.
-    admin: (backendUrl) => ({ chain, metadataRewrites: [{ from: METADATA_BASE, to: backendUrl }] }),
+    admin: (backendUrl) =>
+      ({ chain, metadataRewrites: [{ from: METADATA_BASE, to: backendUrl }], indexerEvents: events }) as Partial<AdminDeps>,
   });
   const generator = new GatedGeneratorFake();
   const worker: RunningGenerationWorker = await startGenerationWorker({
@@ -107,6 +113,7 @@ export async function startUiPlatform(): Promise<UiPlatform> {
     connectorFor: () => generator,
   });
   let indexer: RunningIndexer | undefined;
+  let relay = () => {};
   return {
     anvil,
     config: apps.config,
@@ -125,9 +132,11 @@ export async function startUiPlatform(): Promise<UiPlatform> {
         target: { chainId: 31337, rpcUrl: anvil.rpcUrl, factoryAddress: factory, startBlock: 0 },
         options: { pollIntervalMs: 200 },
       });
+      relay = indexer!.events.subscribe((e) => events.publish(e));
     },
     async close() {
       generator.release();
+      relay();
       await indexer?.stop().catch(() => undefined);
       await worker.close().catch(() => undefined);
       await queue.close().catch(() => undefined);

@@ -74,7 +74,7 @@ export function mintPanel(ctx) {
     { id: 'mint-form', class: 'stack', novalidate: true },
     h(
       'div',
-      { class: 'fields' },
+      { class: 'fields wide-first' },
       field(
         'Recipient',
         h('input', {
