@@ -270,6 +270,7 @@ export const TABLE: Record<string, Entry> = {
   adminSignOut: { expect: SIGNED_IN, alsoOk: [400] /* the walk's credentials are not sessions: 400 naming why */ },
   adminGetJob: { expect: OWNER_HIDDEN },
   adminStreamJob: { expect: OWNER_HIDDEN, fresh: async (f) => ({ jobId: await f.newEndedJob() }) },
+  adminRetryJob: { expect: OWNER_HIDDEN, alsoOk: [409] /* not failed */ },
   // chain reads: any signed-in caller; the platform's chain writes: the operator
   getPlatformDeployment: { expect: SIGNED_IN, query: () => ({ chainId: '31337' }) },
   deployPlatform: { expect: OPERATOR, body: () => ({ chainId: 31337 }) },

@@ -1,9 +1,10 @@
 /**
  * A job and its live progress for the console (docs/admin-ui.md "Live generation"): GET
  * /api/nft/jobs/:jobId and GET /api/nft/jobs/:jobId/stream, the backend's GET /api/jobs/:id and
- * its server-sent events passed through as they come. Both go to the backend as the caller (a
- * user's own credential, or the service key), so the backend decides who may read the job
- * (`job.read`: its owner and the operator; 404 for anyone else).
+ * its server-sent events passed through as they come; POST /api/nft/jobs/:jobId/retry, the
+ * backend's retry (the console's Retry button). All three go to the backend as the caller (a
+ * user's own credential, or the service key), so the backend decides who may read or retry the
+ * job (`job.read`, `job.retry`: its owner and the operator; 404 for anyone else).
  *
  * The stream is relayed chunk by chunk — each write reaches the socket at once (no compression,
  * no buffering; `X-Accel-Buffering: no` for a reverse proxy in front) — and a client that goes
@@ -41,6 +42,29 @@ export async function adminJobRoutes(app: FastifyInstance, deps: AdminDeps) {
     async (req) => {
       const found = await deps.backend.call<z.infer<typeof job>>('GET', `api/jobs/${encodeURIComponent(req.params.jobId)}`, actingAs(req));
       return { success: true as const, job: found };
+    },
+  );
+
+  r.post(
+    '/api/nft/jobs/:jobId/retry',
+    {
+      schema: {
+        operationId: 'adminRetryJob',
+        summary: 'Retry a job',
+        description:
+          "Forwarded to POST /api/jobs/:id/retry as the caller: the same job id runs again from its first step (retry_count + 1); follow it on its stream again. For a failed or stuck job; 409 after 3 retries, or for a completed or still moving job. Its owner's and the operator's; 404 for anyone else. The console's Retry button.",
+        tags,
+        params,
+        response: { 200: adminSuccess({ jobId: z.string(), retryAttempt: z.number().int(), message: z.string() }) },
+      },
+    },
+    async (req) => {
+      const res = await deps.backend.call<{ jobId: string; retryAttempt: number; message: string }>(
+        'POST',
+        `api/jobs/${encodeURIComponent(req.params.jobId)}/retry`,
+        actingAs(req),
+      );
+      return { success: true as const, jobId: res.jobId, retryAttempt: res.retryAttempt, message: res.message };
     },
   );
 
