@@ -155,7 +155,12 @@ describe('console: a collection from creation to tokens', () => {
     await page().click('#policy-form button[type=submit]');
     await waitFeedback(page(), '#policy-feedback', /^Mint policy saved/);
 
-    const png = await sharp({ create: { width: 96, height: 64, channels: 3, background: '#6d5bd0' } })
+    // A small gradient cover (an upload as a creator would make it).
+    const png = await sharp(
+      Buffer.from(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="200"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#4f5bd5"/><stop offset="1" stop-color="#d94f8a"/></linearGradient></defs><rect width="320" height="200" fill="url(#g)"/><circle cx="230" cy="80" r="46" fill="#ffffff" fill-opacity="0.25"/></svg>',
+      ),
+    )
       .png()
       .toBuffer();
     await page().setInputFiles('#cover-form [name=cover]', { name: 'cover.png', mimeType: 'image/png', buffer: png });

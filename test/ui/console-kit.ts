@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import sharp from 'sharp';
 import { startAnvil, type AnvilInstance } from '../../src/chain/anvil.ts';
 import { createChainServices, type ChainServices } from '../../src/chain/platform-chain.ts';
 import { testConfig, type Config } from '../../src/config.ts';
@@ -33,7 +34,13 @@ export const NO_CHROMIUM = 'chromium not installed: apt-get install chromium';
 export const hasChromium = () => fs.existsSync(CHROMIUM);
 const METADATA_BASE = 'http://meta.test';
 export const WAIT = 60_000;
-export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
+/**
+ * Where the screenshots go: a temp directory, or SCREENSHOTS_DIR (`SCREENSHOTS_DIR=docs/screenshots
+ * npm test -- test/ui/console` refreshes the committed ones), so a test run leaves the checkout as it was.
+ */
+export const SCREENSHOTS = process.env.SCREENSHOTS_DIR
+  ? path.resolve(process.env.SCREENSHOTS_DIR)
+  : path.join(os.tmpdir(), `atelier-screenshots-${process.pid}`);
 
 /** Holds generations at 40 % while closed; fails the first attempt of a "glitch" prompt. */
 export class GatedGeneratorFake implements GeneratorConnector {
@@ -62,7 +69,7 @@ export class GatedGeneratorFake implements GeneratorConnector {
     }
     onProgress(40, 'rendering');
     if (!this.open) await new Promise<void>((r) => this.waiters.push(r));
-    return this.inner.generate({ ...req, width: 160, height: 160 }, () => {}, signal);
+    return this.inner.generate({ ...req, width: 384, height: 384 }, () => {}, signal);
   }
 }
 
@@ -211,7 +218,11 @@ export async function screenshot(page: Page, name: string) {
   await page
     .waitForFunction(() => Array.from(document.images).every((i) => i.complete), undefined, { timeout: 10_000 })
     .catch(() => undefined);
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  // A 256-colour palette keeps the committed pictures small; UI screenshots lose nothing visible.
+  const png = await page.screenshot({ fullPage: true });
+  await sharp(png)
+    .png({ palette: true, quality: 90, compressionLevel: 9, effort: 8 })
+    .toFile(path.join(SCREENSHOTS, `${name}.png`));
 }
 
 /** The feedback line with this id says `pattern` in the given tone. */
