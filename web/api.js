@@ -30,7 +30,7 @@ export const authHeaders = () => {
 };
 
 /** A rejected credential locks the console again: it is dropped and the sign-in page shown. */
-function rejected(message) {
+export function rejected(message) {
   forgetCredential();
   window.dispatchEvent(new CustomEvent('atelier:signed-out', { detail: { message } }));
 }

@@ -2,7 +2,7 @@
 // job_history. Read with fetch and a ReadableStream, because EventSource cannot send the
 // Authorization header. Reconnects with Last-Event-ID (so nothing is missed or repeated) until the
 // job ends or the caller stops it.
-import { ApiError, authHeaders } from '../api.js';
+import { ApiError, authHeaders, rejected } from '../api.js';
 
 const TERMINAL = new Set(['completed', 'failed']);
 
@@ -53,6 +53,8 @@ export function followJob(jobId, { onJob, onError }) {
       } catch {
         /* not JSON */
       }
+      // A refused credential locks the console, as on every other call.
+      if (res.status === 401) rejected(message);
       throw new ApiError(res.status, message);
     }
     failures = 0;
