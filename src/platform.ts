@@ -220,7 +220,11 @@ export async function startAll(config: Config): Promise<RunningPlatform> {
   );
   const backendUrl = publicBaseUrl(config);
   const adminConfig = { ...config, BACKEND_API_URL: config.BACKEND_API_URL ?? backendUrl };
-  const admin = await startAdmin(adminConfig, { chain: chain.services });
+  // socket.io on the admin port too, fed by the same indexer: the console's live activity (docs/admin-ui.md).
+  const admin = await startAdmin(adminConfig, {
+    chain: chain.services,
+    ...(indexer?.host.events ? { indexerEvents: indexer.host.events } : {}),
+  });
   const adminUrl = `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.ADMIN_PORT}`;
   // ERC-4906 MetadataUpdate for completed artwork, and the crash repair of mints and deploys
   // (services/metadata-updates.ts, services/crash-repair.ts; docs/minting.md).

@@ -217,13 +217,37 @@ describe('admin proxy', () => {
   const lookup = (headers: Record<string, string>) =>
     call(`${p.adminUrl}/api/nft/collections/lookup?collectionId=${collectionId}`, { headers });
 
-  test('requires the service key; user credentials are refused', async () => {
+  test('takes the service key and the user credentials the backend accepts; refuses the rest with the reason', async () => {
     assert.equal((await lookup({})).status, 401);
     assert.equal((await lookup({ 'x-api-key': SERVICE_KEY })).status, 200);
     assert.equal((await lookup({ authorization: `Bearer ${SERVICE_KEY}` })).status, 200);
-    const jwt = await lookup({ authorization: `Bearer ${await hs256({ sub: 'u' })}` });
-    assert.equal(jwt.status, 401);
-    assert.equal(jwt.body.success, false);
+    // A user's JWT: the proxy asks the backend who it is (docs/auth.md "The admin proxy").
+    assert.equal((await lookup({ authorization: `Bearer ${await hs256({ sub: 'admin-proxy-user' })}` })).status, 200);
+    const forged = await lookup({
+      authorization: `Bearer ${await new SignJWT({ sub: 'u' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(new TextEncoder().encode('another-secret-0123456789abcdef0123456789'))}`,
+    });
+    assert.equal(forged.status, 401);
+    assert.equal(forged.body.success, false);
+    assert.match(forged.body.error, /invalid token/);
+    const wrong = await lookup({ 'x-api-key': 'wrong-key-0123456789' });
+    assert.equal(wrong.status, 401);
+    assert.match(wrong.body.error, /invalid credentials/);
+  });
+
+  test("a user's user_id header is not let through: the proxy's caller is the credential's user", async () => {
+    const jwt = await hs256({ sub: 'admin-proxy-claims' });
+    const me = await call(`${p.backendUrl}/api/me`, { headers: { authorization: `Bearer ${jwt}` } });
+    const session = await call(`${p.adminUrl}/api/nft/session`, {
+      headers: { authorization: `Bearer ${jwt}`, user_id: '00000000-0000-4000-8000-000000000001' },
+    });
+    assert.equal(session.status, 200);
+    assert.deepEqual(session.body.caller, { kind: 'user', user_id: me.body.data.id, display_name: null, wallets: [] });
+    const operator = await call(`${p.adminUrl}/api/nft/session`, { headers: { 'x-api-key': SERVICE_KEY } });
+    assert.deepEqual(operator.body.caller, { kind: 'operator', user_id: null, display_name: null, wallets: [] });
   });
 });
 

@@ -73,5 +73,8 @@ test('the README path, pasted into a shell, ends with a minted token whose metad
   assert.ok(minted[0]!.tx_hash && minted[0]!.collection_id);
   const completed = json.filter((l) => l.msg === 'generation completed');
   assert.ok(completed.length >= 1 && completed[0]!.job_id && completed[0]!.output_id, JSON.stringify(completed));
-  for (const l of json) assert.match(String(l.time), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, JSON.stringify(l));
+  for (const l of json) {
+    assert.match(String(l.time), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, JSON.stringify(l));
+    assert.equal(typeof l.level, 'number', `one level format (pino's numbers): ${JSON.stringify(l)}`);
+  }
 });

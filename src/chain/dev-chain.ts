@@ -8,7 +8,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { pino } from 'pino';
 import { ConfigError, type Config } from '../config.ts';
+import { logOptions } from '../logging/log-lines.ts';
 import { portFree } from '../net/ports.ts';
 import type { Db } from '../db/client.ts';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
@@ -90,14 +92,11 @@ export async function startPlatformChain(config: Config, db: Db, logger?: ChainL
   }
 }
 
-/** Warnings and errors to stderr as one JSON line each (the chain starts before the HTTP apps' loggers). */
+/**
+ * The chain's log lines on stderr (the chain starts before the HTTP apps' loggers), written by pino
+ * with every process's options (logging/log-lines.ts): the same level numbers and ISO timestamps.
+ */
 export function stderrChainLogger(config: Config): ChainLogger | undefined {
   if (config.LOG_LEVEL === 'silent') return undefined;
-  const write = (level: string) => (obj: object, msg?: string) =>
-    process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), msg, ...obj })}\n`);
-  return {
-    info: config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace' ? write('info') : () => {},
-    warn: write('warn'),
-    error: write('error'),
-  };
+  return pino(logOptions(config.LOG_LEVEL, 'chain'), pino.destination(2));
 }

@@ -19,6 +19,8 @@ export interface CollectionListFilter {
   q?: string;
   status?: string;
   chainId?: number;
+  /** Deployed at this contract address (case-insensitive). */
+  contractAddress?: string;
   /** Keyset position: strictly older than (created_at, id). */
   after?: { createdAt: string; id: string };
   limit: number;
@@ -46,6 +48,7 @@ export function listCollections(db: Db, f: CollectionListFilter): Promise<Collec
   if (f.q) where.push(sql`c.title ilike ${`%${f.q.replace(/[\\%_]/g, (m) => `\\${m}`)}%`}`);
   if (f.status) where.push(sql`c.status = ${f.status}`);
   if (f.chainId !== undefined) where.push(sql`c.chain_id = ${f.chainId}`);
+  if (f.contractAddress) where.push(sql`lower(c.contract_address) = ${f.contractAddress.toLowerCase()}`);
   if (f.after) where.push(sql`(c.created_at, c.id) < (${f.after.createdAt}::timestamptz, ${f.after.id}::uuid)`);
   return rows<CollectionListRow>(
     db,

@@ -8,12 +8,14 @@
 import { and, asc, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { UUID_RE } from '../domain/ids.ts';
 import type { Db } from './client.ts';
+import { resolveUser } from './identity.ts';
 import { userIdentities, walletNonces } from './schema/index.ts';
 
 /** The identity provider of wallets proven by signature (content-service.md §2.8 provider_d). */
 export const WALLET_PROVIDER = 'wallet';
 
-export async function insertWalletNonce(db: Db, nonce: string, userId: string, ttlSeconds: number): Promise<Date> {
+/** A nonce for `userId`'s wallet link, or (null) for a sign-in. */
+export async function insertWalletNonce(db: Db, nonce: string, userId: string | null, ttlSeconds: number): Promise<Date> {
   const [row] = await db
     .insert(walletNonces)
     .values({ nonce, user_id: userId, expires_at: sql`now() + make_interval(secs => ${ttlSeconds})` })
@@ -21,15 +23,18 @@ export async function insertWalletNonce(db: Db, nonce: string, userId: string, t
   return row!.expires_at;
 }
 
-/** Uses a nonce of `userId` once: true when it was unused and unexpired (and is now used). */
-export async function consumeWalletNonce(db: Db, nonce: string, userId: string): Promise<boolean> {
+/**
+ * Uses a nonce once: true when it was unused, unexpired and issued to `userId` (null: a sign-in
+ * nonce, issued to nobody) — and is now used. A link nonce never signs in, nor the reverse.
+ */
+export async function consumeWalletNonce(db: Db, nonce: string, userId: string | null): Promise<boolean> {
   const rows = await db
     .update(walletNonces)
     .set({ used_at: sql`now()` })
     .where(
       and(
         eq(walletNonces.nonce, nonce),
-        eq(walletNonces.user_id, userId),
+        userId === null ? isNull(walletNonces.user_id) : eq(walletNonces.user_id, userId),
         isNull(walletNonces.used_at),
         gt(walletNonces.expires_at, sql`now()`),
       ),
@@ -118,4 +123,13 @@ export async function linkedWalletOf(db: Db, userId: string): Promise<string | n
     .where(and(eq(userIdentities.user_id, userId), eq(userIdentities.provider, WALLET_PROVIDER)))
     .orderBy(desc(userIdentities.linked_at));
   return rows.map((r) => r.id).find((id) => /^0x[0-9a-fA-F]{40}$/.test(id)) ?? null;
+}
+
+/**
+ * The user a proven wallet signs in as: the holder of its `wallet` identity, else a new user
+ * holding it (identity rules 1 and 3; concurrent first sign-ins converge on one user through the
+ * unique identity index).
+ */
+export function userOfWallet(db: Db, address: string, metadata: Record<string, unknown>): Promise<string> {
+  return resolveUser(db, { provider: WALLET_PROVIDER, providerUserId: address.toLowerCase(), metadata });
 }

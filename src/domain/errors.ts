@@ -9,6 +9,7 @@ export type AppErrorKind =
   | 'forbidden' // 403
   | 'not_found' // 404
   | 'conflict' // 409
+  | 'rate_limited' // 429 (an upstream's limit, passed on by the admin proxy)
   | 'unavailable' // 503
   | 'upstream'; // 502
 

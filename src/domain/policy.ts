@@ -61,8 +61,15 @@ export const POLICY = {
   'collection.request_samples': SIGNED_IN,
   /** Requester wallets of samples: the collection owner and the operator. */
   'collection.read_sample_wallets': OWNERS,
-  /** Chain admin actions on a platform-owned contract. */
+  /**
+   * Chain admin actions (POST /api/nft/admin) on the contract of a collection record: its owner
+   * and the operator; a contract no record names, or a platform record's, is the operator's.
+   */
   'collection.admin_action': OWNERS,
+  /** A collection contract deployed from raw parameters (POST /api/nft/collections): no record to own. */
+  'collection.deploy_raw': OPERATOR,
+  /** The platform contracts (factory, facets) of a chain (POST /api/nft/deploy). */
+  'platform.deploy': OPERATOR,
 
   /** Making a record for another user (`owner_user_id` naming someone else): the operator's. */
   'record.create_for_other': OPERATOR,
@@ -107,6 +114,12 @@ export const POLICY = {
   'user.merge': OPERATOR,
   /** Linking a wallet proven by Sign-In with Ethereum to the caller (docs/auth.md "Wallets"). */
   'wallet.link': SIGNED_IN,
+  /** Signing in with a wallet (Sign-In with Ethereum): the signature is the credential. */
+  'wallet.sign_in': EVERYONE,
+  /** Whether a user credential is valid and whose (the admin proxy's question, docs/auth.md). */
+  'credential.introspect': OPERATOR,
+  /** Ending a platform session (sign-out): its user, with the session itself. */
+  'session.revoke': OWNERS,
   /** A user's own API keys; the key's owner (or the operator) revokes it. */
   'api_key.create': SIGNED_IN,
   'api_key.revoke': OWNERS,

@@ -9,7 +9,8 @@ import { getAddress, type Address } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { parseAdminValue, runAdminAction, type AdminAction } from '../chain/collection.ts';
 import type { ChainServices } from '../chain/platform-chain.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError, forbidden } from '../domain/errors.ts';
+import { authorize, can, type Caller } from '../domain/policy.ts';
 
 /** The Solidity signature of each action, as the owner sends it (cast send $C "<sig>" <value>). */
 export const ADMIN_SIGNATURES: Record<AdminAction, string> = {
@@ -62,4 +63,49 @@ export async function runPlatformAdminAction(
   if (owner !== wallet) throw notPlatformOwned(collection, owner, wallet, action, value);
   const { txHash } = await runAdminAction({ client, sender: chain.sender(chainId), address: collection, action, value });
   return { txHash, action, value };
+}
+
+/** The owners of the collection records that name a contract (user id, or null for the platform). */
+export interface ContractRecords {
+  ownersOf(chainId: number, address: string): Promise<Array<string | null>>;
+}
+
+/**
+ * Who may run an admin action on a contract (`collection.admin_action`): the operator, or the
+ * owner of the collection record whose contract it is. A contract no record names, a platform
+ * record's, or one two records name (a chain reset reused the address) is the operator's alone.
+ */
+export async function authorizeAdminAction(caller: Caller, req: AdminActionRequest, records: ContractRecords): Promise<void> {
+  if (caller.kind === 'service') return authorize(caller, 'collection.admin_action');
+  const owners = await records.ownersOf(req.chainId, req.collectionAddress);
+  const ownerId = owners.length > 0 && owners.every((o) => o === owners[0]) ? owners[0]! : null;
+  if (can(caller, 'collection.admin_action', { ownerId })) return;
+  if (caller.kind === 'anonymous') return authorize(caller, 'collection.admin_action');
+  throw forbidden(
+    owners.length === 0
+      ? `collectionAddress: no collection record names ${req.collectionAddress} on chain ${req.chainId}; admin actions on it are for the platform operator (service key) only`
+      : ownerId === null
+        ? `collectionAddress: ${req.collectionAddress} is the contract of a platform collection; only the operator runs admin actions on it`
+        : `collectionAddress: only the owner of the collection whose contract is ${req.collectionAddress} runs admin actions on it`,
+  );
+}
+
+/** An admin action as `caller`: authorized first, then run by the platform wallet. */
+export async function runAdminActionAs(caller: Caller, chain: ChainServices, req: AdminActionRequest, records: ContractRecords) {
+  await authorizeAdminAction(caller, req, records);
+  return runPlatformAdminAction(chain, req);
+}
+
+/**
+ * The platform contracts (POST /api/nft/deploy) and collections from raw parameters (POST
+ * /api/nft/collections) are the operator's: the platform wallet pays and owns what they make, and
+ * a raw deployment has no record a user owns. A user deploys their collection by its id.
+ */
+export function authorizeOperatorDeploy(caller: Caller, what: 'platform.deploy' | 'collection.deploy_raw'): void {
+  if (caller.kind !== 'user') return authorize(caller, what);
+  throw forbidden(
+    what === 'platform.deploy'
+      ? 'deploying the platform contracts is for the platform operator (service key) only'
+      : 'deploying a contract from raw parameters is for the platform operator (service key) only; deploy your collection by its id: POST /api/nft/collections/deploy {collectionId}',
+  );
 }

@@ -113,7 +113,10 @@ export function createCollectionViews(ports: CollectionViewPorts) {
 
   return {
     /** The caller's own collections; the operator sees every one (or one user's with `user_id`). */
-    async list(caller: Caller, q: { cursor?: string; limit: number; q?: string; status?: string; chain_id?: number; user_id?: string }) {
+    async list(
+      caller: Caller,
+      q: { cursor?: string; limit: number; q?: string; status?: string; chain_id?: number; user_id?: string; contract_address?: string },
+    ) {
       const ownerId = caller.kind === 'service' ? q.user_id : caller.kind === 'user' ? caller.userId : undefined;
       if (caller.kind === 'user' && q.user_id && q.user_id !== caller.userId)
         throw invalid('query.user_id: a user lists only their own collections (leave user_id out)');
@@ -126,6 +129,7 @@ export function createCollectionViews(ports: CollectionViewPorts) {
         ...(q.q ? { q: q.q } : {}),
         ...(q.status ? { status: q.status } : {}),
         ...(q.chain_id !== undefined ? { chainId: q.chain_id } : {}),
+        ...(q.contract_address ? { contractAddress: q.contract_address } : {}),
         ...(after ? { after: { createdAt: after.c as string, id: after.i as string } } : {}),
         limit: q.limit,
       });

@@ -65,6 +65,15 @@ export function createIdentityService(ports: IdentityPorts) {
       return ports.profile(userId);
     },
 
+    /**
+     * Who a user credential is, for the admin proxy (it verifies none itself): the operator only,
+     * since the answer tells whether a credential is valid. `verify` is the middleware's check.
+     */
+    async introspect<T>(caller: Caller, verify: () => Promise<T>): Promise<T> {
+      authorize(caller, 'credential.introspect');
+      return verify();
+    },
+
     /** Rule 4: every record and identity of `secondary` moves to `primary`, atomically. */
     async merge(caller: Caller, primary: string, secondary: string) {
       authorize(caller, 'user.merge');

@@ -10,8 +10,17 @@ import { AppError } from '../domain/errors.ts';
 import type { Config } from '../config.ts';
 import type { MintingChainAccess } from '../chain/mint.ts';
 import type { Db } from '../db/client.ts';
-import { consumeWalletNonce, insertWalletNonce, isWalletOf, linkWallet, listWallets, pruneWalletNonces } from '../db/wallets.ts';
+import {
+  consumeWalletNonce,
+  insertWalletNonce,
+  isWalletOf,
+  linkWallet,
+  listWallets,
+  pruneWalletNonces,
+  userOfWallet,
+} from '../db/wallets.ts';
 import { bindDb } from './ports.ts';
+import type { SessionOpener } from './wallets.ts';
 import { createWalletService, type SiweSettings, type SiweVerifier } from './wallets.ts';
 
 export function siweSettingsOf(config: Config): SiweSettings {
@@ -61,10 +70,12 @@ export function siweVerifierOf(config: Config, access?: MintingChainAccess): Siw
   };
 }
 
-export function walletServiceOn(db: Db, config: Config, access?: MintingChainAccess) {
+export function walletServiceOn(db: Db, config: Config, access?: MintingChainAccess, sessions?: SessionOpener) {
   return createWalletService(
-    bindDb(db, { insertWalletNonce, consumeWalletNonce, pruneWalletNonces, linkWallet, listWallets, isWalletOf }),
+    bindDb(db, { insertWalletNonce, consumeWalletNonce, pruneWalletNonces, linkWallet, listWallets, isWalletOf, userOfWallet }),
     siweVerifierOf(config, access),
     siweSettingsOf(config),
+    undefined,
+    sessions,
   );
 }

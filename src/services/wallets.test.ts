@@ -14,7 +14,7 @@ const ALICE = { kind: 'user', userId: '00000000-0000-4000-8000-0000000000a1' } a
 
 /** Nonces and links in memory; the real verifier without chain access (EOA recovery offline). */
 function world() {
-  const nonces = new Map<string, { userId: string; used: boolean }>();
+  const nonces = new Map<string, { userId: string | null; used: boolean }>();
   const links = new Map<string, string>();
   const store: WalletStore = {
     async insertWalletNonce(nonce, userId) {
@@ -38,6 +38,11 @@ function world() {
     listWallets: async (userId) =>
       [...links].filter(([, u]) => u === userId).map(([address]) => ({ address, linked_at: new Date(), last_used_at: null })),
     isWalletOf: async (userId, address) => links.get(address.toLowerCase()) === userId,
+    async userOfWallet(address) {
+      const id = address.toLowerCase();
+      if (!links.has(id)) links.set(id, `00000000-0000-4000-8000-${String(links.size + 1).padStart(12, '0')}`);
+      return links.get(id)!;
+    },
   };
   const config = testConfig({ SIWE_DOMAIN: 'atelier.test', NFT_CHAIN_ID: '31337' });
   return { svc: createWalletService(store, siweVerifierOf(config), siweSettingsOf(config)), links };

@@ -22,6 +22,8 @@ export interface Fixtures {
   platformAddress: string;
   /** An owner's collection still in draft. */
   draftCollection: string;
+  /** The collection a deploy-by-id request names (a fresh draft per actor, set by the entry's `fresh`). */
+  deployTarget: string;
   deck: string;
   mintedDeck: string;
   output: string;
@@ -118,6 +120,7 @@ export async function makeFixtures(p: WalkPlatform): Promise<Fixtures> {
     platformCollection,
     platformAddress,
     draftCollection,
+    deployTarget: draftCollection,
     deck,
     mintedDeck: minted.deckId as string,
     output,

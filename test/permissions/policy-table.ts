@@ -46,8 +46,6 @@ export const OWNER_HIDDEN: Expect = { operator: 'ok', owner: 'ok', other: 404, a
 export const OPERATOR: Expect = { operator: 'ok', owner: 403, other: 403, anonymous: 401 };
 /** The operator only; another user is not told the record exists (jobs). */
 export const OPERATOR_HIDDEN: Expect = { operator: 'ok', owner: 403, other: 404, anonymous: 401 };
-/** The admin proxy: the service key only (it signs with the platform wallet). */
-export const ADMIN: Expect = { operator: 'ok', owner: 401, other: 401, anonymous: 401 };
 
 const png64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
@@ -209,6 +207,15 @@ export const TABLE: Record<string, Entry> = {
     operatorNamesUser: true,
   },
   listWallets: { expect: SIGNED_IN, operatorNamesUser: true },
+  createSignInNonce: { expect: PUBLIC, body: (f) => ({ address: f.wallet }) },
+  signInWithEthereum: {
+    expect: PUBLIC,
+    body: () => ({ message: 'not a signed EIP-4361 message', signature: '0x00' }),
+    alsoOk: [400] /* the message is refused after the caller is admitted */,
+  },
+  signOut: { expect: SIGNED_IN, alsoOk: [400] /* the walk's credentials are not sessions: 400 naming why */ },
+  /** The admin proxy's question (service key): whether a credential is valid is not for users to ask. */
+  introspectCredential: { expect: OPERATOR, body: (f) => ({ credential: f.resolveToken }) },
   /**
    * Signed by the video provider (HMAC), not by our credentials: an unsigned call is refused for
    * everyone, credentials or not (docs/video.md).
@@ -223,35 +230,53 @@ export const TABLE: Record<string, Entry> = {
   listApiKeys: { expect: SIGNED_IN, operatorNamesUser: true },
   revokeApiKey: { expect: OWNER_HIDDEN, operatorNamesUser: true, fresh: async (f) => ({ id: await f.newApiKey() }) },
 
-  // ---------------- admin proxy (nft-service.md §4.1): the service key only ----------------
-  adminCreateCollection: { expect: ADMIN, body: () => ({ title: 'Admin walk', data: { version: 'v2' } }) },
-  adminGenerateCollection: { expect: ADMIN, body: () => ({ concept: 'owls at dusk' }) },
-  adminLookupCollection: { expect: ADMIN, query: (f) => ({ collectionId: f.collection }) },
-  adminUpdateCollection: { expect: ADMIN, body: (f) => ({ collectionId: f.collection, description: 'admin walk' }) },
-  adminResetCollection: { expect: ADMIN, body: (f) => ({ collectionId: f.collection }), alsoOk: [409] },
-  adminMint: { expect: ADMIN, body: (f) => ({ collectionId: f.collection, recipient: f.wallet }) },
-  adminListMints: { expect: ADMIN, query: (f) => ({ collectionId: f.collection }) },
-  adminListCollections: { expect: ADMIN },
-  adminDeployCollectionById: { expect: ADMIN, body: (f) => ({ collectionId: f.collection }), alsoOk: [409] /* already deployed */ },
-  adminCollectionOverview: { expect: ADMIN, query: (f) => ({ collectionId: f.collection }) },
-  adminListTokens: { expect: ADMIN, query: (f) => ({ collectionId: f.collection }) },
-  adminGetToken: { expect: ADMIN, query: (f) => ({ collectionId: f.collection, tokenId: '1' }) },
-  adminCollectionRarity: { expect: ADMIN, query: (f) => ({ collectionId: f.collection }) },
-  adminCollectionActivity: { expect: ADMIN, query: (f) => ({ collectionId: f.collection }) },
-  adminSetCollectionCover: { expect: ADMIN, body: (f) => ({ collectionId: f.collection, base64Data: png64 }) },
-  adminRequestSamples: { expect: ADMIN, body: (f) => ({ collectionId: f.collection, wallet_address: f.wallet, count: 1 }) },
-  adminListSamples: { expect: ADMIN, query: (f) => ({ collectionId: f.collection }) },
-  adminSampleStatus: { expect: ADMIN, query: (f) => ({ collectionId: f.collection, wallet_address: f.wallet }) },
-  adminOwnership: { expect: ADMIN, query: (f) => ({ collectionId: f.collection }) },
-  adminTransfers: { expect: ADMIN, query: (f) => ({ deckId: f.mintedDeck }) },
-  adminIndexerStatus: { expect: ADMIN },
-  adminUploadImage: { expect: ADMIN, body: () => ({ base64Data: png64, mimeType: 'image/png' }) },
-  getPlatformDeployment: { expect: ADMIN, query: () => ({ chainId: '31337' }) },
-  deployPlatform: { expect: ADMIN, body: () => ({ chainId: 31337 }) },
-  getFactory: { expect: ADMIN, query: () => ({ chainId: '31337' }) },
-  readCollections: { expect: ADMIN, query: (f) => ({ chainId: '31337', addresses: f.deployedAddress }) },
+  // ---------------- admin proxy (nft-service.md §4.1; docs/auth.md "The admin proxy") ----------------
+  // Database operations go to the backend as the caller (a user's own credential): the same
+  // outcomes as the backend routes they forward to. Chain writes of the platform are the operator's.
+  adminCreateCollection: { expect: SIGNED_IN, body: () => ({ title: 'Admin walk', data: { version: 'v2' } }) },
+  adminGenerateCollection: { expect: SIGNED_IN, body: () => ({ concept: 'owls at dusk' }) },
+  adminLookupCollection: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
+  adminUpdateCollection: { expect: OWNER, body: (f) => ({ collectionId: f.collection, description: 'admin walk' }) },
+  adminResetCollection: { expect: OWNER, body: (f) => ({ collectionId: f.collection }), alsoOk: [409] /* its contract still has code */ },
+  adminMint: { expect: OWNER, body: (f) => ({ collectionId: f.collection, recipient: f.wallet }) },
+  adminListMints: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
+  adminListCollections: { expect: SIGNED_IN },
+  adminDeployCollectionById: {
+    expect: OWNER,
+    fresh: async (f) => ({ deployTarget: (f.deployTarget = await f.newCollection('owner')) }),
+    body: (f) => ({ collectionId: f.deployTarget }),
+  },
+  adminCollectionOverview: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
+  adminListTokens: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
+  adminGetToken: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection, tokenId: '1' }) },
+  adminCollectionRarity: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
+  adminCollectionActivity: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
+  adminSetCollectionCover: { expect: OWNER, body: (f) => ({ collectionId: f.collection, base64Data: png64 }) },
+  adminRequestSamples: { expect: SIGNED_IN, body: (f) => ({ collectionId: f.collection, wallet_address: f.wallet, count: 1 }) },
+  adminListSamples: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
+  adminSampleStatus: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection, wallet_address: f.wallet }) },
+  adminOwnership: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
+  adminTransfers: { expect: SIGNED_IN, query: (f) => ({ deckId: f.mintedDeck }) },
+  adminIndexerStatus: { expect: SIGNED_IN },
+  adminUploadImage: { expect: SIGNED_IN, body: () => ({ base64Data: png64, mimeType: 'image/png' }) },
+  // the console's caller, sign-in and jobs (docs/admin-ui.md "Signing in", "Live generation")
+  adminSession: { expect: SIGNED_IN },
+  adminSignInNonce: { expect: PUBLIC, body: (f) => ({ address: f.wallet }) },
+  adminSignIn: {
+    expect: PUBLIC,
+    body: () => ({ message: 'not a signed EIP-4361 message', signature: '0x00' }),
+    alsoOk: [400] /* the message is refused after the caller is admitted */,
+  },
+  adminSignOut: { expect: SIGNED_IN, alsoOk: [400] /* the walk's credentials are not sessions: 400 naming why */ },
+  adminGetJob: { expect: OWNER_HIDDEN },
+  adminStreamJob: { expect: OWNER_HIDDEN, fresh: async (f) => ({ jobId: await f.newEndedJob() }) },
+  // chain reads: any signed-in caller; the platform's chain writes: the operator
+  getPlatformDeployment: { expect: SIGNED_IN, query: () => ({ chainId: '31337' }) },
+  deployPlatform: { expect: OPERATOR, body: () => ({ chainId: 31337 }) },
+  getFactory: { expect: SIGNED_IN, query: () => ({ chainId: '31337' }) },
+  readCollections: { expect: SIGNED_IN, query: (f) => ({ chainId: '31337', addresses: f.deployedAddress }) },
   deployCollection: {
-    expect: ADMIN,
+    expect: OPERATOR,
     body: () => ({
       chainId: 31337,
       name: 'Admin walk',
@@ -261,9 +286,10 @@ export const TABLE: Record<string, Entry> = {
       maxSupply: '10',
     }),
   },
+  /** On the owner's collection (platform-owned contract: the owner has no linked wallet). */
   runAdminAction: {
-    expect: ADMIN,
-    body: (f) => ({ chainId: 31337, collectionAddress: f.platformAddress, action: 'setMintActive', value: true }),
+    expect: OWNER,
+    body: (f) => ({ chainId: 31337, collectionAddress: f.deployedAddress, action: 'setMintActive', value: true }),
   },
-  proxyMetadata: { expect: ADMIN, query: (f) => ({ chainId: '31337', address: f.deployedAddress, type: 'contract' }) },
+  proxyMetadata: { expect: SIGNED_IN, query: (f) => ({ chainId: '31337', address: f.deployedAddress, type: 'contract' }) },
 };

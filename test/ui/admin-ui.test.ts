@@ -350,7 +350,7 @@ describe('admin UI in chromium', () => {
     assert.equal(await page.evaluate(() => sessionStorage.getItem('atelier.adminKey')), null);
     await page.fill('#api-key', 'wrong-key-0123456789');
     await page.click('#key-form button[type=submit]');
-    await waitMessage(/^401: this service accepts only the service API key/, 'error');
+    await waitMessage(/^401: invalid credentials/, 'error');
     assert.equal(await page.getAttribute('#message', 'role'), 'alert');
     // The rejected key is gone and the console is locked again (no "Key set for this tab").
     assert.equal(await page.evaluate(() => sessionStorage.getItem('atelier.adminKey')), null);

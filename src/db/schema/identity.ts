@@ -50,13 +50,38 @@ export const creditBalances = pgTable('credit_balances', {
 });
 
 /**
- * Sign-In with Ethereum nonces (docs/auth.md): issued to one user, single use, with an expiry;
- * consumed by one conditional UPDATE (`used_at IS NULL AND expires_at > now()`).
+ * Sign-In with Ethereum nonces (docs/auth.md): single use, with an expiry; consumed by one
+ * conditional UPDATE (`used_at IS NULL AND expires_at > now()`). A link nonce is issued to one
+ * user (`user_id`); a sign-in nonce to nobody (`user_id` null): neither is accepted as the other.
  */
 export const walletNonces = pgTable('wallet_nonces', {
   nonce: varchar('nonce', { length: 64 }).primaryKey(),
-  user_id: text('user_id').notNull(),
+  user_id: text('user_id'),
   expires_at: ts('expires_at').notNull(),
   used_at: ts('used_at'),
   created_at: createdAt(),
 });
+
+/**
+ * Platform sessions (docs/auth.md "Sessions"): the token a Sign-In with Ethereum login hands out.
+ * Only its SHA-256 is stored; it expires (`expires_at`, at most JWT_MAX_AGE_SECONDS after
+ * issue) and is revoked by sign-out (`revoked_at`). Every replica checks it in this table.
+ */
+export const userSessions = pgTable(
+  'user_sessions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    user_id: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    token_hash: text('token_hash').notNull().unique(),
+    /** How the session was opened: `siwe` (the wallet in `address`). */
+    method: varchar('method', { length: 20 }).notNull(),
+    address: varchar('address', { length: 42 }),
+    created_at: createdAt(),
+    expires_at: ts('expires_at').notNull(),
+    revoked_at: ts('revoked_at'),
+    last_used_at: ts('last_used_at'),
+  },
+  (t) => [index().on(t.user_id)],
+);

@@ -1,6 +1,9 @@
 /**
- * The admin proxy's client of the backend: database operations go over HTTP with the service key
- * (nft-service.md §5.2). Backend errors keep their status and message.
+ * The admin proxy's client of the backend: database operations go over HTTP (nft-service.md
+ * §5.2). The operator's calls and the proxy's own lookups carry the service key (and the user_id
+ * the operator names); a signed-in user's calls carry that user's own credential and no user_id,
+ * so the backend's policy sees the user, never the operator (docs/auth.md "The admin proxy").
+ * Backend errors keep their status and message.
  */
 import { AppError, type AppErrorKind } from '../../domain/errors.ts';
 
@@ -11,20 +14,34 @@ const KIND_BY_STATUS: Record<number, AppErrorKind> = {
   403: 'forbidden',
   404: 'not_found',
   409: 'conflict',
+  429: 'rate_limited',
   503: 'unavailable',
 };
 
+export interface BackendCallOptions {
+  body?: unknown;
+  query?: Record<string, string | readonly string[] | undefined>;
+  /** The user an operator call acts for (user_id header, with the service key). */
+  userId?: string | null;
+  /** A user's own credential: sent instead of the service key, without user_id. */
+  credential?: string;
+  headers?: Record<string, string>;
+  /** Aborts the request (a client that went away). */
+  signal?: AbortSignal;
+}
+
 export interface BackendClient {
-  call<T = unknown>(
-    method: string,
-    path: string,
-    opts?: {
-      body?: unknown;
-      query?: Record<string, string | readonly string[] | undefined>;
-      userId?: string | null;
-      headers?: Record<string, string>;
-    },
-  ): Promise<T>;
+  call<T = unknown>(method: string, path: string, opts?: BackendCallOptions): Promise<T>;
+  /** The raw response of a streaming route (server-sent events); the caller reads and closes it. */
+  open(method: string, path: string, opts?: BackendCallOptions): Promise<Response>;
+}
+
+/** A backend error answer as the AppError it stands for (status and message kept). */
+export async function backendError(res: Response): Promise<AppError> {
+  const payload = (await res.json().catch(() => null)) as { data?: unknown; error?: unknown } | null;
+  const message = typeof payload?.error === 'string' ? payload.error : `backend answered ${res.status}`;
+  const { data: _d, error: _e, ...extra } = payload ?? {};
+  return new AppError(KIND_BY_STATUS[res.status] ?? 'upstream', message, extra);
 }
 
 /** `fetch` by default; the test kit passes one that answers through the backend's `inject()`. */
@@ -33,43 +50,40 @@ export function createBackendClient(
   apiKey: string | undefined,
   fetchImpl: typeof fetch = fetch,
 ): BackendClient {
-  return {
-    async call<T>(
-      method: string,
-      path: string,
-      opts: {
-        body?: unknown;
-        query?: Record<string, string | readonly string[] | undefined>;
-        userId?: string | null;
-        headers?: Record<string, string>;
-      } = {},
-    ): Promise<T> {
-      if (!baseUrl) throw new AppError('unavailable', 'BACKEND_API_URL is not configured');
-      const url = new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-      for (const [k, v] of Object.entries(opts.query ?? {}))
-        for (const one of v === undefined ? [] : typeof v === 'string' ? [v] : v) url.searchParams.append(k, one);
-      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  async function send(method: string, path: string, opts: BackendCallOptions, timeout: boolean): Promise<Response> {
+    if (!baseUrl) throw new AppError('unavailable', 'BACKEND_API_URL is not configured');
+    const url = new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+    for (const [k, v] of Object.entries(opts.query ?? {}))
+      for (const one of v === undefined ? [] : typeof v === 'string' ? [v] : v) url.searchParams.append(k, one);
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.credential) headers.authorization = `Bearer ${opts.credential}`;
+    else {
       if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-      if (opts.body !== undefined) headers['content-type'] = 'application/json';
       if (opts.userId) headers['user_id'] = opts.userId;
-      let res: Response;
-      try {
-        res = await fetchImpl(url, {
-          method,
-          headers,
-          body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-          signal: AbortSignal.timeout(60_000),
-        });
-      } catch (err) {
-        throw new AppError('upstream', `backend unreachable at ${baseUrl}: ${(err as Error).message}`);
-      }
-      const payload = (await res.json().catch(() => null)) as { data?: T; error?: unknown } | null;
-      if (!res.ok || !payload) {
-        const message = typeof payload?.error === 'string' ? payload.error : `backend answered ${res.status}`;
-        const { data: _d, error: _e, ...extra } = payload ?? {};
-        throw new AppError(KIND_BY_STATUS[res.status] ?? 'upstream', message, extra);
-      }
+    }
+    if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    const signals = [...(timeout ? [AbortSignal.timeout(60_000)] : []), ...(opts.signal ? [opts.signal] : [])];
+    try {
+      return await fetchImpl(url, {
+        method,
+        headers,
+        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
+      });
+    } catch (err) {
+      throw new AppError('upstream', `backend unreachable at ${baseUrl}: ${(err as Error).message}`);
+    }
+  }
+
+  return {
+    async call<T>(method: string, path: string, opts: BackendCallOptions = {}): Promise<T> {
+      const res = await send(method, path, opts, true);
+      if (!res.ok) throw await backendError(res);
+      const payload = (await res.json().catch(() => null)) as { data?: T } | null;
+      if (!payload) throw new AppError('upstream', `backend answered ${res.status} without a JSON body`);
       return payload.data as T;
     },
+    // No timeout: a stream lasts as long as its job; the caller aborts it when its client leaves.
+    open: (method, path, opts = {}) => send(method, path, opts, false),
   };
 }

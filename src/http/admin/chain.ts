@@ -10,7 +10,7 @@ import { getAddress, type Address, type PublicClient } from 'viem';
 import { z } from 'zod';
 import { collectionAbi } from '../../../contracts/abi/index.ts';
 import { readCollection } from '../../chain/collection.ts';
-import { runPlatformAdminAction } from '../../services/chain-admin.ts';
+import { authorizeOperatorDeploy, type ContractRecords, runAdminActionAs } from '../../services/chain-admin.ts';
 import { readFactory } from '../../chain/factory.ts';
 import { fetchMetadata } from '../../chain/metadata-proxy.ts';
 import { shortError, type ChainServices } from '../../chain/platform-chain.ts';
@@ -83,13 +83,14 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
         operationId: 'deployPlatform',
         summary: 'Deploy the platform contracts',
         description:
-          'Deploys the factory and facets through the tx sender when there is no record or it is stale (deployed true); otherwise answers the live record (deployed false). force deploys anew.',
+          'The operator only (403 for users). Deploys the factory and facets through the tx sender when there is no record or it is stale (deployed true); otherwise answers the live record (deployed false). force deploys anew.',
         tags,
         body: deployPlatformBody,
         response: { 200: platformDeployAnswer },
       },
     },
     async (req) => {
+      authorizeOperatorDeploy(req.caller, 'platform.deploy');
       const chain = chainOf();
       const { chainId, force } = req.body;
       if (!force) {
@@ -188,14 +189,14 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
         operationId: 'runAdminAction',
         summary: 'Run an admin action on a collection contract',
         description:
-          'setMintActive, setMinter, setMaxSupply, setBaseURI, setContractURI, transferOwnership or freezeUpgrades (value true or absent), signed by the platform wallet. value is checked against the action type (400); a creator-owned contract (owner() is not the platform wallet) is 409 naming the owner and the call they send from their wallet; a contract refusal is 409 with the decoded error.',
+          'setMintActive, setMinter, setMaxSupply, setBaseURI, setContractURI, transferOwnership or freezeUpgrades (value true or absent), signed by the platform wallet. The operator, or the owner of the collection record whose contract it is (403 for anyone else). value is checked against the action type (400); a creator-owned contract (owner() is not the platform wallet) is 409 naming the owner and the call they send from their wallet; a contract refusal is 409 with the decoded error.',
         tags,
         body: adminActionBody,
         response: { 200: adminActionAnswer },
       },
     },
     async (req) => {
-      const { txHash, action, value } = await runPlatformAdminAction(chainOf(), req.body);
+      const { txHash, action, value } = await runAdminActionAs(req.caller, chainOf(), req.body, contractRecordsOf(deps));
       return { success: true as const, txHash, action, value };
     },
   );
@@ -258,6 +259,22 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
       return { success: true as const, tokens, totalSupply: total.toString(), capped: total > BigInt(MAX_ENUMERATED_TOKENS) };
     },
   );
+}
+
+/**
+ * The owners of the collection records naming a contract, asked of the backend with the service
+ * key (the proxy's own lookup, nft-service.md §5.2): the policy needs every record, not the
+ * caller's view of them.
+ */
+export function contractRecordsOf(deps: AdminDeps): ContractRecords {
+  return {
+    async ownersOf(chainId, address) {
+      const page = await deps.backend.call<{ collections: Array<{ user_id: string | null }> }>('GET', 'nft/collections', {
+        query: { contract_address: address, chain_id: String(chainId), limit: '100' },
+      });
+      return page.collections.map((c) => c.user_id);
+    },
+  };
 }
 
 function read<T>(client: PublicClient, address: Address, functionName: string, args: unknown[] = []): Promise<T> {

@@ -11,6 +11,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getAddress, zeroAddress } from 'viem';
 import { readCollection } from '../../chain/collection.ts';
 import { AppError } from '../../domain/errors.ts';
+import { authorizeOperatorDeploy } from '../../services/chain-admin.ts';
 import { DeployPending, deployUnderClaim, type DeployRecords, type Deployed } from '../../services/deploy.ts';
 import { deployChainOf } from '../../services/nft-ports.ts';
 import { requires } from '../plugins/availability.ts';
@@ -46,13 +47,14 @@ export async function adminDeployRoutes(app: FastifyInstance, deps: AdminDeps) {
         operationId: 'deployCollection',
         summary: 'Deploy a collection contract',
         description:
-          'Reads collectionCount (the salt), predicts the address, sends createCollection through the tx sender and takes the address from CollectionCreated. With platformCollectionId the record is claimed first (404 unknown, 409 deployed or being deployed) and the address written back through deploy-status. 409 against a stale factory.',
+          'The operator only (403 for users, who deploy their collection by id: POST /api/nft/collections/deploy). Reads collectionCount (the salt), predicts the address, sends createCollection through the tx sender and takes the address from CollectionCreated. With platformCollectionId the record is claimed first (404 unknown, 409 deployed or being deployed) and the address written back through deploy-status. 409 against a stale factory.',
         tags: ['chain'],
         body: deployCollectionBody,
         response: { 200: adminSuccess(deployedCollection) },
       },
     },
     async (req) => {
+      authorizeOperatorDeploy(req.caller, 'collection.deploy_raw');
       const chain = deps.chain!;
       const deployChain = deployChainOf(chain);
       const b = req.body;

@@ -1,6 +1,8 @@
 /**
  * The admin proxy's database operations (nft-service.md §4.1): each is forwarded to a backend
- * route over HTTP with the service key (and the caller's user id). One table declares them all:
+ * route over HTTP — the operator's with the service key (and the user_id it names), a signed-in
+ * user's with that user's own credential, so the backend authorizes the user as the user
+ * (`actingAs`; docs/auth.md "The admin proxy"). One table declares them all:
  * method and admin path, request schema (shared with the backend, src/http/schemas/), the backend
  * route it calls, and the answer `{success: true, …}` built from the backend's `data`. Backend
  * errors keep their status and message (backend-client.ts).
@@ -8,6 +10,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { AppError } from '../../domain/errors.ts';
+import { ownerFor } from '../../domain/policy.ts';
 import { assertUploadSize, decodedLength } from '../../domain/uploads.ts';
 import { exampleOf } from '../plugins/openapi.ts';
 import { EXAMPLE_ID, EXAMPLE_PNG_BASE64, withExample } from '../schemas/examples.ts';
@@ -47,7 +51,7 @@ interface BackendCall {
   path: string;
   body?: unknown;
   query?: Record<string, string | readonly string[] | undefined>;
-  /** The user the call acts for (user_id header). */
+  /** The user an operator call acts for (user_id header); a user's call is always the user's own. */
   userId?: string | null;
   /** The Idempotency-Key header goes along. */
   idempotent?: boolean;
@@ -69,7 +73,20 @@ interface Forward<I extends Input = Input> {
   answer?: (data: unknown) => Record<string, unknown>;
   status?: 200 | 201;
   /** Checked here before forwarding (so the status is not lost in forwarding). */
-  check?: (input: I) => void;
+  check?: (input: I, req: FastifyRequest) => void;
+}
+
+/**
+ * How a call reaches the backend for this caller: a signed-in user's with their own credential
+ * (never the service key, never a user_id: the backend's policy must see the user, not the
+ * operator); the operator's with the service key and the user it names.
+ */
+export function actingAs(req: FastifyRequest, operatorUserId?: string | null): { credential: string } | { userId: string | null } {
+  if (req.caller.kind === 'user') {
+    if (!req.auth.forwardCredential) throw new AppError('unauthorized', 'a user call without its credential');
+    return { credential: req.auth.forwardCredential };
+  }
+  return { userId: operatorUserId === undefined ? req.auth.userId : operatorUserId };
 }
 
 /** A parsed query as the backend's query string again (numbers as text, arrays repeated). */
@@ -397,7 +414,11 @@ export const FORWARDS: Forward[] = [
         rel_type: relType.default('nft_ref_image'),
       })
       .meta({ example: { base64Data: EXAMPLE_PNG_BASE64, mimeType: 'image/png', filename: 'fox-reference.png' } }),
-    check: (b) => assertUploadSize(decodedLength(b.base64Data)),
+    check: (b, req) => {
+      // A user uploads for themselves: naming another owner is the operator's (record.create_for_other).
+      if (b.userId) ownerFor(req.caller, b.userId);
+      assertUploadSize(decodedLength(b.base64Data));
+    },
     backend: ({ userId, ...rest }, req) => ({
       method: 'POST',
       path: 'upload-base64',
@@ -428,13 +449,14 @@ export async function adminForwardRoutes(app: FastifyInstance, deps: AdminDeps) 
       },
       handler: async (req, reply) => {
         const input = (f.method === 'GET' ? req.query : req.body) as Input;
-        f.check?.(input);
+        f.check?.(input, req);
         const call = f.backend(input, req);
         const key = req.headers['idempotency-key'];
         const data = await deps.backend.call(call.method, call.path, {
           body: call.body,
           query: call.query,
-          userId: call.userId,
+          // Reads without a user_id still go as the caller: a user's reads are the user's.
+          ...actingAs(req, call.userId ?? null),
           headers: call.idempotent && typeof key === 'string' ? { 'idempotency-key': key } : {},
         });
         return reply.code(status).send({ success: true, ...(f.answer ? f.answer(data) : (data as Record<string, unknown>)) });

@@ -1,10 +1,13 @@
 /**
- * The admin web UI (docs/admin-ui.md): static files from `web/` at `GET /` and `GET /ui/*`.
- * Public routes (they serve files only; every API call the page makes carries the service key),
- * with a strict Content-Security-Policy: scripts, styles and API calls from this origin only.
- * Images may also come from the platform's own file hosts (token artwork is stored there).
+ * The admin web UI (docs/admin-ui.md): static files from `web/` at `GET /` and `GET /ui/*`, and
+ * the socket.io browser client at `GET /ui/vendor/socket.io.esm.min.js` (from the socket.io-client
+ * package, the version the server speaks). Public routes (they serve files only; every API call
+ * the page makes carries its credential), with a strict Content-Security-Policy: scripts, styles,
+ * API calls and the socket.io connection from this origin only. Images may also come from the
+ * platform's own file hosts (token artwork is stored there).
  */
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -12,6 +15,12 @@ import type { Config } from '../../config.ts';
 import { sendError } from '../plugins/errors.ts';
 
 export const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../web');
+/** The socket.io browser client as an ES module (a dependency, so `npm install --omit=dev` keeps it). */
+export const SOCKET_IO_CLIENT = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('socket.io-client/package.json')),
+  'dist',
+  'socket.io.esm.min.js',
+);
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -43,6 +52,7 @@ export function contentSecurityPolicy(config: Config): string {
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
+    // 'self' covers the same origin's ws:/wss: too (CSP 3): socket.io's WebSocket upgrade.
     "connect-src 'self'",
     ['img-src', "'self'", 'data:', ...imageOrigins(config)].join(' '),
     "base-uri 'none'",
@@ -55,12 +65,13 @@ export async function adminUiRoutes(app: FastifyInstance, deps: { config: Config
   const webDir = deps.webDir ?? WEB_DIR;
   const csp = contentSecurityPolicy(deps.config);
 
-  async function sendFile(reply: FastifyReply, relative: string) {
+  async function sendFile(reply: FastifyReply, relative: string, absolute?: string) {
     const type = CONTENT_TYPES[path.extname(relative).toLowerCase()];
-    const file = path.resolve(webDir, relative);
+    const file = absolute ?? path.resolve(webDir, relative);
     // Only known file types, only inside web/ (no `..`, no absolute paths, no dotfiles).
     const missing = () => sendError(reply, 'success', 404, `not found: /ui/${relative}`);
-    if (!type || !file.startsWith(webDir + path.sep) || relative.split('/').some((part) => part.startsWith('.'))) return missing();
+    if (!type || (!absolute && !file.startsWith(webDir + path.sep)) || relative.split('/').some((part) => part.startsWith('.')))
+      return missing();
     let body: Buffer;
     try {
       body = await fs.readFile(file);
@@ -79,5 +90,6 @@ export async function adminUiRoutes(app: FastifyInstance, deps: { config: Config
 
   const opts = { config: { public: true }, schema: { hide: true } };
   app.get('/', opts, (_req, reply) => sendFile(reply, 'index.html'));
+  app.get('/ui/vendor/socket.io.esm.min.js', opts, (_req, reply) => sendFile(reply, 'vendor/socket.io.esm.min.js', SOCKET_IO_CLIENT));
   app.get<{ Params: { '*': string } }>('/ui/*', opts, (req, reply) => sendFile(reply, req.params['*']));
 }

@@ -18,6 +18,7 @@ import { feedRoutes } from './feed.ts';
 import { identityRoutes } from './identity.ts';
 import { walletRoutes } from './wallets.ts';
 import { walletServiceOn } from '../../services/wallet-ports.ts';
+import { sessionServiceOn } from '../../services/sessions.ts';
 import { indexerRoutes, type IndexerHost } from './indexer.ts';
 import { deckRoutes } from './decks.ts';
 import { metadataRoutes } from './metadata.ts';
@@ -89,7 +90,8 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
     },
   });
   installErrorHandling(app, 'envelope');
-  installAuth(app, { config: deps.config, credentials: credentialsOn(deps.database.db), style: 'envelope' });
+  const credentials = credentialsOn(deps.database.db);
+  installAuth(app, { config: deps.config, credentials, style: 'envelope' });
   // One metadata cache per replica; a changed token is dropped in every replica (issue 18.4).
   const metadataCache = deps.metadataCache ?? new MetadataCache();
   const invalidation = createMetadataInvalidation(metadataCache, deps.config.REDIS_URL);
@@ -162,8 +164,14 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
       toleranceSeconds: deps.config.VIDEO_WEBHOOK_TOLERANCE_SECONDS,
     }),
   });
-  await app.register(identityRoutes, { identity: content.identity, config: deps.config });
-  await app.register(walletRoutes, { wallets: walletServiceOn(deps.database.db, deps.config, deps.mintingChain ?? deps.chain) });
+  await app.register(identityRoutes, { identity: content.identity, config: deps.config, credentials });
+  // Sign-in sessions last at most as long as a JWT may (docs/auth.md "Sessions").
+  const sessions = sessionServiceOn(deps.database.db, deps.config.JWT_MAX_AGE_SECONDS);
+  await app.register(walletRoutes, {
+    wallets: walletServiceOn(deps.database.db, deps.config, deps.mintingChain ?? deps.chain, sessions),
+    sessions,
+    config: deps.config,
+  });
   // The built-in workflows exist from the first start on (idempotent; edited ones are kept).
   await content.workflows.seedBuiltins();
   return app;

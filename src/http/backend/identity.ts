@@ -2,14 +2,14 @@
  * Identity routes (content-service.md §2.8, §4.8; docs/auth.md): resolve a provider token to the
  * internal user, the caller's profile, user merge (service key only), and user API keys.
  */
-import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.ts';
 import { unauthorized } from '../../domain/errors.ts';
+import type { CredentialPort } from '../../services/credentials.ts';
 import type { IdentityService } from '../../services/identity.ts';
 import { AuthFailure, claimsOf, createAuthenticator, profileClaimsOf } from '../plugins/auth.ts';
-import { sendError } from '../plugins/errors.ts';
+import { publicRouteLimiter } from '../plugins/public-limit.ts';
 import { presentApiKey, presentProfile } from '../present/identity.ts';
 import { ok } from '../schemas/common.ts';
 import {
@@ -20,6 +20,8 @@ import {
   mergeBody,
   mergeResponse,
   profileResponse,
+  introspectBody,
+  introspectResponse,
   resolveBody,
   resolveResponse,
   revokedKeyResponse,
@@ -29,41 +31,28 @@ import {
 export interface IdentityRoutesOptions {
   identity: IdentityService;
   config: Config;
+  /** User API keys, sessions and identity resolution, as the middleware checks them (introspection). */
+  credentials?: CredentialPort;
 }
 
-/**
- * The public identity route creates users and costs a token verification (a JWKS fetch at worst):
- * IDENTITY_RATE_LIMIT requests per window per client address and per presented token
- * (@fastify/rate-limit; counters in Redis when REDIS_URL is set), then 429 with Retry-After.
- */
-function identityLimiter(app: FastifyInstance, config: Config) {
-  const common = { max: config.IDENTITY_RATE_LIMIT, timeWindow: config.RATE_LIMIT_WINDOW_MS };
-  const byAddress = app.createRateLimit({ ...common, keyGenerator: (req) => `identity:ip:${req.ip}` });
-  const tokenOf = (req: FastifyRequest) => {
-    const t = (req.body as { access_token?: unknown } | undefined)?.access_token;
-    return typeof t === 'string' && t.length > 0 ? t : undefined;
-  };
-  // The counter key holds a fingerprint of the token, never the token.
-  const byToken = app.createRateLimit({
-    ...common,
-    keyGenerator: (req) => `identity:tok:${createHash('sha256').update(tokenOf(req)!).digest('base64url').slice(0, 22)}`,
-  });
-  return async (req: FastifyRequest, reply: FastifyReply) => {
-    const results = await Promise.all([byAddress(req), ...(tokenOf(req) ? [byToken(req)] : [])]);
-    const over = results.filter((r) => !r.isAllowed && r.isExceeded);
-    if (over.length === 0) return;
-    const wait = Math.max(1, ...over.map((r) => (r.isAllowed ? 0 : r.ttlInSeconds)));
-    reply.header('retry-after', String(wait));
-    return sendError(reply, 'envelope', 429, `too many identity requests: retry after ${wait} s`);
-  };
-}
-
-export const identityRoutes: FastifyPluginAsync<IdentityRoutesOptions> = async (app, { identity, config }) => {
+export const identityRoutes: FastifyPluginAsync<IdentityRoutesOptions> = async (app, { identity, config, credentials }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['identity'];
   // Token verification is authentication: the same verifier as the middleware's.
-  const { verifyJwt, canVerifyJwt } = createAuthenticator({ config, style: 'envelope' });
-  const identityLimit = identityLimiter(app, config);
+  const { verifyJwt, canVerifyJwt, userOfCredential } = createAuthenticator({
+    config,
+    style: 'envelope',
+    ...(credentials ? { credentials } : {}),
+  });
+  // Public and costly (a token check, maybe a JWKS fetch, a new user): limited per address and per token.
+  const identityLimit = publicRouteLimiter(app, config, {
+    name: 'identity',
+    style: 'envelope',
+    subjectOf: (req) => {
+      const t = (req.body as { access_token?: unknown } | undefined)?.access_token;
+      return typeof t === 'string' && t.length > 0 ? t : undefined;
+    },
+  });
 
   r.post(
     '/api/auth/resolve',
@@ -92,6 +81,33 @@ export const identityRoutes: FastifyPluginAsync<IdentityRoutesOptions> = async (
       }
       return ok(await identity.resolve(claims));
     },
+  );
+
+  r.post(
+    '/api/auth/introspect',
+    {
+      schema: {
+        tags,
+        operationId: 'introspectCredential',
+        summary: 'Who a user credential is (the admin proxy)',
+        description:
+          'The service key only. Verifies a user credential (JWT, user API key or session token) exactly as the middleware does and answers the user it names (active true) or why it names none (active false, reason). The admin proxy asks this for its signed-in callers instead of verifying credentials itself; a refused credential is counted against the proxy\'s client, not against the proxy (docs/auth.md "The admin proxy").',
+        body: introspectBody,
+        response: { 200: introspectResponse },
+      },
+    },
+    async (req) =>
+      ok(
+        await identity.introspect(req.caller, async () => {
+          try {
+            const who = await userOfCredential(req.body.credential, req.log);
+            return { active: true as const, user_id: who.userId!, kind: who.method as 'jwt' | 'api_key' | 'session' };
+          } catch (err) {
+            if (err instanceof AuthFailure) return { active: false as const, reason: err.message };
+            throw err;
+          }
+        }),
+      ),
   );
 
   r.get(

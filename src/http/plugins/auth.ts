@@ -1,24 +1,28 @@
 /**
- * Authentication for both apps (nft-service.md §5, content-service.md §5).
+ * Authentication for both apps (nft-service.md §5, content-service.md §5; docs/auth.md).
  *
- * Credentials: the service key (API_KEY) or a user API key, in `X-API-Key` or
- * `Authorization: Bearer`; or a JWT in `Authorization: Bearer` (HS256 with JWT_SECRET, or any
- * algorithm the identity provider's JWKS at JWT_JWKS_URL publishes). The verified credential sets
- * `request.auth` and the `user_id`, `provider_user_id` and `auth_provider` headers. A `user_id`
- * header sent by a client is trusted only from a caller holding the service key (service to
- * service calls on behalf of a user), or when auth is switched off.
+ * Credentials: the service key (API_KEY), a user API key (`atk_…`) or a platform session token
+ * (`ats_…`, from a Sign-In with Ethereum login), in `X-API-Key` or `Authorization: Bearer`; or a
+ * JWT in `Authorization: Bearer` (HS256 with JWT_SECRET, or any algorithm the identity provider's
+ * JWKS at JWT_JWKS_URL publishes). The verified credential sets `request.auth` and the `user_id`,
+ * `provider_user_id` and `auth_provider` headers. A `user_id` header sent by a client is trusted
+ * only from a caller holding the service key (service to service calls on behalf of a user), or
+ * when auth is switched off.
+ *
+ * The admin proxy verifies no user credential itself: it asks the backend who the credential is
+ * (`remote`, src/http/admin/caller-lookup.ts) and forwards the user's calls with that credential.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../../config.ts';
-import { USER_KEY_PREFIX } from '../../domain/credentials.ts';
+import { SESSION_TOKEN_PREFIX, USER_KEY_PREFIX } from '../../domain/credentials.ts';
 import type { CredentialPort } from '../../services/credentials.ts';
 import { unauthorized } from '../../domain/errors.ts';
 import type { Caller } from '../../domain/policy.ts';
 import { sendError, type ErrorStyle } from './errors.ts';
 
-export type AuthMethod = 'service_key' | 'api_key' | 'jwt' | 'disabled' | 'public';
+export type AuthMethod = 'service_key' | 'api_key' | 'jwt' | 'session' | 'disabled' | 'public';
 
 export interface AuthContext {
   method: AuthMethod;
@@ -26,6 +30,21 @@ export interface AuthContext {
   userId: string | null;
   providerUserId: string | null;
   authProvider: string | null;
+  /** The platform session presented (method `session`), for sign-out. */
+  sessionId?: string | null;
+  /**
+   * The user's own credential, where this process forwards the user's calls with it (the admin
+   * proxy). Never logged, never sent anywhere but to the backend.
+   */
+  forwardCredential?: string;
+}
+
+/**
+ * Who a user credential is, asked of the service that verifies it (the admin proxy asks the
+ * backend). `refused` carries that service's reason (a 401 here); an outage throws (5xx).
+ */
+export interface RemoteCallerLookup {
+  whoIs(credential: string): Promise<{ userId: string } | { refused: string }>;
 }
 
 declare module 'fastify' {
@@ -45,8 +64,8 @@ export interface AuthOptions {
   /** User API keys and identity resolution; without it only the service key and bare JWT subjects work. */
   credentials?: CredentialPort;
   style: ErrorStyle;
-  /** Only the service key is accepted (the admin proxy: it signs with the platform wallet). */
-  serviceKeyOnly?: boolean;
+  /** User credentials are verified by another service (the admin proxy asks the backend). */
+  remote?: RemoteCallerLookup;
 }
 
 export class AuthFailure extends Error {}
@@ -70,6 +89,24 @@ function credentialOf(request: FastifyRequest): string | undefined {
   const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
   if (!match) throw new AuthFailure('Authorization header must be "Bearer <token>"');
   return match[1]!.trim();
+}
+
+/** Whether the request presents the service key (a constant-time comparison). */
+export function holdsServiceKey(request: FastifyRequest, config: Config): boolean {
+  if (!config.API_KEY) return false;
+  try {
+    const credential = credentialOf(request);
+    return credential !== undefined && safeEqual(credential, config.API_KEY);
+  } catch {
+    return false;
+  }
+}
+
+/** The kind of a user credential by its shape (for answers that name it; never for trust). */
+export function credentialKind(credential: string): 'api_key' | 'session' | 'jwt' {
+  if (credential.startsWith(USER_KEY_PREFIX)) return 'api_key';
+  if (credential.startsWith(SESSION_TOKEN_PREFIX)) return 'session';
+  return 'jwt';
 }
 
 const looksLikeJwt = (token: string) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token);
@@ -171,17 +208,23 @@ export function createAuthenticator(opts: AuthOptions) {
     throw new AuthFailure(`tokens signed with ${header.alg ?? 'no algorithm'} are not accepted`);
   }
 
-  async function authenticate(request: FastifyRequest): Promise<AuthContext> {
-    const credential = credentialOf(request);
-    const claimedUser = headerValue(request, 'user_id')?.trim() || null;
-    if (!config.ENABLE_AUTH) {
-      return { method: 'disabled', userId: claimedUser, providerUserId: null, authProvider: null };
+  /**
+   * A user credential (API key, session token or JWT) as the user it names; AuthFailure when it
+   * names none. The middleware's path and the admin proxy's introspection (POST
+   * /api/auth/introspect) share it.
+   */
+  async function userOfCredential(credential: string, log?: FastifyRequest['log']): Promise<AuthContext> {
+    if (credential.startsWith(SESSION_TOKEN_PREFIX) && opts.credentials) {
+      const session = await opts.credentials.sessionOf(credential);
+      if (!session) throw new AuthFailure('invalid session: unknown, expired or signed out (sign in again)');
+      return {
+        method: 'session',
+        userId: session.user_id,
+        providerUserId: session.user_id,
+        authProvider: 'session',
+        sessionId: session.id,
+      };
     }
-    if (!credential) throw new AuthFailure('authentication required: send X-API-Key or Authorization: Bearer');
-    if (config.API_KEY && safeEqual(credential, config.API_KEY)) {
-      return { method: 'service_key', userId: claimedUser, providerUserId: null, authProvider: 'service' };
-    }
-    if (opts.serviceKeyOnly) throw new AuthFailure('this service accepts only the service API key');
     if (credential.startsWith(USER_KEY_PREFIX) && opts.credentials) {
       const userId = await opts.credentials.userOfApiKey(credential);
       if (!userId) throw new AuthFailure('invalid API key');
@@ -202,7 +245,7 @@ export function createAuthenticator(opts: AuthOptions) {
           });
         } catch (err) {
           // Identity rule 5: a lookup failure never fails the request; fall back to the provider id.
-          request.log.warn({ err }, 'identity resolution failed; using the provider id');
+          log?.warn({ err }, 'identity resolution failed; using the provider id');
         }
       }
       return { method: 'jwt', userId, providerUserId: sub, authProvider: provider };
@@ -210,7 +253,31 @@ export function createAuthenticator(opts: AuthOptions) {
     throw new AuthFailure('invalid credentials');
   }
 
-  return { authenticate, verifyJwt, canVerifyJwt: Boolean(hsKey || jwks) };
+  async function authenticate(request: FastifyRequest): Promise<AuthContext> {
+    const credential = credentialOf(request);
+    const claimedUser = headerValue(request, 'user_id')?.trim() || null;
+    if (!config.ENABLE_AUTH) {
+      return { method: 'disabled', userId: claimedUser, providerUserId: null, authProvider: null };
+    }
+    if (!credential) throw new AuthFailure('authentication required: send X-API-Key or Authorization: Bearer');
+    if (config.API_KEY && safeEqual(credential, config.API_KEY)) {
+      return { method: 'service_key', userId: claimedUser, providerUserId: null, authProvider: 'service' };
+    }
+    if (opts.remote) {
+      const who = await opts.remote.whoIs(credential);
+      if ('refused' in who) throw new AuthFailure(who.refused);
+      return {
+        method: credentialKind(credential),
+        userId: who.userId,
+        providerUserId: who.userId,
+        authProvider: 'backend',
+        forwardCredential: credential,
+      };
+    }
+    return userOfCredential(credential, request.log);
+  }
+
+  return { authenticate, userOfCredential, verifyJwt, canVerifyJwt: Boolean(hsKey || jwks) };
 }
 
 /** The caller the policy sees: the service key (or auth off) is the operator acting for `userId`. */

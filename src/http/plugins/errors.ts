@@ -18,6 +18,7 @@ export const STATUS_OF_KIND: Record<AppErrorKind, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  rate_limited: 429,
   upstream: 502,
   unavailable: 503,
 };

@@ -1,0 +1,112 @@
+/**
+ * A job and its live progress for the console (docs/admin-ui.md "Live generation"): GET
+ * /api/nft/jobs/:jobId and GET /api/nft/jobs/:jobId/stream, the backend's GET /api/jobs/:id and
+ * its server-sent events passed through as they come. Both go to the backend as the caller (a
+ * user's own credential, or the service key), so the backend decides who may read the job
+ * (`job.read`: its owner and the operator; 404 for anyone else).
+ *
+ * The stream is relayed chunk by chunk — each write reaches the socket at once (no compression,
+ * no buffering; `X-Accel-Buffering: no` for a reverse proxy in front) — and a client that goes
+ * away aborts the upstream request, so the backend's stream closes with it.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '../../domain/errors.ts';
+import { adminSuccess } from '../schemas/envelope.ts';
+import { job, streamQuery } from '../schemas/jobs.ts';
+import type { AdminDeps } from './app.ts';
+import { backendError } from './backend-client.ts';
+import { actingAs } from './forwards.ts';
+
+const params = z.object({ jobId: z.string().trim().min(1).max(200) });
+
+export async function adminJobRoutes(app: FastifyInstance, deps: AdminDeps) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['jobs'];
+
+  r.get(
+    '/api/nft/jobs/:jobId',
+    {
+      schema: {
+        operationId: 'adminGetJob',
+        summary: 'A job',
+        description:
+          "Forwarded to GET /api/jobs/:id as the caller: the job (status, progress, error, output). Its owner's and the operator's; 404 for anyone else.",
+        tags,
+        params,
+        response: { 200: adminSuccess({ job }) },
+      },
+    },
+    async (req) => {
+      const found = await deps.backend.call<z.infer<typeof job>>('GET', `api/jobs/${encodeURIComponent(req.params.jobId)}`, actingAs(req));
+      return { success: true as const, job: found };
+    },
+  );
+
+  r.get(
+    '/api/nft/jobs/:jobId/stream',
+    {
+      schema: {
+        operationId: 'adminStreamJob',
+        summary: "A job's live events",
+        description:
+          "Server-sent events of GET /api/jobs/:id/stream passed through as they come: `history_init`, `job_update`, `job_history` (id = history id), `: heartbeat`; ends when the job ends. Last-Event-ID (header, or lastEventId) is forwarded. Send the credential as a header: read it with fetch and a stream reader (EventSource cannot send headers). 404 for a job that is not the caller's.",
+        tags,
+        params,
+        querystring: streamQuery,
+        response: {
+          200: {
+            description: 'text/event-stream of history_init, job_update and job_history events',
+            content: { 'text/event-stream': { schema: z.string().describe('SSE frames: `id:`, `event:`, `data:` JSON') } },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const header = req.headers['last-event-id'];
+      const lastEventId = (Array.isArray(header) ? header[0] : header) ?? req.query.lastEventId;
+      const upstreamAbort = new AbortController();
+      const upstream = await deps.backend.open('GET', `api/jobs/${encodeURIComponent(req.params.jobId)}/stream`, {
+        ...actingAs(req),
+        headers: { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+        signal: upstreamAbort.signal,
+      });
+      if (!upstream.ok) throw await backendError(upstream);
+      if (!upstream.body) throw new AppError('upstream', 'the backend answered the job stream without a body');
+
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      res.flushHeaders();
+      const reader = upstream.body.getReader();
+      let closed = false;
+      const close = () => {
+        if (closed) return;
+        closed = true;
+        upstreamAbort.abort();
+        reader.cancel().catch(() => undefined);
+        res.end();
+      };
+      // 'close' on the response: it finished, or the client's connection is gone.
+      res.on('close', close);
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done || closed) break;
+          res.write(value);
+        }
+      } catch (err) {
+        // The client left (abort) or the backend went away: either way this stream is over.
+        if (!closed) req.log.warn({ err: (err as Error).message }, 'job stream relay ended early');
+      } finally {
+        close();
+      }
+    },
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * Rate limits of the public identity routes (POST /api/auth/resolve, the Sign-In with Ethereum
+ * routes, and their admin proxy forwards): they create users and cost a signature or token check.
+ * IDENTITY_RATE_LIMIT requests per RATE_LIMIT_WINDOW_MS per client address and per subject (the
+ * token, or the wallet address), then 429 with Retry-After (@fastify/rate-limit; counters in Redis
+ * when REDIS_URL is set, so every replica counts together). Counter keys hold fingerprints, never
+ * the token itself.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
+import { holdsServiceKey } from './auth.ts';
+import { sendError, type ErrorStyle } from './errors.ts';
+
+export interface PublicLimitOptions {
+  /** Counter namespace (one per route family). */
+  name: string;
+  /** What else is counted besides the client address (a token, a wallet address), if any. */
+  subjectOf?: (req: FastifyRequest) => string | undefined;
+  style: ErrorStyle;
+  /**
+   * A request holding the service key is not counted per client address: it is the admin proxy
+   * forwarding for its own clients, whom it counts per address itself. Its subjects still count.
+   */
+  trustServiceKey?: boolean;
+}
+
+const fingerprint = (s: string) => createHash('sha256').update(s).digest('base64url').slice(0, 22);
+
+export function publicRouteLimiter(app: FastifyInstance, config: Config, opts: PublicLimitOptions) {
+  const common = { max: config.IDENTITY_RATE_LIMIT, timeWindow: config.RATE_LIMIT_WINDOW_MS };
+  const byAddress = app.createRateLimit({ ...common, keyGenerator: (req) => `${opts.name}:ip:${req.ip}` });
+  const bySubject = app.createRateLimit({
+    ...common,
+    keyGenerator: (req) => `${opts.name}:sub:${fingerprint(opts.subjectOf!(req)!)}`,
+  });
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const countAddress = !(opts.trustServiceKey && holdsServiceKey(req, config));
+    const subject = opts.subjectOf?.(req);
+    const results = await Promise.all([...(countAddress ? [byAddress(req)] : []), ...(subject ? [bySubject(req)] : [])]);
+    const over = results.filter((r) => !r.isAllowed && r.isExceeded);
+    if (over.length === 0) return;
+    const wait = Math.max(1, ...over.map((r) => (r.isAllowed ? 0 : r.ttlInSeconds)));
+    reply.header('retry-after', String(wait));
+    return sendError(reply, opts.style, 429, `too many identity requests: retry after ${wait} s`);
+  };
+}
+
+/** The wallet a sign-in request is about (counted as its subject): the body's address, or the signed message's. */
+export function signInSubject(req: FastifyRequest): string | undefined {
+  const body = req.body as { address?: unknown; message?: unknown } | undefined;
+  if (typeof body?.address === 'string') return body.address.toLowerCase();
+  if (typeof body?.message === 'string') return /\n(0x[0-9a-fA-F]{40})\n/.exec(body.message)?.[1]?.toLowerCase();
+  return undefined;
+}
