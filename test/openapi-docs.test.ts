@@ -75,6 +75,26 @@ const NOT_2XX: Record<string, { status: number; error: RegExp; why: string }> = 
     error: /^body\.message: the message has expired/,
     why: 'a Sign-In with Ethereum message carries a nonce the platform issued minutes before; the example one has expired',
   },
+  signInWithEthereum: {
+    status: 400,
+    error: /^body\.message: the message has expired/,
+    why: 'as for verifyWalletSignature: the signed message holds a nonce the platform issued minutes before',
+  },
+  adminSignIn: {
+    status: 400,
+    error: /^body\.message: the message has expired/,
+    why: 'forwarded to signInWithEthereum',
+  },
+  signOut: {
+    status: 400,
+    error: /^authorization: only a session token/,
+    why: 'it signs out the session token the request carries; these requests carry the service key (a session comes from a sign-in)',
+  },
+  adminSignOut: {
+    status: 400,
+    error: /^authorization: the service key is not a session/,
+    why: 'as for signOut',
+  },
   videoWebhook: {
     status: 503,
     error: /VIDEO_WEBHOOK_SECRET/,

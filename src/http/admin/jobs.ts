@@ -14,12 +14,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
-import { job, streamQuery } from '../schemas/jobs.ts';
+import { job, jobIdParams as params, streamQuery } from '../schemas/jobs.ts';
 import type { AdminDeps } from './app.ts';
 import { backendError } from './backend-client.ts';
 import { actingAs } from './forwards.ts';
-
-const params = z.object({ jobId: z.string().trim().min(1).max(200) });
 
 export async function adminJobRoutes(app: FastifyInstance, deps: AdminDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();

@@ -207,12 +207,13 @@ export async function installOpenApi(app: FastifyInstance, info: { title: string
             type: 'apiKey',
             in: 'header',
             name: 'X-API-Key',
-            description: 'The service key (API_KEY), or a user API key (atk_…) from POST /api/keys.',
+            description:
+              'The service key (API_KEY), a user API key (atk_…, POST /api/keys) or a session token (ats_…, Sign-In with Ethereum).',
           },
           bearer: {
             type: 'http',
             scheme: 'bearer',
-            description: "A user's JWT, a user API key, or the service key as a Bearer token.",
+            description: "A user's JWT, or any credential of X-API-Key as a Bearer token.",
           },
         },
       },

@@ -218,15 +218,21 @@ export const walletListResponse = envelope(
   ),
 );
 // The admin proxy's question about a user credential (docs/auth.md "The admin proxy").
-export const introspectBody = z.object({
-  credential: z.string().trim().min(1, 'credential is required').max(10_000).describe('a JWT, a user API key or a session token'),
-});
+export const introspectBody = withExample(
+  z.object({
+    credential: z.string().trim().min(1, 'credential is required').max(10_000).describe('a JWT, a user API key or a session token'),
+  }),
+  { credential: 'ats_Qm7c2Vx9LpR4tW8zK1nB5yH3dF6gJ0sA2eU4iO7pX9c' },
+);
 export const introspectResponse = envelope(
-  z.discriminatedUnion('active', [
-    z.object({ active: z.literal(true), user_id: z.string(), kind: z.enum(['jwt', 'api_key', 'session']) }),
-    z.object({
-      active: z.literal(false),
-      reason: z.string().describe('why the credential names no user (what the middleware would answer)'),
-    }),
-  ]),
+  withExample(
+    z.discriminatedUnion('active', [
+      z.object({ active: z.literal(true), user_id: z.string(), kind: z.enum(['jwt', 'api_key', 'session']) }),
+      z.object({
+        active: z.literal(false),
+        reason: z.string().describe('why the credential names no user (what the middleware would answer)'),
+      }),
+    ]),
+    { active: true, user_id: EXAMPLE_ID.user, kind: 'session' },
+  ),
 );

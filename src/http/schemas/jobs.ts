@@ -68,6 +68,8 @@ export const failedJobBody = withExample(
 const jobId = withExample(z.string().trim().min(1).max(200), EXAMPLE_ID.job);
 export const jobParams = z.object({ id: jobId });
 export const forensicsParams = z.object({ jobId });
+/** `{jobId}` of the admin proxy's job routes. */
+export const jobIdParams = forensicsParams;
 export const streamQuery = z.object({ lastEventId: z.string().regex(/^\d+$/, 'expected a history id').optional() });
 
 const jobRecord = z.object({
