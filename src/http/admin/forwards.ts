@@ -10,8 +10,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../../domain/errors.ts';
-import { ownerFor } from '../../domain/policy.ts';
+import { AppError, forbidden } from '../../domain/errors.ts';
+import { can } from '../../domain/policy.ts';
 import { assertUploadSize, decodedLength } from '../../domain/uploads.ts';
 import { relType, uploadFilename } from '../schemas/uploads.ts';
 import {
@@ -406,7 +406,8 @@ export const FORWARDS: Forward[] = [
     }),
     check: (b, req) => {
       // A user uploads for themselves: naming another owner is the operator's (record.create_for_other).
-      if (b.userId) ownerFor(req.caller, b.userId);
+      if (b.userId && req.caller.kind === 'user' && b.userId !== req.caller.userId && !can(req.caller, 'record.create_for_other'))
+        throw forbidden('body.userId: only the operator (service key) uploads for another user');
       assertUploadSize(decodedLength(b.base64Data));
     },
     backend: ({ userId, ...rest }, req) => ({
