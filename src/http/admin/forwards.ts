@@ -10,8 +10,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../../domain/errors.ts';
-import { ownerFor } from '../../domain/policy.ts';
+import { AppError, forbidden } from '../../domain/errors.ts';
+import { can } from '../../domain/policy.ts';
 import { assertUploadSize, decodedLength } from '../../domain/uploads.ts';
 import { exampleOf } from '../plugins/openapi.ts';
 import { EXAMPLE_ID, EXAMPLE_PNG_BASE64, withExample } from '../schemas/examples.ts';
@@ -416,7 +416,8 @@ export const FORWARDS: Forward[] = [
       .meta({ example: { base64Data: EXAMPLE_PNG_BASE64, mimeType: 'image/png', filename: 'fox-reference.png' } }),
     check: (b, req) => {
       // A user uploads for themselves: naming another owner is the operator's (record.create_for_other).
-      if (b.userId) ownerFor(req.caller, b.userId);
+      if (b.userId && req.caller.kind === 'user' && b.userId !== req.caller.userId && !can(req.caller, 'record.create_for_other'))
+        throw forbidden('body.userId: only the operator (service key) uploads for another user');
       assertUploadSize(decodedLength(b.base64Data));
     },
     backend: ({ userId, ...rest }, req) => ({
