@@ -179,6 +179,12 @@ describe('two users and the operator on the admin proxy', () => {
     // Minting B's owner-only collection: refused, whoever A names in user_id.
     const mint = await admin('/api/nft/mint', { ...a, user_id: bId }, { collectionId: bCollection, recipient: aAddress });
     assert.equal(mint.status, 403, JSON.stringify(mint.body));
+    // An upload for another owner is the operator's.
+    const png64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const forB = await admin('/api/nft/upload-image', a, { base64Data: png64, mimeType: 'image/png', userId: bId });
+    assert.equal(forB.status, 403);
+    assert.match(forB.body.error, /^body\.userId: only the operator/);
+    assert.equal((await admin('/api/nft/upload-image', a, { base64Data: png64, mimeType: 'image/png', userId: aId })).status, 200);
   });
 
   test('admin actions: a user on their own platform-owned contract, never on another user’s nor the platform’s', async () => {

@@ -43,3 +43,37 @@ test('per token: one token from many addresses is limited too', async () => {
   assert.equal(limited.statusCode, 429);
   assert.ok(Number(limited.headers['retry-after']) >= 1);
 });
+
+// Sign-In with Ethereum (docs/auth.md "Sign in with Ethereum"): the same limits, per client address
+// and per wallet; through the admin proxy, per client address at the proxy (the backend sees the
+// proxy, holding the service key, and counts only the wallet there).
+const wallet = (i: number) => `0x${i.toString(16).padStart(40, '0')}`;
+const siweNonce = (app: 'backend' | 'admin', address: string, remoteAddress: string) =>
+  p[app].inject({
+    method: 'POST',
+    url: app === 'backend' ? '/api/auth/siwe/nonce' : '/api/nft/auth/siwe/nonce',
+    payload: { address },
+    remoteAddress,
+  });
+
+test('sign-in nonces: per address and per wallet, then 429', async () => {
+  for (let i = 0; i < 4; i++) assert.equal((await siweNonce('backend', wallet(100 + i), '198.51.100.20')).statusCode, 201);
+  const byAddress = await siweNonce('backend', wallet(200), '198.51.100.20');
+  assert.equal(byAddress.statusCode, 429);
+  assert.match(byAddress.json().error, /^too many identity requests/);
+  for (let i = 0; i < 4; i++) assert.equal((await siweNonce('backend', wallet(300), `203.0.113.${50 + i}`)).statusCode, 201);
+  assert.equal((await siweNonce('backend', wallet(300), '203.0.113.60')).statusCode, 429);
+});
+
+test('sign-in through the admin proxy: its clients are counted apart, not as the proxy’s one address', async () => {
+  // Two clients of the proxy each use their whole allowance: the backend lets all of it through.
+  for (const client of ['192.0.2.1', '192.0.2.2'])
+    for (let i = 0; i < 4; i++) {
+      const r = await siweNonce('admin', wallet(Number.parseInt(client.replace(/\D/g, ''), 10) * 10 + i), client);
+      assert.equal(r.statusCode, 201, r.body);
+    }
+  const limited = await siweNonce('admin', wallet(999), '192.0.2.1');
+  assert.equal(limited.statusCode, 429);
+  assert.equal(limited.json().success, false);
+  assert.ok(Number(limited.headers['retry-after']) >= 1);
+});

@@ -45,7 +45,18 @@ function world() {
     },
   };
   const config = testConfig({ SIWE_DOMAIN: 'atelier.test', NFT_CHAIN_ID: '31337' });
-  return { svc: createWalletService(store, siweVerifierOf(config), siweSettingsOf(config)), links };
+  const opened: Array<{ userId: string; address: string }> = [];
+  const sessions = {
+    async open(userId: string, opts: { address: string }) {
+      opened.push({ userId, address: opts.address });
+      return { token: `ats_${opened.length}`, expires_at: new Date(Date.now() + 3_600_000) };
+    },
+  };
+  return {
+    svc: createWalletService(store, siweVerifierOf(config), siweSettingsOf(config), undefined, sessions),
+    links,
+    opened,
+  };
 }
 
 test('offline (no chain access): an EOA links by signing the prepared message; junk signatures are 400', async () => {
@@ -79,4 +90,36 @@ test('a caller that is not an internal user (uuid) gets 404; the public 401', as
     (e) => e instanceof AppError && e.kind === 'not_found',
   );
   await assert.rejects(w.svc.nonce({ kind: 'anonymous' }, {}), (e) => e instanceof AppError && e.kind === 'unauthorized');
+});
+
+test("sign-in: the signed sign-in message opens a session for the wallet's user; nonces never cross between sign-in and link", async () => {
+  const w = world();
+  const anyone = { kind: 'anonymous' } as const;
+  const n = await w.svc.loginNonce(anyone, { address: account.address });
+  assert.match(n.message, /Sign in to Atelier with this wallet\./);
+  const signature = await account.signMessage({ message: n.message });
+  // A sign-in nonce does not link a wallet to a signed-in user.
+  await assert.rejects(
+    w.svc.verify(ALICE, { message: n.message, signature }),
+    (e) => e instanceof AppError && e.extra?.code === 'SIWE_BAD_NONCE',
+  );
+  const first = await w.svc.login(anyone, { message: n.message, signature });
+  assert.equal(first.address, account.address);
+  assert.equal(first.token, 'ats_1');
+  assert.deepEqual(w.opened, [{ userId: first.user_id, address: account.address }]);
+  // Once only.
+  await assert.rejects(
+    w.svc.login(anyone, { message: n.message, signature }),
+    (e) => e instanceof AppError && e.extra?.code === 'SIWE_BAD_NONCE',
+  );
+  // The same wallet signs in again as the same user.
+  const again = await w.svc.loginNonce(anyone, { address: account.address });
+  const second = await w.svc.login(anyone, { message: again.message, signature: await account.signMessage({ message: again.message }) });
+  assert.equal(second.user_id, first.user_id);
+  // A link nonce (issued to Alice) does not sign in.
+  const link = await w.svc.nonce(ALICE, { address: account.address });
+  await assert.rejects(
+    w.svc.login(anyone, { message: link.message!, signature: await account.signMessage({ message: link.message! }) }),
+    (e) => e instanceof AppError && e.extra?.code === 'SIWE_BAD_NONCE',
+  );
 });

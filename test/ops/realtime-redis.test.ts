@@ -119,7 +119,7 @@ test('without a Redis URL a server without an indexer relays nothing from anothe
   assert.deepEqual(got, [], 'the control: the cross-server delivery above is the adapter’s doing');
 });
 
-test('a backend replica with REDIS_URL and no indexer serves socket.io and relays the indexer process’s events', async () => {
+test('a backend replica and an admin proxy with REDIS_URL and no indexer serve socket.io and relay the indexer process’s events', async () => {
   const db = await setupDb();
   const apps = await setupApps({ database: db, env: { REDIS_URL } });
   closers.push(async () => {
@@ -142,6 +142,13 @@ test('a backend replica with REDIS_URL and no indexer serves socket.io and relay
   c.on('emprops:appToken:transfer_retracted', (p) => {
     heard = p;
   });
+  // The console's origin (docs/admin-ui.md "Live activity").
+  const onAdmin = await client(apps.adminUrl);
+  assert.equal((await join(onAdmin, `app:${address}`)).ok, true);
+  let heardOnAdmin: unknown;
+  onAdmin.on('emprops:appToken:transfer_retracted', (p) => {
+    heardOnAdmin = p;
+  });
   const payload = {
     tokenId: '3',
     appAddress: address,
@@ -151,9 +158,10 @@ test('a backend replica with REDIS_URL and no indexer serves socket.io and relay
     logIndex: 0,
     blockNumber: 9,
   };
-  for (let i = 0; i < 50 && heard === undefined; i++) {
+  for (let i = 0; i < 50 && (heard === undefined || heardOnAdmin === undefined); i++) {
     indexerEvents.publish({ name: 'emprops:appToken:transfer_retracted', room: `app:${address}`, payload });
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.deepEqual(heard, payload);
+  assert.deepEqual(heardOnAdmin, payload);
 });

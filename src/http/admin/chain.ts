@@ -17,19 +17,20 @@ import { shortError, type ChainServices } from '../../chain/platform-chain.ts';
 import { AppError } from '../../domain/errors.ts';
 import { requires } from '../plugins/availability.ts';
 import {
+  adminActionAnswer,
   adminActionBody,
   chainIdQuery,
   collectionsQuery,
-  deploymentRecord,
+  deploymentAnswer,
   deployPlatformBody,
+  factoryAnswer,
   factoryQuery,
-  factoryState,
   MAX_ADDRESSES,
+  metadataAnswer,
   metadataQuery,
-  metadataResult,
-  onChainCollection,
+  onChainCollectionsAnswer,
+  platformDeployAnswer,
 } from '../schemas/chain.ts';
-import { adminSuccess } from '../schemas/envelope.ts';
 import type { AdminDeps } from './app.ts';
 
 const tags = ['chain'];
@@ -66,7 +67,7 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
           'The factory deployment record (§2.7); stale true plus error when the recorded factory has no code. 404 without a record.',
         tags,
         querystring: z.object({ chainId: chainIdQuery }),
-        response: { 200: adminSuccess({ deployment: deploymentRecord, stale: z.boolean(), error: z.string().optional() }) },
+        response: { 200: deploymentAnswer },
       },
     },
     async (req) => {
@@ -85,7 +86,7 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
           'The operator only (403 for users). Deploys the factory and facets through the tx sender when there is no record or it is stale (deployed true); otherwise answers the live record (deployed false). force deploys anew.',
         tags,
         body: deployPlatformBody,
-        response: { 200: adminSuccess({ deployment: deploymentRecord, stale: z.literal(false), deployed: z.boolean() }) },
+        response: { 200: platformDeployAnswer },
       },
     },
     async (req) => {
@@ -113,7 +114,7 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
           'collectionCount, owner and facet addresses of the factory (§2.8): the chain record, or factoryAddress. stale true when it has no code.',
         tags,
         querystring: factoryQuery,
-        response: { 200: adminSuccess({ stale: z.boolean(), factory: factoryState, error: z.string().optional() }) },
+        response: { 200: factoryAnswer },
       },
     },
     async (req) => {
@@ -144,7 +145,7 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
         description: `Up to ${MAX_ADDRESSES} comma-separated addresses: those that answer the collection calls in collections (§2.6), the others (malformed, no code, not a collection) in invalidAddresses as given.`,
         tags,
         querystring: collectionsQuery,
-        response: { 200: adminSuccess({ collections: z.array(onChainCollection), invalidAddresses: z.array(z.string()) }) },
+        response: { 200: onChainCollectionsAnswer },
       },
     },
     async (req) => {
@@ -191,7 +192,7 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
           'setMintActive, setMinter, setMaxSupply, setBaseURI, setContractURI, transferOwnership or freezeUpgrades (value true or absent), signed by the platform wallet. The operator, or the owner of the collection record whose contract it is (403 for anyone else). value is checked against the action type (400); a creator-owned contract (owner() is not the platform wallet) is 409 naming the owner and the call they send from their wallet; a contract refusal is 409 with the decoded error.',
         tags,
         body: adminActionBody,
-        response: { 200: adminSuccess({ txHash: z.string(), action: z.string(), value: z.unknown() }) },
+        response: { 200: adminActionAnswer },
       },
     },
     async (req) => {
@@ -209,7 +210,7 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
         description: `contract: {uri, metadata}; token: {uri, owner, metadata}; tokens: {tokens, totalSupply, capped} for ids 1…min(totalSupply, ${MAX_ENUMERATED_TOKENS}). A document that cannot be fetched gives metadata null and metadataError.`,
         tags,
         querystring: metadataQuery,
-        response: { 200: adminSuccess(metadataResult) },
+        response: { 200: metadataAnswer },
       },
     },
     async (req) => {

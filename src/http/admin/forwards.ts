@@ -10,10 +10,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../../domain/errors.ts';
-import { ownerFor } from '../../domain/policy.ts';
+import { AppError, forbidden } from '../../domain/errors.ts';
+import { can } from '../../domain/policy.ts';
 import { assertUploadSize, decodedLength } from '../../domain/uploads.ts';
-import { relType, uploadFilename } from '../schemas/uploads.ts';
+import { exampleOf } from '../plugins/openapi.ts';
+import { EXAMPLE_ID, EXAMPLE_PNG_BASE64, withExample } from '../schemas/examples.ts';
+import { indexerStateView, ownershipToken, transferRecord } from '../schemas/indexer.ts';
+import { relType, uploadFilename, uploadResult } from '../schemas/uploads.ts';
 import {
   collectionWithParams,
   createCollectionBody,
@@ -37,7 +40,7 @@ import {
   tokenList,
   tokenListQuery,
 } from '../schemas/collection-views.ts';
-import { designDeployFields, designDeployResult } from '../schemas/deploy.ts';
+import { designDeployBody, designDeployFields, designDeployResult } from '../schemas/deploy.ts';
 import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/samples.ts';
 import type { AdminDeps } from './app.ts';
 
@@ -64,8 +67,8 @@ interface Forward<I extends Input = Input> {
   /** Request schema: the body (POST/PUT) or the query string (GET). */
   input: z.ZodType<I>;
   backend: (input: I, req: FastifyRequest) => BackendCall;
-  /** Success fields beside `success: true`. */
-  response: z.ZodRawShape;
+  /** Success fields beside `success: true` (an object: its fields, documented with its example). */
+  response: z.ZodRawShape | z.ZodObject;
   /** The fields from the backend's `data` (default: all of them). */
   answer?: (data: unknown) => Record<string, unknown>;
   status?: 200 | 201;
@@ -93,9 +96,11 @@ const asQuery = (q: Record<string, unknown>): Record<string, string | string[] |
 /** Typing help: each entry's functions see its own input type. */
 const forward = <I extends Input>(f: Forward<I>): Forward => f as unknown as Forward;
 
-const byCollection = z.object({ collectionId: uuid });
+const collectionId = withExample(uuid, EXAMPLE_ID.collection);
+const byCollection = z.object({ collectionId });
 const byCollectionAndWallet = byCollection.extend({ wallet_address: samplesBody.shape.wallet_address.optional() });
-const loose = z.looseObject({});
+/** The example of a backend body, with the collection the admin proxy's body names. */
+const plusCollection = (body: z.ZodType) => ({ example: { collectionId: EXAMPLE_ID.collection, ...(exampleOf(body, 'input') as object) } });
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
 
 export const FORWARDS: Forward[] = [
@@ -140,7 +145,7 @@ export const FORWARDS: Forward[] = [
     summary: 'Update a collection',
     description: 'Forwarded to PUT /nft/collections/:id with the other fields (at least one).',
     tags: ['collections'],
-    input: updateCollectionBody.extend({ collectionId: uuid }),
+    input: updateCollectionBody.extend({ collectionId }).meta(plusCollection(updateCollectionBody)),
     backend: ({ collectionId, ...patch }, req) => ({
       method: 'PUT',
       path: `nft/collections/${collectionId}`,
@@ -172,7 +177,7 @@ export const FORWARDS: Forward[] = [
     tags: ['collections'],
     input: collectionListQuery,
     backend: (q, req) => ({ method: 'GET', path: 'nft/collections', query: asQuery(q), userId: req.auth.userId }),
-    response: collectionList.shape,
+    response: collectionList,
   }),
   forward({
     method: 'POST',
@@ -182,14 +187,14 @@ export const FORWARDS: Forward[] = [
     description:
       'Forwarded to POST /nft/collections/:id/deploy: deploys on NFT_CHAIN_ID from the record alone (name, symbol and URIs from its contractParams, maxSupply its editions, no royalty), each overridable. 409 when deployed or being deployed.',
     tags: ['collections'],
-    input: z.object({ collectionId: uuid }).extend(designDeployFields.shape),
+    input: z.object({ collectionId }).extend(designDeployFields.shape).meta(plusCollection(designDeployBody)),
     backend: ({ collectionId, ...body }, req) => ({
       method: 'POST',
       path: `nft/collections/${collectionId}/deploy`,
       body,
       userId: req.auth.userId,
     }),
-    response: designDeployResult.shape,
+    response: designDeployResult,
   }),
   forward({
     method: 'GET',
@@ -200,7 +205,7 @@ export const FORWARDS: Forward[] = [
     tags: ['collections'],
     input: byCollection,
     backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/overview` }),
-    response: collectionOverview.shape,
+    response: collectionOverview,
   }),
   forward({
     method: 'GET',
@@ -212,7 +217,7 @@ export const FORWARDS: Forward[] = [
     tags: ['minting'],
     input: byCollection.extend(tokenListQuery.shape),
     backend: ({ collectionId, ...q }) => ({ method: 'GET', path: `nft/collections/${collectionId}/tokens`, query: asQuery(q) }),
-    response: tokenList.shape,
+    response: tokenList,
   }),
   forward({
     method: 'GET',
@@ -224,7 +229,7 @@ export const FORWARDS: Forward[] = [
     tags: ['minting'],
     input: tokenDetailParams,
     backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/tokens/${q.tokenId}` }),
-    response: tokenDetail.shape,
+    response: tokenDetail,
   }),
   forward({
     method: 'GET',
@@ -235,7 +240,7 @@ export const FORWARDS: Forward[] = [
     tags: ['collections'],
     input: byCollection,
     backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/rarity` }),
-    response: rarity.shape,
+    response: rarity,
   }),
   forward({
     method: 'GET',
@@ -246,7 +251,7 @@ export const FORWARDS: Forward[] = [
     tags: ['collections'],
     input: byCollection.extend(activityQuery.shape),
     backend: ({ collectionId, ...q }) => ({ method: 'GET', path: `nft/collections/${collectionId}/activity`, query: asQuery(q) }),
-    response: activity.shape,
+    response: activity,
   }),
   forward({
     method: 'POST',
@@ -255,7 +260,7 @@ export const FORWARDS: Forward[] = [
     summary: 'Upload the cover image',
     description: "Forwarded to PUT /nft/collections/:id/cover: the image becomes the collection's cover_image_url (the ERC-7572 image).",
     tags: ['collections'],
-    input: byCollection.extend(coverBody.shape),
+    input: byCollection.extend(coverBody.shape).meta(plusCollection(coverBody)),
     check: (b) => assertUploadSize(decodedLength(b.base64Data)),
     backend: ({ collectionId, ...body }, req) => ({
       method: 'PUT',
@@ -275,7 +280,10 @@ export const FORWARDS: Forward[] = [
     description:
       'Forwarded to POST /nft/collections/:id/mint-and-generate with the Idempotency-Key header: the mint (token id from the receipt) and the generation started.',
     tags: ['minting'],
-    input: mintAndGenerateBody.omit({ chainId: true, tx_hash: true, merkle_proof: true }).extend({ collectionId: uuid }),
+    input: mintAndGenerateBody
+      .omit({ chainId: true, tx_hash: true, merkle_proof: true })
+      .extend({ collectionId })
+      .meta(plusCollection(mintAndGenerateBody)),
     backend: ({ collectionId, ...body }, req) => ({
       method: 'POST',
       path: `nft/collections/${collectionId}/mint-and-generate`,
@@ -283,7 +291,7 @@ export const FORWARDS: Forward[] = [
       userId: req.auth.userId,
       idempotent: true,
     }),
-    response: mintAndGenerateResult.shape,
+    response: mintAndGenerateResult,
     status: 201,
   }),
   forward({
@@ -295,7 +303,7 @@ export const FORWARDS: Forward[] = [
     tags: ['minting'],
     input: byCollection,
     backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/mints` }),
-    response: mintsList.shape,
+    response: mintsList,
   }),
   forward({
     method: 'POST',
@@ -304,7 +312,7 @@ export const FORWARDS: Forward[] = [
     summary: 'Request samples',
     description: 'Forwarded to POST /nft/collections/:id/samples (free allowance, or a stablecoin payment with tx_hash).',
     tags: ['samples'],
-    input: samplesBody.extend({ collectionId: uuid }),
+    input: samplesBody.extend({ collectionId }).meta(plusCollection(samplesBody)),
     backend: ({ collectionId, ...body }, req) => ({
       method: 'POST',
       path: `nft/collections/${collectionId}/samples`,
@@ -354,7 +362,7 @@ export const FORWARDS: Forward[] = [
     tags: ['ownership'],
     input: byCollection,
     backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/ownership` }),
-    response: { tokens: z.array(loose) },
+    response: { tokens: z.array(ownershipToken) },
     answer: (tokens) => ({ tokens }),
   }),
   forward({
@@ -364,9 +372,9 @@ export const FORWARDS: Forward[] = [
     summary: 'Transfers of a token',
     description: 'Forwarded to GET /nft/decks/:deckId/transfers.',
     tags: ['ownership'],
-    input: z.object({ deckId: uuid }),
+    input: z.object({ deckId: withExample(uuid, EXAMPLE_ID.deck) }),
     backend: (q) => ({ method: 'GET', path: `nft/decks/${q.deckId}/transfers` }),
-    response: { transfers: z.array(loose) },
+    response: { transfers: z.array(transferRecord) },
     answer: (transfers) => ({ transfers }),
   }),
   forward({
@@ -378,7 +386,7 @@ export const FORWARDS: Forward[] = [
     tags: ['ownership'],
     input: z.object({}),
     backend: () => ({ method: 'GET', path: 'nft/indexer/status' }),
-    response: { state: loose },
+    response: { state: indexerStateView },
     answer: (state) => ({ state }),
   }),
 
@@ -391,22 +399,25 @@ export const FORWARDS: Forward[] = [
     description:
       'Forwarded to POST /upload-base64 with create_flat_file true; images only. The answer path is what variable values store. Owner: userId, else the user_id sent.',
     tags: ['uploads'],
-    input: z.object({
-      base64Data: z.string().min(1, 'required'),
-      mimeType: z
-        .string()
-        .trim()
-        .toLowerCase()
-        .pipe(z.enum(IMAGE_TYPES, { message: `expected one of ${IMAGE_TYPES.join(', ')}` }))
-        .optional(),
-      filename: uploadFilename.optional(),
-      /** Owner of the file; default the user_id the caller sends. */
-      userId: uuid.optional(),
-      rel_type: relType.default('nft_ref_image'),
-    }),
+    input: z
+      .object({
+        base64Data: z.string().min(1, 'required'),
+        mimeType: z
+          .string()
+          .trim()
+          .toLowerCase()
+          .pipe(z.enum(IMAGE_TYPES, { message: `expected one of ${IMAGE_TYPES.join(', ')}` }))
+          .optional(),
+        filename: uploadFilename.optional(),
+        /** Owner of the file; default the user_id the caller sends. */
+        userId: uuid.optional(),
+        rel_type: relType.default('nft_ref_image'),
+      })
+      .meta({ example: { base64Data: EXAMPLE_PNG_BASE64, mimeType: 'image/png', filename: 'fox-reference.png' } }),
     check: (b, req) => {
       // A user uploads for themselves: naming another owner is the operator's (record.create_for_other).
-      if (b.userId) ownerFor(req.caller, b.userId);
+      if (b.userId && req.caller.kind === 'user' && b.userId !== req.caller.userId && !can(req.caller, 'record.create_for_other'))
+        throw forbidden('body.userId: only the operator (service key) uploads for another user');
       assertUploadSize(decodedLength(b.base64Data));
     },
     backend: ({ userId, ...rest }, req) => ({
@@ -415,15 +426,7 @@ export const FORWARDS: Forward[] = [
       body: { ...rest, create_flat_file: true },
       userId: userId ?? req.auth.userId,
     }),
-    response: {
-      url: z.string(),
-      path: z.string(),
-      public_url: z.string(),
-      size: z.number(),
-      mimeType: z.string(),
-      filename: z.string(),
-      flatFileId: z.number().optional(),
-    },
+    response: uploadResult,
   }),
 ];
 
@@ -431,6 +434,9 @@ export async function adminForwardRoutes(app: FastifyInstance, deps: AdminDeps) 
   const r = app.withTypeProvider<ZodTypeProvider>();
   for (const f of FORWARDS) {
     const status = f.status ?? 200;
+    const fields = f.response instanceof z.ZodObject ? f.response.shape : f.response;
+    const example = f.response instanceof z.ZodObject ? exampleOf(f.response, 'output') : undefined;
+    const answer = adminSuccess(fields);
     r.route({
       method: f.method,
       url: f.url,
@@ -440,7 +446,7 @@ export async function adminForwardRoutes(app: FastifyInstance, deps: AdminDeps) 
         description: f.description,
         tags: f.tags,
         ...(f.method === 'GET' ? { querystring: f.input } : { body: f.input }),
-        response: { [status]: adminSuccess(f.response) },
+        response: { [status]: example === undefined ? answer : answer.meta({ example: { success: true, ...(example as object) } }) },
       },
       handler: async (req, reply) => {
         const input = (f.method === 'GET' ? req.query : req.body) as Input;

@@ -15,12 +15,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
-import { job, streamQuery } from '../schemas/jobs.ts';
+import { job, jobIdParams as params, streamQuery } from '../schemas/jobs.ts';
 import type { AdminDeps } from './app.ts';
 import { backendError } from './backend-client.ts';
 import { actingAs } from './forwards.ts';
-
-const params = z.object({ jobId: z.string().trim().min(1).max(200) });
 
 export async function adminJobRoutes(app: FastifyInstance, deps: AdminDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -90,7 +88,10 @@ export async function adminJobRoutes(app: FastifyInstance, deps: AdminDeps) {
     async (req, reply) => {
       const header = req.headers['last-event-id'];
       const lastEventId = (Array.isArray(header) ? header[0] : header) ?? req.query.lastEventId;
+      const res = reply.raw;
+      // The client gone (or the answer over): the upstream request goes too, even while it is opening.
       const upstreamAbort = new AbortController();
+      res.on('close', () => upstreamAbort.abort());
       const upstream = await deps.backend.open('GET', `api/jobs/${encodeURIComponent(req.params.jobId)}/stream`, {
         ...actingAs(req),
         headers: { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
@@ -100,7 +101,6 @@ export async function adminJobRoutes(app: FastifyInstance, deps: AdminDeps) {
       if (!upstream.body) throw new AppError('upstream', 'the backend answered the job stream without a body');
 
       reply.hijack();
-      const res = reply.raw;
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-transform',
@@ -109,25 +109,23 @@ export async function adminJobRoutes(app: FastifyInstance, deps: AdminDeps) {
       });
       res.flushHeaders();
       const reader = upstream.body.getReader();
-      let closed = false;
       const close = () => {
-        if (closed) return;
-        closed = true;
         upstreamAbort.abort();
         reader.cancel().catch(() => undefined);
-        res.end();
+        if (!res.writableEnded) res.end();
       };
-      // 'close' on the response: it finished, or the client's connection is gone.
-      res.on('close', close);
+      if (upstreamAbort.signal.aborted) return close();
+      upstreamAbort.signal.addEventListener('abort', close, { once: true });
       try {
         for (;;) {
           const { done, value } = await reader.read();
-          if (done || closed) break;
+          if (done || upstreamAbort.signal.aborted) break;
+          // Each chunk as it comes: nothing here buffers or compresses.
           res.write(value);
         }
       } catch (err) {
         // The client left (abort) or the backend went away: either way this stream is over.
-        if (!closed) req.log.warn({ err: (err as Error).message }, 'job stream relay ended early');
+        if (!upstreamAbort.signal.aborted) req.log.warn({ err: (err as Error).message }, 'job stream relay ended early');
       } finally {
         close();
       }

@@ -4,18 +4,20 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { iso } from '../../domain/time.ts';
 import type { DeckService } from '../../services/decks.ts';
 import { presentCollectionDeck, presentDeck, presentDeckDetail, presentUserDeck } from '../present/decks.ts';
-import { collectionIdParams, idParams, ok } from '../schemas/common.ts';
+import { collectionIdParams, ok } from '../schemas/common.ts';
 import {
   collectionDecksResponse,
   createDeckBody,
   deckDetailResponse,
+  deckParams,
   deckResponse,
+  deckStatusResponse,
   patchDeckBody,
   publishResponse,
   socialQuery,
   userDecksResponse,
 } from '../schemas/decks.ts';
-import { deckStatsResponse, statusResponse } from '../schemas/outputs.ts';
+import { deckStatsResponse } from '../schemas/outputs.ts';
 import { needUser } from './preconditions.ts';
 
 export interface DeckRoutesOptions {
@@ -70,7 +72,7 @@ export const deckRoutes: FastifyPluginAsync<DeckRoutesOptions> = async (app, { d
         operationId: 'getDeck',
         summary: 'Get a deck',
         description: `The deck, its collection and its visible outputs oldest first with their position. ${WHO}`,
-        params: idParams,
+        params: deckParams,
         response: { 200: deckDetailResponse },
       },
     },
@@ -86,7 +88,7 @@ export const deckRoutes: FastifyPluginAsync<DeckRoutesOptions> = async (app, { d
         operationId: 'updateDeck',
         summary: 'Change a deck',
         description: `Name, description, cover output (a visible output of the deck) or status; a locked deck keeps its status (409). ${CHANGE}`,
-        params: idParams,
+        params: deckParams,
         body: patchDeckBody,
         response: { 200: deckResponse },
       },
@@ -103,8 +105,8 @@ export const deckRoutes: FastifyPluginAsync<DeckRoutesOptions> = async (app, { d
         operationId: 'archiveDeck',
         summary: 'Archive a deck',
         description: `Soft delete: the deck becomes archived (it may return to active through PATCH; a locked deck cannot be archived, 409). ${CHANGE}`,
-        params: idParams,
-        response: { 200: statusResponse },
+        params: deckParams,
+        response: { 200: deckStatusResponse },
       },
     },
     async (req) => {
@@ -122,7 +124,7 @@ export const deckRoutes: FastifyPluginAsync<DeckRoutesOptions> = async (app, { d
         operationId: 'publishDeck',
         summary: 'Publish a deck',
         description: `The deck becomes published; published_at is set once. A locked deck answers 409. ${CHANGE}`,
-        params: idParams,
+        params: deckParams,
         response: { 200: publishResponse },
       },
     },
@@ -141,8 +143,8 @@ export const deckRoutes: FastifyPluginAsync<DeckRoutesOptions> = async (app, { d
         operationId: 'lockDeck',
         summary: 'Lock a deck',
         description: `The deck becomes locked for good: no new outputs, no status change. Locking twice is a no-op. ${CHANGE}`,
-        params: idParams,
-        response: { 200: statusResponse },
+        params: deckParams,
+        response: { 200: deckStatusResponse },
       },
     },
     async (req) => {
@@ -160,7 +162,7 @@ export const deckRoutes: FastifyPluginAsync<DeckRoutesOptions> = async (app, { d
         operationId: 'deckStats',
         summary: "A deck's output counts",
         description: `The deck's outputs by status (hidden ones not counted). ${WHO}`,
-        params: idParams,
+        params: deckParams,
         response: { 200: deckStatsResponse },
       },
     },

@@ -9,7 +9,7 @@ import type { Address } from 'viem';
 import type { CollectionRow } from '../../db/collections.ts';
 import { requires } from '../plugins/availability.ts';
 import { collectionWithParams, presentCollection } from '../present/collections.ts';
-import { collectionIdParams, idParams, ok } from '../schemas/common.ts';
+import { collectionAsIdParams, collectionIdParams, ok } from '../schemas/common.ts';
 import { deployStatusBody, deployStatusResult, designDeployBody, designDeployResult } from '../schemas/deploy.ts';
 import { envelope } from '../schemas/envelope.ts';
 import type { NftRouteOptions } from './collections.ts';
@@ -71,7 +71,7 @@ export async function deployRoutes(app: FastifyInstance, { nft, metadataBaseUrl 
         description:
           "Owner or operator. Deploys on NFT_CHAIN_ID from the record alone: name, symbol and URIs from its contractParams, maxSupply its editions, no royalty; each overridable in the body (which may be empty). owner() is `owner`, else the creator's linked wallet, else the platform wallet; the platform wallet mints. A concurrent call is 409; a deployment a crashed call left behind is finished (answered here) or released first.",
         tags,
-        params: idParams,
+        params: collectionAsIdParams,
         body: designDeployBody,
         response: { 200: envelope(designDeployResult) },
       },

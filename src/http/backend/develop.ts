@@ -8,10 +8,16 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { DevelopService } from '../../services/develop.ts';
 import { NO_QUEUE } from '../../services/generation.ts';
 import { requires } from '../plugins/availability.ts';
-import { z } from 'zod';
-import { collectionIdParams, idParams, ok } from '../schemas/common.ts';
-import { envelope } from '../schemas/envelope.ts';
-import { developBody, developCollectionsQuery, developCollectionsResponse, developResponse, setGlobalBody } from '../schemas/outputs.ts';
+import { collectionIdParams, ok } from '../schemas/common.ts';
+import {
+  developBody,
+  developCollectionsQuery,
+  developCollectionsResponse,
+  developResponse,
+  globalCollectionResponse,
+  outputIdParams,
+  setGlobalBody,
+} from '../schemas/outputs.ts';
 import { needUser } from './preconditions.ts';
 
 export interface DevelopRoutesOptions {
@@ -50,19 +56,7 @@ export const developRoutes: FastifyPluginAsync<DevelopRoutesOptions> = async (ap
           'The operator (service key) only: `is_global` true (default) with `input_type` and `output_type` lists the collection in GET /outputs/develop/collections; false makes it ordinary again.',
         params: collectionIdParams,
         body: setGlobalBody,
-        response: {
-          200: envelope(
-            z.object({
-              id: z.string(),
-              title: z.string(),
-              description: z.string(),
-              is_global: z.boolean(),
-              input_type: z.string().nullable(),
-              output_type: z.string().nullable(),
-              cover_image_url: z.string().nullable(),
-            }),
-          ),
-        },
+        response: { 200: globalCollectionResponse },
       },
     },
     async (req) =>
@@ -87,7 +81,7 @@ export const developRoutes: FastifyPluginAsync<DevelopRoutesOptions> = async (ap
           summary: 'Develop an output',
           description:
             "A new pending output made from a completed one with a global collection (its URL as ref_image_1); it joins the source's deck. For those who may change the source output.",
-          params: idParams,
+          params: outputIdParams,
           body: developBody,
           response: { 202: developResponse },
         },

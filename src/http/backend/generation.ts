@@ -12,7 +12,7 @@ import { OUTPUT_SOURCES } from '../../domain/content-statuses.ts';
 import { NO_QUEUE, type GenerationService } from '../../services/generation.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { requires } from '../plugins/availability.ts';
-import { idParams, ok } from '../schemas/common.ts';
+import { collectionAsIdParams, ok } from '../schemas/common.ts';
 import {
   generateBody,
   generateResponse,
@@ -61,7 +61,15 @@ export const generationRoutes: FastifyPluginAsync<GenerationRoutesOptions> = asy
       path,
       {
         preValidation: needCaller,
-        schema: { tags, operationId, summary, description, params: idParams, body: generateBody, response: { 202: generateResponse } },
+        schema: {
+          tags,
+          operationId,
+          summary,
+          description,
+          params: collectionAsIdParams,
+          body: generateBody,
+          response: { 202: generateResponse },
+        },
       },
       async (req, reply) => reply.code(202).send(await generate(req, req.params, req.body)),
     );
@@ -93,7 +101,7 @@ export const generationRoutes: FastifyPluginAsync<GenerationRoutesOptions> = asy
         operationId: 'createGeneration',
         summary: 'Start a generation',
         description: `${description} Optionally into a given deck (which the caller may add to), for a custodial identity, or with \`mint_state\` (service key only) for a minted token's deck.`,
-        params: idParams,
+        params: collectionAsIdParams,
         body: generationsBody,
         response: { 202: generationsResponse },
       },

@@ -11,8 +11,9 @@ import type { IdentityService } from '../../services/identity.ts';
 import { AuthFailure, claimsOf, createAuthenticator, profileClaimsOf } from '../plugins/auth.ts';
 import { publicRouteLimiter } from '../plugins/public-limit.ts';
 import { presentApiKey, presentProfile } from '../present/identity.ts';
-import { idParams, ok } from '../schemas/common.ts';
+import { ok } from '../schemas/common.ts';
 import {
+  apiKeyParams,
   createdKeyResponse,
   createKeyBody,
   keyListResponse,
@@ -203,7 +204,7 @@ export const identityRoutes: FastifyPluginAsync<IdentityRoutesOptions> = async (
         operationId: 'revokeApiKey',
         summary: 'Revoke an API key',
         description: "Revokes one of the caller's keys; an unknown, revoked or another user's key is 404.",
-        params: idParams,
+        params: apiKeyParams,
         response: { 200: revokedKeyResponse },
       },
     },

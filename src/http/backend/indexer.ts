@@ -20,9 +20,10 @@ import { createIndexerReads, type IndexerReads } from '../../services/indexer-re
 import { requires } from '../plugins/availability.ts';
 import * as present from '../present/indexer.ts';
 import { attachRealtime } from '../realtime.ts';
-import { collectionIdParams, uuid } from '../schemas/common.ts';
+import { collectionIdParams } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
 import * as s from '../schemas/indexer.ts';
+import { deckIdParams } from '../schemas/minting.ts';
 
 export type { IndexerHost } from '../../indexer/host.ts';
 
@@ -81,7 +82,7 @@ async function ownershipRoutes(app: FastifyInstance, { reads }: { reads: Indexer
           'Every indexed Transfer of the deck’s token, newest first (block number, then log index, descending); a mint is a transfer from the zero address. 404 for an unknown deck.',
         operationId: 'getDeckTransfers',
         tags,
-        params: z.object({ deckId: uuid }),
+        params: deckIdParams,
         response: { 200: envelope(z.array(s.transferRecord)) },
       },
     },

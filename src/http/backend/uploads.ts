@@ -10,7 +10,7 @@ import type { UploadService } from '../../services/uploads.ts';
 import { FILES_ROUTE } from '../../storage/index.ts';
 import { requires } from '../plugins/availability.ts';
 import { ok } from '../schemas/common.ts';
-import { uploadBody, uploadResponse } from '../schemas/uploads.ts';
+import { fileParams, uploadBody, uploadResponse } from '../schemas/uploads.ts';
 
 export interface UploadRoutesOptions {
   /** Absent without storage. */
@@ -61,6 +61,7 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
         summary: 'A stored file',
         description:
           'The file at a storage key, with its content type, nosniff, a sandboxing CSP and an immutable cache lifetime (keys are never rewritten with other content). Public.',
+        params: fileParams,
         response: {
           200: {
             description: 'the file',
@@ -70,7 +71,7 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
       },
     },
     async (req, reply) => {
-      const object = await uploads().read((req.params as { '*': string })['*']);
+      const object = await uploads().read(req.params['*']);
       return reply
         .header('content-type', object.contentType)
         .header('x-content-type-options', 'nosniff')

@@ -12,15 +12,24 @@ import type { VideoWebhookService } from '../../services/video-webhook.ts';
 import { inputProblem } from '../plugins/input.ts';
 import { ok } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
+import { EXAMPLE_ID, withExample } from '../schemas/examples.ts';
 
 export interface VideoWebhookRoutesOptions {
   video: VideoWebhookService;
 }
 
-const eventBody = z.looseObject({
-  type: z.string().max(100),
-  data: z.looseObject({ id: z.string().max(255).optional(), passthrough: z.string().max(255).optional() }).optional(),
-});
+const ASSET = 'Kq01xWhJg6p8b3dO4s9VtR02mYc5FzL7nA';
+const PLAYBACK = 'vF8yq3LrX1o5zW02hTc9sJk6bN4mPd7aE';
+const eventBody = withExample(
+  z.looseObject({
+    type: z.string().max(100),
+    data: z.looseObject({ id: z.string().max(255).optional(), passthrough: z.string().max(255).optional() }).optional(),
+  }),
+  {
+    type: 'video.asset.ready',
+    data: { id: ASSET, passthrough: EXAMPLE_ID.output, status: 'ready', playback_ids: [{ id: PLAYBACK, policy: 'public' }] },
+  },
+);
 
 export const videoWebhookRoutes: FastifyPluginAsync<VideoWebhookRoutesOptions> = async (app, { video }) => {
   const raw = new WeakMap<FastifyRequest, string>();
@@ -51,14 +60,17 @@ export const videoWebhookRoutes: FastifyPluginAsync<VideoWebhookRoutesOptions> =
         body: eventBody,
         response: {
           200: envelope(
-            z.object({
-              applied: z.boolean(),
-              event: z.string().optional(),
-              ignored: z.string().optional(),
-              flat_file_id: z.number().int().optional(),
-              stream_asset_id: z.string().nullable().optional(),
-              stream_playback_id: z.string().nullable().optional(),
-            }),
+            withExample(
+              z.object({
+                applied: z.boolean(),
+                event: z.string().optional(),
+                ignored: z.string().optional(),
+                flat_file_id: z.number().int().optional(),
+                stream_asset_id: z.string().nullable().optional(),
+                stream_playback_id: z.string().nullable().optional(),
+              }),
+              { applied: true, event: 'video.asset.ready', flat_file_id: 18, stream_asset_id: ASSET, stream_playback_id: PLAYBACK },
+            ),
           ),
         },
       },

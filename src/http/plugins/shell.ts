@@ -3,15 +3,13 @@
  * health routes, log redaction.
  */
 import rateLimit from '@fastify/rate-limit';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { Redis } from 'ioredis';
 import type { Config } from '../../config.ts';
 import { logOptions } from '../../logging/log-lines.ts';
-import { API_TAGS } from './api-tags.ts';
 import { installInputGuards } from './input.ts';
+import { installOpenApi } from './openapi.ts';
 import { runReadiness, type ReadinessChecks } from '../readiness.ts';
 import { installMetrics, type MetricSources } from '../metrics.ts';
 
@@ -52,29 +50,8 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
     ...(redis ? { redis, nameSpace: 'atelier-rl:' } : {}),
   });
 
-  app.addHook('onRoute', (route) => {
-    // Documentation and health are public.
-    if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), public: true };
-    // Public routes need no credentials: the OpenAPI document says so (no lock in /docs).
-    if ((route.config as { public?: boolean } | undefined)?.public) route.schema = { ...(route.schema ?? {}), security: [] };
-  });
-  await app.register(swagger, {
-    openapi: {
-      info: { title: opts.title, description: opts.description, version: '0.1.0' },
-      tags: [...API_TAGS],
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          bearer: { type: 'http', scheme: 'bearer' },
-        },
-      },
-      security: [{ apiKey: [] }, { bearer: [] }],
-    },
-    transform: jsonSchemaTransform,
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
-
-  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  // /openapi.json and /docs, examples and locks included (openapi.ts).
+  await installOpenApi(app, { title: opts.title, description: opts.description });
   installMetrics(app, { process: 'app', ...opts.metrics, token: opts.config.METRICS_TOKEN });
   app.get('/healthz', { config: { public: true }, schema: { hide: true } }, async () => ({ status: 'ok' }));
   // Each dependency named with its state; 503 while any is down (src/http/readiness.ts).

@@ -1,11 +1,92 @@
 /** Collection request and response schemas (nft-service.md §2.1, §2.4, §4.1, §4.2, §4.3), shared by the backend and the admin proxy. */
 import { z } from 'zod';
-import { generationDataInput } from '../../domain/generation-data.ts';
+import { deriveContractParams } from '../../domain/contract-params.ts';
+import { generationDataInput, normalizeGenerationData, type GenerationData, type Variable } from '../../domain/generation-data.ts';
 import { blockchain, socialOrg, socialPair, uuid } from './common.ts';
+import { EXAMPLE_CHAIN, EXAMPLE_ID, EXAMPLE_TIME, EXAMPLE_URL, withExample } from './examples.ts';
 
 const title = z.string().trim().min(1, 'title must not be empty').max(200);
 const editions = z.number().int().min(1).max(1_000_000);
 const price = z.number().nonnegative().finite();
+
+/**
+ * Generation data v2 as a creator writes it (docs/collections.md "Generation data"): one image step
+ * whose intent names the variables, three trait variables with weighted options, and one a minter
+ * may set (a reference image, blank by default).
+ */
+export const GENERATION_DATA_EXAMPLE = {
+  version: 'v2' as const,
+  steps: [
+    {
+      id: 1,
+      nodeName: 'image',
+      nodePayload: {
+        intent: 'portrait of a $fur fox wearing $accessory, $background behind it, soft rim light, film grain',
+        user_image: null,
+        optional_ref_image: '$ref_image_1',
+        seed: null,
+      },
+    },
+  ],
+  generations: { hashes: [], generations: 0, use_custom_hashes: false },
+  variables: [
+    {
+      name: 'fur',
+      type: 'pick' as const,
+      value_type: 'strings' as const,
+      is_feature: true,
+      feature_name: 'Fur',
+      is_selectable: true,
+      is_user_customizable: false,
+      required: false,
+      value: [
+        { value: 'russet', display_name: 'Russet', weight: 60 },
+        { value: 'arctic white', display_name: 'Arctic white', weight: 30 },
+        { value: 'silver', display_name: 'Silver', weight: 10 },
+      ],
+    },
+    {
+      name: 'accessory',
+      type: 'pick' as const,
+      value_type: 'strings' as const,
+      is_feature: true,
+      feature_name: 'Accessory',
+      is_selectable: true,
+      is_user_customizable: false,
+      required: false,
+      value: [
+        { value: 'a knitted scarf', display_name: 'Scarf', weight: 50 },
+        { value: 'round brass glasses', display_name: 'Glasses', weight: 35 },
+        { value: 'a crown of ferns', display_name: 'Fern crown', weight: 15 },
+      ],
+    },
+    {
+      name: 'background',
+      type: 'pick' as const,
+      value_type: 'strings' as const,
+      is_feature: true,
+      feature_name: 'Background',
+      is_selectable: false,
+      is_user_customizable: false,
+      required: false,
+      value: [
+        { value: 'a green aurora over snow', display_name: 'Aurora', weight: 70 },
+        { value: 'a birch forest at dusk', display_name: 'Birch forest', weight: 30 },
+      ],
+    },
+    {
+      name: 'ref_image_1',
+      type: 'pick' as const,
+      value_type: 'strings' as const,
+      is_feature: false,
+      feature_name: 'Reference image',
+      is_selectable: false,
+      is_user_customizable: true,
+      required: false,
+      value: [{ value: 'blank://placeholder', display_name: 'none', weight: 1 }],
+    },
+  ],
+};
 
 export const createCollectionBody = z
   .object({
@@ -21,7 +102,17 @@ export const createCollectionBody = z
     /** The creator a service-key call makes it for (else the user_id header, else the platform); a user may name only themselves. */
     owner_user_id: uuid.optional(),
   })
-  .refine(...socialPair);
+  .refine(...socialPair)
+  .meta({
+    example: {
+      title: 'Night Foxes',
+      description: 'Fifty foxes under the northern lights, each with its own fur, accessory and sky.',
+      editions: 50,
+      price: 0,
+      blockchain: 'ARBITRUM',
+      data: GENERATION_DATA_EXAMPLE,
+    },
+  });
 
 const hexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
 // Years 1970–9999: a year below 100 would come back shifted by the date parsing of the drivers.
@@ -68,14 +159,25 @@ export const mintPolicyFields = {
   mint_end: instant.nullable().optional(),
 };
 
-export const updateCollectionBody = z.object({
-  title: title.optional(),
-  description: z.string().max(10_000).optional(),
-  editions: editions.optional(),
-  price: price.optional(),
-  data: generationDataInput.optional(),
-  ...mintPolicyFields,
-});
+export const updateCollectionBody = withExample(
+  z.object({
+    title: title.optional(),
+    description: z.string().max(10_000).optional(),
+    editions: editions.optional(),
+    price: price.optional(),
+    data: generationDataInput.optional(),
+    ...mintPolicyFields,
+  }),
+  {
+    description: 'Fifty foxes under the northern lights. Public mint: 5 USDC, two per wallet, for one week.',
+    mint_access: 'public',
+    mint_price: '5000000',
+    payout_address: EXAMPLE_CHAIN.creatorWallet,
+    max_per_wallet: 2,
+    mint_start: '2025-06-10T16:00:00Z',
+    mint_end: '2025-06-17T16:00:00Z',
+  },
+);
 
 export const generateCollectionBody = z
   .object({
@@ -88,22 +190,30 @@ export const generateCollectionBody = z
     /** The creator a service-key call makes it for (else the user_id header, else the platform); a user may name only themselves. */
     owner_user_id: uuid.optional(),
   })
-  .refine(...socialPair);
+  .refine(...socialPair)
+  .meta({ example: { concept: 'foxes under the northern lights', save: false, blockchain: 'ARBITRUM' } });
 
-export const setupCollectionBody = z.object({
-  prompt: z.string().trim().min(3, 'prompt must be at least 3 characters').max(2000),
-  style_preferences: z.string().trim().max(500).optional(),
-});
+export const setupCollectionBody = withExample(
+  z.object({
+    prompt: z.string().trim().min(3, 'prompt must be at least 3 characters').max(2000),
+    style_preferences: z.string().trim().max(500).optional(),
+  }),
+  { prompt: 'foxes under the northern lights', style_preferences: 'watercolour' },
+);
 
 const nullableString = z.string().nullable();
 
 /** Generation data v2 as stored: version, steps, generations, variables (docs/collections.md "Generation data"). */
+/** The example as stored: normalized (placeholders for social_pfp and ref_image_1..5 added). */
+const STORED_DATA_EXAMPLE = normalizeGenerationData(GENERATION_DATA_EXAMPLE) as GenerationData & Record<string, unknown>;
+
 export const generationData = z
   .looseObject({ version: z.string() })
-  .describe('generation data v2: {version: "v2", steps, generations, variables}, normalized (docs/collections.md)');
+  .describe('generation data v2: {version: "v2", steps, generations, variables}, normalized (docs/collections.md)')
+  .meta({ example: STORED_DATA_EXAMPLE });
 
 /** A collection record as both apps present it (http/present/collections.ts). */
-export const collectionView = z.object({
+const collectionRecord = z.object({
   id: z.string(),
   title: z.string(),
   description: z.string(),
@@ -144,24 +254,100 @@ export const collectionView = z.object({
   updated_at: z.string(),
 });
 
+/** The create example as stored: a draft, owned by the user who created it. */
+export const COLLECTION_EXAMPLE: z.output<typeof collectionRecord> = {
+  id: EXAMPLE_ID.collection,
+  title: 'Night Foxes',
+  description: 'Fifty foxes under the northern lights, each with its own fur, accessory and sky.',
+  editions: 50,
+  price: 0,
+  blockchain: 'ARBITRUM',
+  data: STORED_DATA_EXAMPLE,
+  project_id: null,
+  user_id: EXAMPLE_ID.user,
+  social_org: null,
+  social_identifier: null,
+  is_custodial: false,
+  custodied_for: null,
+  status: 'draft',
+  cover_image_url: null,
+  contract_address: null,
+  chain_id: null,
+  deploy_tx_hash: null,
+  base_token_uri: null,
+  mint_status: 'draft',
+  deployed: false,
+  max_supply: null,
+  tokens_minted: 0,
+  royalty_bps: null,
+  royalty_receiver: null,
+  mint_policy: {
+    access: 'owner',
+    price: '0',
+    mint_price: null,
+    payout_address: null,
+    max_per_wallet: null,
+    allowlist: null,
+    merkle_root: null,
+    start: null,
+    end: null,
+  },
+  created_at: EXAMPLE_TIME.created,
+  updated_at: EXAMPLE_TIME.created,
+};
+
+/** The same collection once deployed on the dev chain, two tokens minted, with a cover. */
+export const DEPLOYED_COLLECTION_EXAMPLE: z.output<typeof collectionRecord> = {
+  ...COLLECTION_EXAMPLE,
+  status: 'deployed',
+  cover_image_url: EXAMPLE_URL.cover,
+  contract_address: EXAMPLE_CHAIN.collection,
+  chain_id: EXAMPLE_CHAIN.chainId,
+  deploy_tx_hash: EXAMPLE_CHAIN.deployTx,
+  base_token_uri: EXAMPLE_URL.baseURI,
+  mint_status: 'deployed',
+  deployed: true,
+  max_supply: 50,
+  tokens_minted: 2,
+  royalty_bps: 500,
+  royalty_receiver: EXAMPLE_CHAIN.creatorWallet,
+  updated_at: EXAMPLE_TIME.deployed,
+};
+
+/** A collection record (its example: the draft COLLECTION_EXAMPLE). */
+export const collectionView = collectionRecord.meta({ example: COLLECTION_EXAMPLE });
+
 /** Derived deploy form values (§2.4). */
-export const contractParams = z.object({
-  name: z.string(),
-  symbol: z.string(),
-  baseURI: z.string(),
-  contractURI: z.string(),
-  maxSupply: z.number(),
-});
+export const contractParams = withExample(
+  z.object({
+    name: z.string(),
+    symbol: z.string(),
+    baseURI: z.string(),
+    contractURI: z.string(),
+    maxSupply: z.number(),
+  }),
+  deriveContractParams(COLLECTION_EXAMPLE, EXAMPLE_URL.base),
+);
 
 export const collectionWithParams = { collection: collectionView, contractParams };
 
 /** A definition generated from a concept (§4.1.1). */
-export const generatedCollection = z.object({
-  title: z.string(),
-  description: z.string(),
-  prompt: z.string(),
-  variables: z.array(z.looseObject({ name: z.string() })),
-  data: generationData,
-});
+export const generatedCollection = withExample(
+  z.object({
+    title: z.string(),
+    description: z.string(),
+    prompt: z.string(),
+    variables: z.array(z.looseObject({ name: z.string() })),
+    data: generationData,
+  }),
+  {
+    title: 'Foxes Under the Northern Lights',
+    description:
+      'A generative collection of foxes under the northern lights. Each token draws its fur, accessory and background from weighted options, so rarer combinations make rarer pieces.',
+    prompt: GENERATION_DATA_EXAMPLE.steps[0]!.nodePayload.intent,
+    variables: STORED_DATA_EXAMPLE.variables.filter((v) => v.is_feature) as Array<Variable & Record<string, unknown>>,
+    data: STORED_DATA_EXAMPLE,
+  },
+);
 
 export const generateCollectionResult = { generated: generatedCollection, collection_id: z.string().optional() };

@@ -1,5 +1,6 @@
 /** Zod pieces shared by route schemas. Messages name what is expected. */
 import { z } from 'zod';
+import { EXAMPLE_ID, withExample } from './examples.ts';
 
 export const uuid = z.uuid({ message: 'expected a UUID' });
 /** Any 8-4-4-4-12 hex id (looser than `uuid`, which also checks the version and variant). */
@@ -26,8 +27,13 @@ export const queryInt = (min: number, max: number) =>
 
 export const queryBool = z.enum(['true', 'false'], { message: 'expected true or false' }).transform((v) => v === 'true');
 
-export const collectionIdParams = z.object({ collectionId: uuid });
+export const collectionIdParams = z.object({ collectionId: withExample(uuid, EXAMPLE_ID.collection) });
+/** `{id}` of one kind of record, documented with that record's example id. */
+export const idParamsOf = (example: string) => z.object({ id: withExample(uuid, example) });
+/** `{id}` without an example: a route using it is reported by test/openapi-docs.test.ts (use idParamsOf). */
 export const idParams = z.object({ id: uuid });
+/** `{id}` naming a collection. */
+export const collectionAsIdParams = idParamsOf(EXAMPLE_ID.collection);
 
 /** The backend's success envelope. */
 export const ok = <T>(data: T) => ({ data, error: null });

@@ -1,7 +1,9 @@
 /** Deployment request and response schemas (nft-service.md §3, §4.1.5, §4.3; docs/chain-operations.md). */
 import { z } from 'zod';
-import { collectionView, contractParams } from './collections.ts';
+import { collectionView, contractParams, COLLECTION_EXAMPLE, DEPLOYED_COLLECTION_EXAMPLE } from './collections.ts';
+import { deriveContractParams } from '../../domain/contract-params.ts';
 import { address, txHash } from './common.ts';
+import { EXAMPLE_CHAIN, EXAMPLE_URL, withExample } from './examples.ts';
 
 /**
  * deploy-status: the platform's write of a record's deployment state. `deployed` (default) writes
@@ -35,18 +37,34 @@ export const deployStatusBody = z
     for (const field of required) {
       if (b[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `required when status is ${b.status}` });
     }
+  })
+  .meta({
+    example: {
+      status: 'deployed',
+      contract_address: EXAMPLE_CHAIN.collection,
+      chain_id: EXAMPLE_CHAIN.chainId,
+      deploy_tx_hash: EXAMPLE_CHAIN.deployTx,
+      base_token_uri: EXAMPLE_URL.baseURI,
+      max_supply: 50,
+    },
   });
 
-export const deployStatusResult = z.object({
-  collection: collectionView,
-  contractParams,
-  claimed_at: z.string().optional().describe('the claim (status deploying): its time names the deployment transaction'),
-  owner_wallet: z
-    .string()
-    .nullable()
-    .optional()
-    .describe("the claim (status deploying): the creator's linked wallet, the default owner() of the contract (null: none)"),
-});
+export const deployStatusResult = withExample(
+  z.object({
+    collection: collectionView,
+    contractParams,
+    claimed_at: z.string().optional().describe('the claim (status deploying): its time names the deployment transaction'),
+    owner_wallet: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("the claim (status deploying): the creator's linked wallet, the default owner() of the contract (null: none)"),
+  }),
+  {
+    collection: { ...DEPLOYED_COLLECTION_EXAMPLE, tokens_minted: 0, cover_image_url: null, royalty_bps: null, royalty_receiver: null },
+    contractParams: deriveContractParams(COLLECTION_EXAMPLE, EXAMPLE_URL.base),
+  },
+);
 
 /** Deploy by collection id: every field optional, defaults from the record (its contractParams). */
 export const designDeployFields = z.object({
@@ -65,13 +83,25 @@ export const designDeployFields = z.object({
   symbol: z.string().trim().min(1).max(32).optional().describe('default: contractParams.symbol (from the title)'),
 });
 
-/** The body may be left out entirely (Fastify gives null then). */
-export const designDeployBody = designDeployFields.nullish().transform((b) => b ?? {});
+/** Five percent royalty to the creator's wallet; name, symbol, supply and owner from the record. */
+const DEPLOY_EXAMPLE = { royalty_bps: 500, royalty_receiver: EXAMPLE_CHAIN.creatorWallet };
 
-export const designDeployResult = z.object({
-  contract_address: z.string().nullable(),
-  tx_hash: z.string().nullable(),
-  base_token_uri: z.string().nullable(),
-  chain_id: z.number().nullable(),
-  collection: collectionView,
-});
+/** The body may be left out entirely (Fastify gives null then). */
+export const designDeployBody = withExample(designDeployFields.nullish(), DEPLOY_EXAMPLE).transform((b) => b ?? {});
+
+export const designDeployResult = withExample(
+  z.object({
+    contract_address: z.string().nullable(),
+    tx_hash: z.string().nullable(),
+    base_token_uri: z.string().nullable(),
+    chain_id: z.number().nullable(),
+    collection: collectionView,
+  }),
+  {
+    contract_address: EXAMPLE_CHAIN.collection,
+    tx_hash: EXAMPLE_CHAIN.deployTx,
+    base_token_uri: EXAMPLE_URL.baseURI,
+    chain_id: EXAMPLE_CHAIN.chainId,
+    collection: { ...DEPLOYED_COLLECTION_EXAMPLE, tokens_minted: 0, cover_image_url: null },
+  },
+);

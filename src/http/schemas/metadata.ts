@@ -1,6 +1,7 @@
 /** Public metadata documents (nft-service.md §2.11; docs/minting.md "Metadata documents"). */
 import { z } from 'zod';
 import { uuid } from './common.ts';
+import { EXAMPLE_ID, EXAMPLE_URL, withExample } from './examples.ts';
 
 const MAX_TOKEN_ID = 2 ** 40; // the contract's limit
 const tokenIdParam = z
@@ -9,22 +10,44 @@ const tokenIdParam = z
   .transform(Number)
   .pipe(z.number().int().min(0).max(MAX_TOKEN_ID, 'token id out of range'));
 
-export const tokenParams = z.object({ collectionId: uuid, tokenId: tokenIdParam });
-export const collectionParams = z.object({ collectionId: uuid });
+const collectionId = withExample(uuid, EXAMPLE_ID.collection);
+export const tokenParams = z.object({ collectionId, tokenId: withExample(tokenIdParam, '1') });
+export const collectionParams = z.object({ collectionId });
 
 /** ERC-721 token metadata. */
-export const tokenDocument = z.object({
-  name: z.string(),
-  description: z.string(),
-  image: z.string().describe('the artwork once completed; before that the collection cover or ""'),
-  external_url: z.string(),
-  attributes: z.array(z.object({ trait_type: z.string(), value: z.string() })),
-});
+export const tokenDocument = withExample(
+  z.object({
+    name: z.string(),
+    description: z.string(),
+    image: z.string().describe('the artwork once completed; before that the collection cover or ""'),
+    external_url: z.string(),
+    attributes: z.array(z.object({ trait_type: z.string(), value: z.string() })),
+  }),
+  {
+    name: 'Night Foxes #1',
+    description: 'Fifty foxes under the northern lights, each with its own fur, accessory and sky.',
+    image: EXAMPLE_URL.image,
+    external_url: EXAMPLE_URL.token,
+    attributes: [
+      { trait_type: 'Fur', value: 'Russet' },
+      { trait_type: 'Accessory', value: 'Scarf' },
+      { trait_type: 'Background', value: 'Aurora' },
+    ],
+  },
+);
 
 /** ERC-7572 contract-level metadata. */
-export const collectionDocument = z.object({
-  name: z.string(),
-  description: z.string(),
-  image: z.string(),
-  external_link: z.string(),
-});
+export const collectionDocument = withExample(
+  z.object({
+    name: z.string(),
+    description: z.string(),
+    image: z.string(),
+    external_link: z.string(),
+  }),
+  {
+    name: 'Night Foxes',
+    description: 'Fifty foxes under the northern lights, each with its own fur, accessory and sky.',
+    image: EXAMPLE_URL.cover,
+    external_link: EXAMPLE_URL.contractURI,
+  },
+);

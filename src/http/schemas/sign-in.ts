@@ -3,43 +3,77 @@
  * "Signing in"): the shapes shared by the backend routes and the admin proxy's forwards.
  */
 import { z } from 'zod';
+import { EXAMPLE_CHAIN, EXAMPLE_ID, withExample } from './examples.ts';
 import { walletVerifyBody } from './identity.ts';
 
-export const siweNonceBody = z.object({
-  address: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address')
-    .describe('the wallet that will sign in; the answer carries the exact EIP-4361 message it signs'),
-  chain_id: z.number().int().positive().optional().describe('chain of the message; default NFT_CHAIN_ID'),
-});
+// Examples: the creator's wallet signs in on the dev chain of `npm start`.
+const NONCE = '5d1b7e0c93a24f68b1c0e7d2a9f4c3b6';
+const EXPIRES = '2025-06-02T09:35:00.000Z';
+const SIGN_IN_MESSAGE = [
+  'localhost:3000 wants you to sign in with your Ethereum account:',
+  EXAMPLE_CHAIN.creatorWallet,
+  '',
+  'Sign in to Atelier with this wallet.',
+  '',
+  'URI: http://localhost:3000',
+  'Version: 1',
+  `Chain ID: ${EXAMPLE_CHAIN.chainId}`,
+  `Nonce: ${NONCE}`,
+  'Issued At: 2025-06-02T09:25:00.000Z',
+  `Expiration Time: ${EXPIRES}`,
+].join('\n');
+
+export const siweNonceBody = withExample(
+  z.object({
+    address: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address')
+      .describe('the wallet that will sign in; the answer carries the exact EIP-4361 message it signs'),
+    chain_id: z.number().int().positive().optional().describe('chain of the message; default NFT_CHAIN_ID'),
+  }),
+  { address: EXAMPLE_CHAIN.creatorWallet, chain_id: EXAMPLE_CHAIN.chainId },
+);
+
+// Field by field: the admin proxy spreads these fields beside `success: true`.
+const text = (example: string) => withExample(z.string(), example);
+const chainId = withExample(z.number().int(), EXAMPLE_CHAIN.chainId);
 
 export const siweNonce = z.object({
-  nonce: z.string(),
-  expires_at: z.string().describe('the nonce (and the message) can be used until then'),
-  domain: z.string().describe('the domain the message names'),
-  uri: z.string(),
-  chain_id: z.number().int(),
-  statement: z.string(),
-  message: z.string().describe('the EIP-4361 message to sign (personal_sign), exactly as given'),
+  nonce: text(NONCE),
+  expires_at: text(EXPIRES).describe('the nonce (and the message) can be used until then'),
+  domain: text('localhost:3000').describe('the domain the message names'),
+  uri: text('http://localhost:3000'),
+  chain_id: chainId,
+  statement: text('Sign in to Atelier with this wallet.'),
+  message: text(SIGN_IN_MESSAGE).describe('the EIP-4361 message to sign (personal_sign), exactly as given'),
 });
 
 /** The signed message, as for a wallet link. */
-export const siweLoginBody = walletVerifyBody;
+export const siweLoginBody = withExample(walletVerifyBody, {
+  message: SIGN_IN_MESSAGE,
+  signature:
+    '0x4f7a2c9e1b3d5f8a0c2e4b6d8f1a3c5e7b9d0f2a4c6e8b1d3f5a7c9e0b2d4f6a8c1e3b5d7f9a0c2e4b6d8f1a3c5e7b9d0f2a4c6e8b1d3f5a7c9e0b2d4f6a81c',
+});
 
 export const siweSession = z.object({
-  token: z.string().describe('the session token (ats_…): send it as Authorization: Bearer; shown once'),
-  expires_at: z.string().describe('at most JWT_MAX_AGE_SECONDS after the sign-in'),
-  user_id: z.string().describe('the user the wallet signs in as (created at its first sign-in)'),
-  address: z.string().describe('the wallet, checksummed'),
-  chain_id: z.number().int(),
+  token: text('ats_Qm7c2Vx9LpR4tW8zK1nB5yH3dF6gJ0sA2eU4iO7pX9c').describe(
+    'the session token (ats_…): send it as Authorization: Bearer; shown once',
+  ),
+  expires_at: text('2025-06-02T10:25:07.000Z').describe('at most JWT_MAX_AGE_SECONDS after the sign-in'),
+  user_id: text(EXAMPLE_ID.user).describe('the user the wallet signs in as (created at its first sign-in)'),
+  address: text(EXAMPLE_CHAIN.creatorWallet).describe('the wallet, checksummed'),
+  chain_id: chainId,
 });
 
 export const signedOut = z.object({ signed_out: z.literal(true) });
 
 /** Who the admin proxy sees (GET /api/nft/session). */
-export const consoleCaller = z.object({
-  kind: z.enum(['operator', 'user']),
-  user_id: z.string().nullable().describe('the signed-in user; for the operator, the user_id header it sent, else null'),
-  display_name: z.string().nullable(),
-  wallets: z.array(z.string()).describe("the user's wallets proven by Sign-In with Ethereum, checksummed"),
-});
+export const consoleCaller = withExample(
+  z.object({
+    kind: z.enum(['operator', 'user']),
+    user_id: z.string().nullable().describe('the signed-in user; for the operator, the user_id header it sent, else null'),
+    display_name: z.string().nullable(),
+    wallets: z.array(z.string()).describe("the user's wallets proven by Sign-In with Ethereum, checksummed"),
+  }),
+  { kind: 'user', user_id: EXAMPLE_ID.user, display_name: 'Mira Lind', wallets: [EXAMPLE_CHAIN.creatorWallet] },
+);
