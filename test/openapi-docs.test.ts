@@ -95,6 +95,11 @@ const NOT_2XX: Record<string, { status: number; error: RegExp; why: string }> = 
     error: /^authorization: the service key is not a session/,
     why: 'as for signOut',
   },
+  adminRetryJob: {
+    status: 409,
+    error: /is pending and still moving: it can be retried when it fails/,
+    why: "the backend's retryJob example ran first on the same failed job, which is pending again (a retry of a moving job is refused)",
+  },
   videoWebhook: {
     status: 503,
     error: /VIDEO_WEBHOOK_SECRET/,

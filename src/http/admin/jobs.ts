@@ -15,7 +15,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
-import { job, jobIdParams as params, streamQuery } from '../schemas/jobs.ts';
+import { adminRetryFields, job, jobIdParams as params, streamQuery } from '../schemas/jobs.ts';
 import type { AdminDeps } from './app.ts';
 import { backendError } from './backend-client.ts';
 import { actingAs } from './forwards.ts';
@@ -53,7 +53,7 @@ export async function adminJobRoutes(app: FastifyInstance, deps: AdminDeps) {
           "Forwarded to POST /api/jobs/:id/retry as the caller: the same job id runs again from its first step (retry_count + 1); follow it on its stream again. For a failed or stuck job; 409 after 3 retries, or for a completed or still moving job. Its owner's and the operator's; 404 for anyone else. The console's Retry button.",
         tags,
         params,
-        response: { 200: adminSuccess({ jobId: z.string(), retryAttempt: z.number().int(), message: z.string() }) },
+        response: { 200: adminSuccess(adminRetryFields) },
       },
     },
     async (req) => {

@@ -151,6 +151,12 @@ export const generationsResponse = envelope(
     deckId: EXAMPLE_ID.secondDeck,
   }),
 );
+/** The admin proxy's retry answer (`{success: true, …}`): the same fields, each with its example. */
+export const adminRetryFields = {
+  jobId: withExample(z.string(), EXAMPLE_ID.job),
+  retryAttempt: withExample(z.number().int(), 1),
+  message: withExample(z.string(), 'retry 1 of 3 queued'),
+};
 export const retryResponse = envelope(
   withExample(z.object({ jobId: z.string(), retryAttempt: z.number().int(), message: z.string() }), {
     jobId: EXAMPLE_ID.job,
