@@ -243,7 +243,16 @@ describe('console: a collection from creation to tokens', () => {
     for (const token of [1, 2, 3]) {
       const row = page().locator(`[data-token-row="${token}"]`);
       await row.locator('[data-field=job-state]', { hasText: 'generating' }).waitFor();
-      await row.locator('[data-field=percent]', { hasText: '40 %' }).waitFor();
+      await row
+        .locator('[data-field=percent]', { hasText: '40 %' })
+        .waitFor()
+        .catch(async (err: Error) => {
+          // Say what the page and the job say instead.
+          const tokens = (await admin(`/api/nft/tokens?collectionId=${id}`)).body.tokens;
+          const job = tokens.find((x: { token_id: number }) => x.token_id === token)?.generation;
+          const shown = await row.innerText().catch(() => '?');
+          throw new Error(`${err.message}; token ${token}: the page shows "${shown}", the job is ${JSON.stringify(job)}`);
+        });
     }
     await screenshot(page(), 'collection-mint');
     p!.generator.release();

@@ -43,14 +43,32 @@ export function jobProgress(jobId, initial = {}, { onCompleted } = {}) {
 
   function follow() {
     stop();
+    // The newest state known: history entries and job reads, in the order the database wrote them.
+    // A job_update can carry a job read just before an entry it comes with committed (older than
+    // that entry): it is not let to take the display back. Entry and job change share one time.
+    let newest = 0;
+    const finished = (job) => {
+      if (!done) {
+        done = true;
+        onCompleted?.(job);
+      }
+    };
     stop = followJob(jobId, {
+      onEntry(entry) {
+        const at = Date.parse(entry.created_at);
+        if (at < newest) return;
+        newest = at;
+        const state = stateOf(entry.status);
+        show(state, entry.progress, entry.message);
+        if (state === 'completed') finished(null);
+      },
       onJob(job) {
+        const at = Date.parse(job.updated_at);
+        if (at < newest) return;
+        newest = at;
         const state = stateOf(job.status);
         show(state, job.progress, job.error_message);
-        if (state === 'completed' && !done) {
-          done = true;
-          onCompleted?.(job);
-        }
+        if (state === 'completed') finished(job);
       },
       onError(err) {
         say(line, `live progress unavailable: ${errorText(err)}`, 'bad');

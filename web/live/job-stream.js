@@ -34,9 +34,10 @@ export function sseParser(onEvent) {
 
 /**
  * Follows one job. `onJob(job)` gets every job_update (status, progress, error_message);
- * `onError(err)` a failure to follow it (the stream refused, or gone for good). Answers stop().
+ * `onEntry(entry)` every history entry ({id, status, progress, message}); `onError(err)` a failure
+ * to follow it (the stream refused, or gone for good). Answers stop().
  */
-export function followJob(jobId, { onJob, onError }) {
+export function followJob(jobId, { onJob, onEntry, onError }) {
   const abort = new AbortController();
   let lastId;
   let ended = false;
@@ -60,10 +61,15 @@ export function followJob(jobId, { onJob, onError }) {
     failures = 0;
     const parse = sseParser((ev) => {
       if (ev.id) lastId = ev.id;
-      if (ev.event !== 'job_update') return;
-      const job = JSON.parse(ev.data);
-      if (TERMINAL.has(job.status)) ended = true;
-      onJob(job);
+      if (ev.event === 'job_update') {
+        const job = JSON.parse(ev.data);
+        if (TERMINAL.has(job.status)) ended = true;
+        onJob(job);
+      } else if (ev.event === 'job_history' || ev.event === 'history_init') {
+        // Each entry carries the job's status and progress as it wrote them: a job_update read
+        // just before the entry committed can be older than the entry, so the entries count too.
+        for (const entry of [].concat(JSON.parse(ev.data))) onEntry?.(entry);
+      }
     });
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     for (;;) {

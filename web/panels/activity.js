@@ -86,7 +86,11 @@ export function activityPanel(ctx) {
 
   loadNewest().catch((err) => say(line, errorText(err), 'bad'));
   const stop = followCollection(address, {
-    onState: showState,
+    onState(state, detail) {
+      showState(state, detail);
+      // Joined (or joined again after a reconnect): what happened while not in the room is read now.
+      if (state === 'live') loadNewest().catch((err) => say(line, errorText(err), 'bad'));
+    },
     onEvent(name) {
       loadNewest().catch((err) => say(line, errorText(err), 'bad'));
       if (name === 'emprops:appToken:minted') ctx.reload().catch(() => undefined);
