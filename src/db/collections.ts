@@ -5,7 +5,9 @@
 import { eq, sql } from 'drizzle-orm';
 import { notFound } from '../domain/errors.ts';
 import type { GenerationData } from '../domain/generation-data.ts';
+import { UUID_RE } from '../domain/ids.ts';
 import type { Db } from './client.ts';
+import { firstOf, type Statement } from './prepared.ts';
 import { collections, decks } from './schema/index.ts';
 import { upsertSocialLink } from './social-links.ts';
 
@@ -68,6 +70,30 @@ export async function createCollection(db: Db, input: NewCollection): Promise<Co
 
 export async function getCollection(db: Db, id: string): Promise<CollectionRow> {
   const [row] = await db.select().from(collections).where(eq(collections.id, id));
+  if (!row) throw notFound(`collection ${id}`);
+  return row;
+}
+
+/** What a generation is built from, with the row version the submit statement checks (`xmin`). */
+export interface CollectionForGeneration {
+  id: string;
+  title: string;
+  description: string;
+  cover_image_url: string | null;
+  data: unknown;
+  component: unknown;
+  /** The row's `xmin`: any committed update changes it (db/generation-rows.ts checks it). */
+  version: string;
+}
+
+const COLLECTION_FOR_GENERATION: Statement = {
+  name: 'collection_for_generation',
+  text: `select id::text, title, description, cover_image_url, data, component, xmin::text as version from collections where id = $1::uuid`,
+};
+
+/** The collection a generation is built from, or 404 (ids that are not UUIDs are 404 too). */
+export async function collectionForGeneration(db: Db, id: string): Promise<CollectionForGeneration> {
+  const row = UUID_RE.test(id) ? await firstOf<CollectionForGeneration>(db, COLLECTION_FOR_GENERATION, [id]) : undefined;
   if (!row) throw notFound(`collection ${id}`);
   return row;
 }

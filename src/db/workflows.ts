@@ -9,6 +9,7 @@ import { conflict, notFound } from '../domain/errors.ts';
 import type { WorkflowType } from '../domain/content-statuses.ts';
 import { UUID_RE } from '../domain/ids.ts';
 import type { Db } from './client.ts';
+import { firstOf, type Statement } from './prepared.ts';
 import { workflows } from './schema/index.ts';
 
 export type WorkflowRow = typeof workflows.$inferSelect;
@@ -136,6 +137,33 @@ export async function findWorkflow(db: Db, idOrName: string): Promise<WorkflowRo
     ? await db.select().from(workflows).where(eq(workflows.id, idOrName))
     : await db.select().from(workflows).where(eq(workflows.name, idOrName));
   return row ?? null;
+}
+
+/** The workflow fields a job records, with the row version the submit statement checks (`xmin`). */
+export interface WorkflowForJob {
+  id: string;
+  name: string;
+  type: string;
+  models: string[];
+  custom_nodes: string[];
+  version: string;
+}
+
+const WORKFLOW_FOR_JOB = {
+  byId: {
+    name: 'workflow_for_job_by_id',
+    text: `select id::text, name, type, models, custom_nodes, xmin::text as version from workflows where id = $1::uuid`,
+  },
+  byName: {
+    name: 'workflow_for_job_by_name',
+    text: `select id::text, name, type, models, custom_nodes, xmin::text as version from workflows where name = $1`,
+  },
+} satisfies Record<string, Statement>;
+
+/** By id (a UUID) or by name, or null. */
+export async function workflowForJob(db: Db, idOrName: string): Promise<WorkflowForJob | null> {
+  const s = UUID_RE.test(idOrName) ? WORKFLOW_FOR_JOB.byId : WORKFLOW_FOR_JOB.byName;
+  return (await firstOf<WorkflowForJob>(db, s, [idOrName])) ?? null;
 }
 
 export async function getWorkflow(db: Db, idOrName: string): Promise<WorkflowRow> {
