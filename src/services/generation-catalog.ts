@@ -58,24 +58,41 @@ export class GenerationCatalog {
   async collection(id: string, fresh = false): Promise<CollectionForGeneration> {
     const hit = fresh ? undefined : this.collections.get(id);
     if (hit) return hit;
-    try {
-      const row = await this.source.collection(id);
-      this.collections.set(id, row);
-      return row;
-    } catch (err) {
-      this.collections.delete(id);
-      throw err;
-    }
+    return this.load(`c:${id}`, fresh, async () => {
+      try {
+        const row = await this.source.collection(id);
+        this.collections.set(id, row);
+        return row;
+      } catch (err) {
+        this.collections.delete(id);
+        throw err;
+      }
+    });
   }
 
   /** The workflow by id or name, or null; `fresh` reads it again. Misses are not kept. */
   async workflow(idOrName: string, fresh = false): Promise<WorkflowForJob | null> {
     const hit = fresh ? undefined : this.workflows.get(idOrName);
     if (hit) return hit;
-    const row = await this.source.workflow(idOrName);
-    if (row) this.workflows.set(idOrName, row);
-    else this.workflows.delete(idOrName);
-    return row;
+    return this.load(`w:${idOrName}`, fresh, async () => {
+      const row = await this.source.workflow(idOrName);
+      if (row) this.workflows.set(idOrName, row);
+      else this.workflows.delete(idOrName);
+      return row;
+    });
+  }
+
+  /**
+   * Concurrent misses of one key share one read (a burst of submits after a start). A fresh read
+   * never joins one already under way: that one may have started before the update it must see.
+   */
+  private readonly loading = new Map<string, Promise<unknown>>();
+  private load<T>(key: string, fresh: boolean, read: () => Promise<T>): Promise<T> {
+    const pending = fresh ? undefined : this.loading.get(key);
+    if (pending) return pending as Promise<T>;
+    const p = read().finally(() => this.loading.delete(key));
+    this.loading.set(key, p);
+    return p;
   }
 }
 
