@@ -18,7 +18,8 @@
  * side, default 300), BENCH_ROUNDS (default 3), BENCH_CONCURRENCY (worker concurrency for both,
  * default 20), BENCH_COUNT_JOBS (jobs per counted pass, default 100), BENCH_FLOOR_FILES=1 (a third
  * side, for information: the floor that also writes the pipeline's two files, the PNG and its WebP
- * thumbnail, through the same storage).
+ * thumbnail, through the same storage), BENCH_ONLY=pipeline|floor (profiling: one side, timed
+ * rounds only, e.g. under `node --cpu-prof --import tsx bench/jobs.ts`).
  *
  * The no-op generator returns a fixed 8×8 PNG (no rendering). Figures: docs/jobs.md "Throughput".
  */
@@ -47,6 +48,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
 const COUNT_JOBS = Number(process.env.BENCH_COUNT_JOBS ?? 100);
 const FLOOR_FILES = process.env.BENCH_FLOOR_FILES === '1';
+/** Profiling aid: run one side only (no ratio). */
+const ONLY = process.env.BENCH_ONLY as 'pipeline' | 'floor' | undefined;
 const SUBMITTERS = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -268,8 +271,8 @@ try {
 
   const runs = { pipeline: [] as Round[], floor: [] as Round[], floorFiles: [] as Round[] };
   for (let round = 1; round <= ROUNDS; round++) {
-    runs.pipeline.push(await pipelineRound(side, `${round}`, JOBS));
-    runs.floor.push(await floorRound(side, `${round}`, JOBS));
+    if (ONLY !== 'floor') runs.pipeline.push(await pipelineRound(side, `${round}`, JOBS));
+    if (ONLY !== 'pipeline') runs.floor.push(await floorRound(side, `${round}`, JOBS));
     if (FLOOR_FILES) runs.floorFiles.push(await floorRound(side, `files-${round}`, JOBS, { files: true }));
     const line = (name: string, r: Round | undefined) =>
       r ? `${name} ${r.perSecond.toFixed(1)} jobs/s (CPU per job: bench process ${fmt(r.cpuMs, 2)} ms, PostgreSQL ${fmt(r.pgCpuMs, 2)} ms)` : '';
@@ -280,6 +283,7 @@ try {
     );
   }
 
+  if (ONLY) process.exit(0);
   if (observer.url) {
     const url = observer.url;
     const wire = {
