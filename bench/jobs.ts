@@ -129,7 +129,9 @@ async function timed(side: Side, jobType: string, n: number, body: () => Promise
     perSecond: n / seconds,
     cpuMs: (cpu.user + cpu.system) / 1000 / n,
     ...(pg0 !== undefined && pg1 !== undefined ? { pgCpuMs: (pg1 - pg0) / n } : {}),
-    ...(wire0 && wire1 ? { wire: { roundTrips: (wire1.roundTrips - wire0.roundTrips) / n, commits: (wire1.commits - wire0.commits) / n } } : {}),
+    ...(wire0 && wire1
+      ? { wire: { roundTrips: (wire1.roundTrips - wire0.roundTrips) / n, commits: (wire1.commits - wire0.commits) / n } }
+      : {}),
   };
 }
 
@@ -263,7 +265,8 @@ try {
   console.log(
     'floor:    the same BullMQ wrapper and options, one add per job; insert job + output (1 statement); mark both completed (1 statement)',
   );
-  if (FLOOR_FILES) console.log('floor+files: the floor, also writing the PNG and its WebP thumbnail through the same storage (for information)');
+  if (FLOOR_FILES)
+    console.log('floor+files: the floor, also writing the PNG and its WebP thumbnail through the same storage (for information)');
 
   // Warm-up (connections, prepared statements, caches, JIT) for both sides, not counted.
   await pipelineRound(side, 'warm', 50);
@@ -275,9 +278,15 @@ try {
     if (ONLY !== 'pipeline') runs.floor.push(await floorRound(side, `${round}`, JOBS));
     if (FLOOR_FILES) runs.floorFiles.push(await floorRound(side, `files-${round}`, JOBS, { files: true }));
     const line = (name: string, r: Round | undefined) =>
-      r ? `${name} ${r.perSecond.toFixed(1)} jobs/s (CPU per job: bench process ${fmt(r.cpuMs, 2)} ms, PostgreSQL ${fmt(r.pgCpuMs, 2)} ms)` : '';
+      r
+        ? `${name} ${r.perSecond.toFixed(1)} jobs/s (CPU per job: bench process ${fmt(r.cpuMs, 2)} ms, PostgreSQL ${fmt(r.pgCpuMs, 2)} ms)`
+        : '';
     console.log(
-      `round ${round}: ${[line('pipeline', runs.pipeline.at(-1)), line('floor', runs.floor.at(-1)), FLOOR_FILES ? line('floor+files', runs.floorFiles.at(-1)) : '']
+      `round ${round}: ${[
+        line('pipeline', runs.pipeline.at(-1)),
+        line('floor', runs.floor.at(-1)),
+        FLOOR_FILES ? line('floor+files', runs.floorFiles.at(-1)) : '',
+      ]
         .filter(Boolean)
         .join('; ')}`,
     );
