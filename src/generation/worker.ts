@@ -25,7 +25,7 @@ import { parentFromCarrier, withSpan } from '../telemetry.ts';
 import { connectorConfigOf } from './connector-config.ts';
 import { createConnector, type GeneratorConnector, type ReferenceImageInput } from './connectors/index.ts';
 import { errorMessage, stepFailureAction } from './errors.ts';
-import { applyJobEvent, finishGeneration, OPEN, planClaim, planLastStep, type ApplyOptions } from './job-events.ts';
+import { applyJobEvent, finishGeneration, OPEN, planClaim, planLastStep, type ApplyOptions, type FinishResult } from './job-events.ts';
 import { queueJobId, queueOptions, type StepPayload } from './pipeline.ts';
 import { loadReferenceImages } from './reference-images.ts';
 import type { Resolver } from '../net/guarded-fetch.ts';
@@ -127,27 +127,28 @@ export function createStepHandler(ctx: WorkerContext) {
         if (!output && !found.started) return { skipped: `step ${step?.status ?? 'missing'}` };
         const last = p.stepOrder + 1 >= p.totalSteps;
         let bytes: Buffer | undefined;
-        if (!output) {
-          try {
+        let done: FinishResult | undefined;
+        try {
+          if (!output) {
             ({ output, bytes } = await runStep(qjob, found.workflowData, found.previousOutput as StepOutput | null));
             if (!last) await completeStep(qjob, output);
-          } catch (err) {
-            // Handed back (worker shutting down): not a failure; the queue gives it to another worker.
-            if (qjob.signal?.aborted) throw err;
-            if (stepFailureAction(err, qjob.attempt, p.attempts) === 'retry') throw err; // the queue tries again with backoff
-            const message = errorMessage(err);
-            await failJob(db, p, `generation failed: ${message}`);
-            ctx.log?.('generation failed', { job_id: p.jobId, output_id: p.outputId, step: p.stepOrder, error: message });
-            return { failed: message };
           }
+          if (last) done = await finishJob(ctx, qjob, output, { userId: found.outputUserId, status: found.outputStatus }, bytes);
+        } catch (err) {
+          // Handed back (worker shutting down): not a failure; the queue gives it to another worker.
+          if (qjob.signal?.aborted) throw err;
+          if (stepFailureAction(err, qjob.attempt, p.attempts) === 'retry') throw err; // the queue tries again with backoff
+          const message = errorMessage(err);
+          await failJob(db, p, `generation failed: ${message}`);
+          ctx.log?.('generation failed', { job_id: p.jobId, output_id: p.outputId, step: p.stepOrder, error: message });
+          return { failed: message };
         }
-        if (!last) {
+        if (!done) {
           // The job's data and priority do not change while a step runs (a retry changes
           // retry_count, checked above), so the next payload is built from the claim's read.
           await submitStep(ctx, job, p.stepOrder + 1, p.retryAttempt);
           return { next: p.stepOrder + 1 };
         }
-        const done = await finishJob(ctx, qjob, output, { userId: found.outputUserId, status: found.outputStatus }, bytes);
         if (done.skipped) return { skipped: done.skipped };
         ctx.log?.('generation completed', { job_id: p.jobId, output_id: p.outputId, url: output.url }, 'info');
         return { completed: output.url };
