@@ -93,11 +93,21 @@ describe('the submit statement', () => {
     await db.update(collections).set({ description: 'edited' }).where(eq(collections.id, collectionId));
     assert.deepEqual(await insertGenerationRows(db, r), { stale: true });
     const w = await rowsFor({ charge: { userId: 'stale-user', amount: 1, initialGrant: 5 } });
-    await db.update(workflows).set({ description: 'edited' }).where(eq(workflows.name, 'procedural'));
+    await db
+      .update(workflows)
+      .set({ custom_nodes: ['edited'] })
+      .where(eq(workflows.name, 'procedural'));
     assert.deepEqual(await insertGenerationRows(db, w), { stale: true });
     assert.equal(await balanceOf('stale-user'), 5);
     assert.equal(await jobExists(r.jobId), false);
     assert.equal(await jobExists(w.jobId), false);
+  });
+
+  test('updates of fields a job is not built from (mint counters, workflow labels) leave a copy current', async () => {
+    const r = await rowsFor();
+    await db.update(collections).set({ price: 7, editions: 99 }).where(eq(collections.id, collectionId));
+    await db.update(workflows).set({ label: 'Renamed', description: 'edited' }).where(eq(workflows.name, 'procedural'));
+    assert.deepEqual(await insertGenerationRows(db, r), { deckId: r.newDeck.id });
   });
 
   test('a locked deck refuses before the debit; a taken token id fails the whole statement, debit included', async () => {

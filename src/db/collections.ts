@@ -74,7 +74,7 @@ export async function getCollection(db: Db, id: string): Promise<CollectionRow> 
   return row;
 }
 
-/** What a generation is built from, with the row version the submit statement checks (`xmin`). */
+/** What a generation is built from, with the version the submit statement checks. */
 export interface CollectionForGeneration {
   id: string;
   title: string;
@@ -82,13 +82,21 @@ export interface CollectionForGeneration {
   cover_image_url: string | null;
   data: unknown;
   component: unknown;
-  /** The row's `xmin`: any committed update changes it (db/generation-rows.ts checks it). */
+  /** A digest of exactly these fields (db/generation-rows.ts checks it at the insert). */
   version: string;
 }
 
+/**
+ * The version of what a generation is built from: a digest of those fields only, so updates of
+ * anything else (mint counters, deploy state) do not make a cached copy stale. `c` is the alias.
+ */
+export const collectionVersionSql = (c: string) =>
+  `md5(row(${c}.title, ${c}.description, ${c}.cover_image_url, ${c}.data, ${c}.component)::text)`;
+
 const COLLECTION_FOR_GENERATION: Statement = {
   name: 'collection_for_generation',
-  text: `select id::text, title, description, cover_image_url, data, component, xmin::text as version from collections where id = $1::uuid`,
+  text: `select c.id::text, c.title, c.description, c.cover_image_url, c.data, c.component, ${collectionVersionSql('c')} as version
+    from collections c where c.id = $1::uuid`,
 };
 
 /** The collection a generation is built from, or 404 (ids that are not UUIDs are 404 too). */

@@ -3,9 +3,9 @@
  * the job, its "job created" history entry and step 0's row, in ONE statement (data-modifying
  * CTEs): one round trip, and all of it or none of it. The same statement:
  * - checks that the collection and the workflow the job was built from are still the versions the
- *   caller read (their `xmin`, the row version PostgreSQL keeps: any committed update changes it),
- *   so a caller may build the job from a cached copy and learns when the copy is stale; nothing is
- *   written then;
+ *   caller read (a digest of the fields a job is built from, `collectionVersionSql`,
+ *   `workflowVersionSql`), so a caller may build the job from a cached copy and learns when the
+ *   copy is stale; nothing is written then;
  * - debits a charged user's credits (creating the balance row with its starting grant the first
  *   time); without enough credits nothing is written. A failed statement debits nothing.
  * A given deck that is locked (or of another collection) matches nothing, so nothing is inserted.
@@ -13,8 +13,10 @@
  * ERC-721 document (nft-service.md §4.2 step 6).
  */
 import type { Db } from './client.ts';
+import { collectionVersionSql } from './collections.ts';
 import { isUniqueViolation } from './errors.ts';
 import { firstOf, statementBuilder } from './prepared.ts';
+import { workflowVersionSql } from './workflows.ts';
 
 /** A minted token's fields on its deck (the mint path only). */
 export interface DeckMintFields {
@@ -24,7 +26,7 @@ export interface DeckMintFields {
   metadata_uri?: string;
 }
 
-/** A row and the version (`xmin`) the caller read it at. */
+/** A row and the version the caller read it at. */
 export interface RowVersion {
   id: string;
   version: string;
@@ -93,8 +95,8 @@ function statement(r: GenerationRows) {
   const variant = `generation_rows_${r.deckId ? 'deck' : 'new'}${m ? '_mint' : ''}${r.charge ? '_charged' : ''}`;
   const outputId = p(r.outputId);
   const outputCollection = p(r.outputCollectionId);
-  const fresh = `exists (select 1 from collections where id = ${p(r.built.collection.id)}::uuid and xmin = ${p(r.built.collection.version)}::xid)
-      and exists (select 1 from workflows where id = ${p(r.built.workflow.id)}::uuid and xmin = ${p(r.built.workflow.version)}::xid)`;
+  const fresh = `exists (select 1 from collections c where c.id = ${p(r.built.collection.id)}::uuid and ${collectionVersionSql('c')} = ${p(r.built.collection.version)}::text)
+      and exists (select 1 from workflows w where w.id = ${p(r.built.workflow.id)}::uuid and ${workflowVersionSql('w')} = ${p(r.built.workflow.version)}::text)`;
   const deckId = r.deckId ? p(r.deckId) : null;
   let charge = '';
   let gate = 'g';

@@ -139,24 +139,28 @@ export async function findWorkflow(db: Db, idOrName: string): Promise<WorkflowRo
   return row ?? null;
 }
 
-/** The workflow fields a job records, with the row version the submit statement checks (`xmin`). */
+/** The workflow fields a job records, with the version the submit statement checks. */
 export interface WorkflowForJob {
   id: string;
   name: string;
   type: string;
   models: string[];
   custom_nodes: string[];
+  /** A digest of exactly these fields (db/generation-rows.ts checks it at the insert). */
   version: string;
 }
+
+/** The version of the fields a job records (`w` is the alias): other edits do not make a copy stale. */
+export const workflowVersionSql = (w: string) => `md5(row(${w}.name, ${w}.type, ${w}.models, ${w}.custom_nodes)::text)`;
 
 const WORKFLOW_FOR_JOB = {
   byId: {
     name: 'workflow_for_job_by_id',
-    text: `select id::text, name, type, models, custom_nodes, xmin::text as version from workflows where id = $1::uuid`,
+    text: `select w.id::text, w.name, w.type, w.models, w.custom_nodes, ${workflowVersionSql('w')} as version from workflows w where w.id = $1::uuid`,
   },
   byName: {
     name: 'workflow_for_job_by_name',
-    text: `select id::text, name, type, models, custom_nodes, xmin::text as version from workflows where name = $1`,
+    text: `select w.id::text, w.name, w.type, w.models, w.custom_nodes, ${workflowVersionSql('w')} as version from workflows w where w.name = $1`,
   },
 } satisfies Record<string, Statement>;
 

@@ -2,8 +2,9 @@
  * The collections and workflows generations are built from, kept per process so that a submit is
  * one round trip (issue 16; docs/jobs.md "Throughput").
  *
- * Invalidation: each entry carries the row version it was read at (`xmin`), and the submit
- * statement writes nothing unless both versions are still current (db/generation-rows.ts). A
+ * Invalidation: each entry carries the version it was read at (a digest of the fields a job is
+ * built from), and the submit statement writes nothing unless both versions are still current
+ * (db/generation-rows.ts). A
  * copy made stale by any process (this one, another replica, a worker, a direct SQL edit) is
  * therefore noticed at its next use, at commit time and on the database itself: the service reads
  * it again and submits again. No notification can be missed or arrive late, so no replica ever
