@@ -1,14 +1,16 @@
 /**
- * Job internals: step-completion writes retried with 1 s / 2 s / 4 s backoff then verified,
+ * Job internals: step-completion writes (and the last step's completion with the finish) retried
+ * with 1 s / 2 s / 4 s backoff then verified,
  * stale step reconciliation against the queue store, and the job.submit / job.process spans.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import type { Db } from '../src/db/client.ts';
-import { jobSteps, outputs } from '../src/db/schema/index.ts';
-import { applyJobEvent } from '../src/generation/job-events.ts';
+import { jobHistory, jobSteps, outputs } from '../src/db/schema/index.ts';
+import { claimStep } from '../src/db/step-runs.ts';
+import { applyJobEvent, finishGeneration, planClaim, planLastStep } from '../src/generation/job-events.ts';
 import type { StepPayload } from '../src/generation/pipeline.ts';
 import { startGenerationWorker } from '../src/generation/runtime.ts';
 import { reconcileStaleSteps } from '../src/generation/worker.ts';
@@ -82,6 +84,95 @@ test('step completion write: retried after 1 s and 2 s, verified; gives up after
   const other = await generate();
   await assert.rejects(applyJobEvent(failingStatements(p.database.db, 4), other, ev, { sleep: sleepSpy }), /connection reset/);
   assert.deepEqual(delays, [1000, 2000, 4000]);
+});
+
+/** The database, except that its first `n` named statements (the worker's, db/prepared.ts) throw. */
+function failingNamedStatements(db: Db, n: number): Db {
+  let left = n;
+  const client = (db as unknown as { $client: object }).$client;
+  const failing = new Proxy(client, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (prop !== 'query') return typeof v === 'function' ? v.bind(target) : v;
+      return (...args: unknown[]) => {
+        if (left > 0) {
+          left--;
+          return Promise.reject(new Error('connection reset'));
+        }
+        return (v as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return new Proxy(db, { get: (target, prop, receiver) => (prop === '$client' ? failing : Reflect.get(target, prop, receiver)) });
+}
+
+test('last step: completion and finish in one statement, retried after 1 s and 2 s when it throws, applied once, history in order', async () => {
+  const jobId = await generate(); // no worker: the step stays pending
+  const job = await jobOf(jobId);
+  const claimed = await claimStep(
+    p.database.db,
+    planClaim(
+      jobId,
+      { type: 'node_started', stepOrder: 0, retryAttempt: 0, totalSteps: 1, stepName: 'image', outputId: job.output_id },
+      {
+        workflowId: null,
+        withJobData: false,
+      },
+    ),
+  );
+  assert.equal(claimed?.started, true);
+  assert.equal(claimed?.step?.status, 'pending', 'the claim reads the step as it was');
+  const statement = planLastStep(
+    jobId,
+    {
+      type: 'node_completed',
+      stepOrder: 0,
+      retryAttempt: 0,
+      totalSteps: 1,
+      stepName: 'image',
+      output: { key: 'k.png', url: 'http://x/k.png' },
+    },
+    {
+      outputId: job.output_id,
+      file: { key: 'k.png', url: 'http://x/k.png', mimeType: 'image/png', size: 3, ownerId: null, relType: 'generation' },
+      thumbnailUrl: null,
+      outputMetadata: {},
+    },
+  );
+  const delays: number[] = [];
+  const sleep = async (ms: number) => void delays.push(ms);
+  assert.deepEqual(await finishGeneration(failingNamedStatements(p.database.db, 2), statement, { sleep }), { applied: true });
+  assert.deepEqual(delays, [1000, 2000]);
+  const done = await jobOf(jobId);
+  assert.equal(done.status, 'completed');
+  assert.equal(done.workflow_output, 'http://x/k.png');
+  const [step] = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, jobId));
+  assert.equal(step!.status, 'completed');
+  const [o] = await p.database.db.select().from(outputs).where(eq(outputs.id, job.output_id));
+  assert.deepEqual([o!.status, o!.url], ['completed', 'http://x/k.png']);
+  const events = (await p.database.db.select().from(jobHistory).where(eq(jobHistory.job_id, jobId)).orderBy(asc(jobHistory.id))).map(
+    (h) => h.message,
+  );
+  assert.deepEqual(events, ['job created', 'step 1/1 started: image', 'step 1/1 completed: image', 'job completed']);
+
+  // Again (a re-delivered step): nothing changes, nothing is written twice.
+  delays.length = 0;
+  assert.deepEqual(await finishGeneration(p.database.db, statement, { sleep }), { applied: false, skipped: 'job completed' });
+  assert.equal((await p.database.db.select().from(jobHistory).where(eq(jobHistory.job_id, jobId))).length, 4);
+
+  // A database that stays down: 1, 2 and 4 s, then the error (the queue retries the step).
+  const other = await generate();
+  const otherJob = await jobOf(other);
+  await assert.rejects(
+    finishGeneration(
+      failingNamedStatements(p.database.db, 4),
+      { ...statement, step: { ...statement.step, jobId: other }, outputId: otherJob.output_id },
+      { sleep },
+    ),
+    /connection reset/,
+  );
+  assert.deepEqual(delays, [1000, 2000, 4000]);
+  assert.equal((await jobOf(other)).status, 'pending');
 });
 
 test('reconciliation: waiting steps are left, lost ones re-queued (and then complete), failed ones fail the job', async () => {

@@ -262,7 +262,13 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
         [0, 'completed', 'image'],
         [1, 'completed', 'refine'],
       ]);
-      assert.match(j.workflow_output, /step-1-r0\.png$/);
+      const second = steps.find((s) => s.step_order === 1)!.output_data as { reference_images?: Array<{ name: string; drawn: boolean }> };
+      assert.ok(
+        second.reference_images?.some((r) => r.name === 'previous_step' && r.drawn),
+        `the second step drew the first image: ${JSON.stringify(second.reference_images)}`,
+      );
+      // The output is the second step's image (each run writes its own key, `<job>-s<step>-r<attempt>-<run>`).
+      assert.match(j.workflow_output, new RegExp(`/generations/${j.id.slice(0, 2)}/${j.id}-s1-r0-[0-9a-f]{8}\\.png$`));
     });
   });
 }

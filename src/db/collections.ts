@@ -5,7 +5,9 @@
 import { eq, sql } from 'drizzle-orm';
 import { notFound } from '../domain/errors.ts';
 import type { GenerationData } from '../domain/generation-data.ts';
+import { UUID_RE } from '../domain/ids.ts';
 import type { Db } from './client.ts';
+import { firstOf, type Statement } from './prepared.ts';
 import { collections, decks } from './schema/index.ts';
 import { upsertSocialLink } from './social-links.ts';
 
@@ -68,6 +70,38 @@ export async function createCollection(db: Db, input: NewCollection): Promise<Co
 
 export async function getCollection(db: Db, id: string): Promise<CollectionRow> {
   const [row] = await db.select().from(collections).where(eq(collections.id, id));
+  if (!row) throw notFound(`collection ${id}`);
+  return row;
+}
+
+/** What a generation is built from, with the version the submit statement checks. */
+export interface CollectionForGeneration {
+  id: string;
+  title: string;
+  description: string;
+  cover_image_url: string | null;
+  data: unknown;
+  component: unknown;
+  /** A digest of exactly these fields (db/generation-rows.ts checks it at the insert). */
+  version: string;
+}
+
+/**
+ * The version of what a generation is built from: a digest of those fields only, so updates of
+ * anything else (mint counters, deploy state) do not make a cached copy stale. `c` is the alias.
+ */
+export const collectionVersionSql = (c: string) =>
+  `md5(row(${c}.title, ${c}.description, ${c}.cover_image_url, ${c}.data, ${c}.component)::text)`;
+
+const COLLECTION_FOR_GENERATION: Statement = {
+  name: 'collection_for_generation',
+  text: `select c.id::text, c.title, c.description, c.cover_image_url, c.data, c.component, ${collectionVersionSql('c')} as version
+    from collections c where c.id = $1::uuid`,
+};
+
+/** The collection a generation is built from, or 404 (ids that are not UUIDs are 404 too). */
+export async function collectionForGeneration(db: Db, id: string): Promise<CollectionForGeneration> {
+  const row = UUID_RE.test(id) ? await firstOf<CollectionForGeneration>(db, COLLECTION_FOR_GENERATION, [id]) : undefined;
   if (!row) throw notFound(`collection ${id}`);
   return row;
 }

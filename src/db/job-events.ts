@@ -214,61 +214,6 @@ export function failJob(db: Db, s: FailureStatement): Promise<JobRow | null> {
   });
 }
 
-export interface FinishStatement {
-  jobId: string;
-  outputId: string;
-  /** The stored image of the last step. */
-  file: { key: string; url: string; mimeType: string; size: number; ownerId: string | null; relType: string };
-  thumbnailUrl: string | null;
-  outputMetadata: Record<string, unknown>;
-  /** The output completes (and the flat file is made) only from these states. */
-  outputFrom: readonly string[];
-  outputTo: string;
-  jobTo: string;
-  history: Omit<HistoryEntry, 'data'> & { data: Record<string, unknown> };
-}
-
-/**
- * The end of a generation in one statement: the flat file (only while the output is open), the
- * output's completion (conditional), and the job's completion with its history entry (applied
- * once). When another finisher completed the output first, the job records what that one wrote.
- */
-export async function finishGeneration(db: Db, s: FinishStatement): Promise<void> {
-  const f = s.file;
-  const open = list(s.outputFrom);
-  await db.execute(sql`
-    with f as (
-      insert into flat_files (url, mime_type, size, user_id, rel_type)
-      select ${f.key}, ${f.mimeType}, ${f.size}::int, ${f.ownerId}, ${f.relType}
-      where exists (select 1 from outputs where id = ${s.outputId}::uuid and status in (${open}))
-      returning id),
-    o as (
-      update outputs set status = ${s.outputTo}, url = ${f.url}, mime_type = ${f.mimeType},
-        thumbnail_url = coalesce(${s.thumbnailUrl}::text, thumbnail_url), flat_file_id = (select id from f),
-        output_metadata = ${JSON.stringify(s.outputMetadata)}::jsonb, completed_at = now(), updated_at = now(), error_message = null,
-        -- a minted token's ERC-721 document gets its artwork
-        token_metadata = case when token_metadata is null then null else token_metadata || jsonb_build_object('image', ${f.url}::text) end
-      where id = ${s.outputId}::uuid and status in (${open}) and exists (select 1 from f)
-      returning id, url, mime_type, thumbnail_url, flat_file_id),
-    v as (
-      select id, url, mime_type, thumbnail_url, flat_file_id from o
-      union all
-      select id, url, mime_type, thumbnail_url, flat_file_id from outputs where id = ${s.outputId}::uuid and not exists (select 1 from o)),
-    j as (
-      update jobs set status = ${s.jobTo}, progress = 100, workflow_output = coalesce((select url from v), ${f.url}), error_message = null,
-        completed_at = now(), updated_at = now(),
-        data = data || jsonb_build_object('outputs', coalesce((select jsonb_agg(jsonb_build_object('id', id, 'url', url, 'mime_type', mime_type,
-          'thumbnail_url', thumbnail_url, 'flat_file_id', flat_file_id)) from v), '[]'::jsonb))
-      where id = ${s.jobId} and status <> ${s.jobTo}
-      returning id, workflow_output),
-    h as (
-      insert into job_history (job_id, status, message, progress, data)
-      select id, ${s.history.status}, ${s.history.message}, 100,
-        ${JSON.stringify(s.history.data)}::jsonb || jsonb_build_object('workflow_output', workflow_output)
-      from j)
-    select count(*)::int as n from j`);
-}
-
 export interface RetryStatement {
   jobId: string;
   /** The job as it was read: the reset applies only if it has not changed since. */

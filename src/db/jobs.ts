@@ -6,8 +6,7 @@
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import { notFound } from '../domain/errors.ts';
 import type { Db } from './client.ts';
-import { jobHistory, jobRetryBackups, jobSteps, jobs, outputs, workflows } from './schema/index.ts';
-import { UUID_RE } from '../domain/ids.ts';
+import { jobHistory, jobRetryBackups, jobSteps, jobs } from './schema/index.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
 export type JobStepRow = typeof jobSteps.$inferSelect;
@@ -49,31 +48,6 @@ export async function ensureStep(db: Db, s: NewStep): Promise<void> {
       queue_job_id: s.queueJobId,
     })
     .onConflictDoNothing();
-}
-
-/**
- * What the worker needs before running a step, in one round trip: the job, the step row (null
- * when missing), the workflow's data (null when the workflow is gone) and the output's owner and status.
- */
-export async function loadStepContext(db: Db, jobId: string, stepOrder: number, retryAttempt: number, workflowId: string) {
-  // workflows.id is a uuid: a malformed id in a hand-made payload must not make the query throw.
-  const workflowMatch = UUID_RE.test(workflowId) ? eq(workflows.id, workflowId) : sql`false`;
-  const [row] = await db
-    .select({ job: jobs, step: jobSteps, workflowData: workflows.data, outputUserId: outputs.user_id, outputStatus: outputs.status })
-    .from(jobs)
-    .leftJoin(jobSteps, and(eq(jobSteps.job_id, jobs.id), eq(jobSteps.step_order, stepOrder), eq(jobSteps.retry_attempt, retryAttempt)))
-    .leftJoin(workflows, workflowMatch)
-    .leftJoin(outputs, eq(outputs.id, jobs.output_id))
-    .where(eq(jobs.id, jobId));
-  return row ?? null;
-}
-
-export async function findStep(db: Db, jobId: string, stepOrder: number, retryAttempt: number): Promise<JobStepRow | null> {
-  const [row] = await db
-    .select()
-    .from(jobSteps)
-    .where(and(eq(jobSteps.job_id, jobId), eq(jobSteps.step_order, stepOrder), eq(jobSteps.retry_attempt, retryAttempt)));
-  return row ?? null;
 }
 
 export async function listSteps(db: Db, jobId: string): Promise<JobStepRow[]> {

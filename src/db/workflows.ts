@@ -9,6 +9,7 @@ import { conflict, notFound } from '../domain/errors.ts';
 import type { WorkflowType } from '../domain/content-statuses.ts';
 import { UUID_RE } from '../domain/ids.ts';
 import type { Db } from './client.ts';
+import { firstOf, type Statement } from './prepared.ts';
 import { workflows } from './schema/index.ts';
 
 export type WorkflowRow = typeof workflows.$inferSelect;
@@ -136,6 +137,37 @@ export async function findWorkflow(db: Db, idOrName: string): Promise<WorkflowRo
     ? await db.select().from(workflows).where(eq(workflows.id, idOrName))
     : await db.select().from(workflows).where(eq(workflows.name, idOrName));
   return row ?? null;
+}
+
+/** The workflow fields a job records, with the version the submit statement checks. */
+export interface WorkflowForJob {
+  id: string;
+  name: string;
+  type: string;
+  models: string[];
+  custom_nodes: string[];
+  /** A digest of exactly these fields (db/generation-rows.ts checks it at the insert). */
+  version: string;
+}
+
+/** The version of the fields a job records (`w` is the alias): other edits do not make a copy stale. */
+export const workflowVersionSql = (w: string) => `md5(row(${w}.name, ${w}.type, ${w}.models, ${w}.custom_nodes)::text)`;
+
+const WORKFLOW_FOR_JOB = {
+  byId: {
+    name: 'workflow_for_job_by_id',
+    text: `select w.id::text, w.name, w.type, w.models, w.custom_nodes, ${workflowVersionSql('w')} as version from workflows w where w.id = $1::uuid`,
+  },
+  byName: {
+    name: 'workflow_for_job_by_name',
+    text: `select w.id::text, w.name, w.type, w.models, w.custom_nodes, ${workflowVersionSql('w')} as version from workflows w where w.name = $1`,
+  },
+} satisfies Record<string, Statement>;
+
+/** By id (a UUID) or by name, or null. */
+export async function workflowForJob(db: Db, idOrName: string): Promise<WorkflowForJob | null> {
+  const s = UUID_RE.test(idOrName) ? WORKFLOW_FOR_JOB.byId : WORKFLOW_FOR_JOB.byName;
+  return (await firstOf<WorkflowForJob>(db, s, [idOrName])) ?? null;
 }
 
 export async function getWorkflow(db: Db, idOrName: string): Promise<WorkflowRow> {

@@ -3,7 +3,18 @@ import { describe, test } from 'node:test';
 import type { StepCompletionStatement } from '../db/job-events.ts';
 import type { JobRow } from '../db/jobs.ts';
 import { AppError } from '../domain/errors.ts';
-import { applyEvent, overallProgress, planFinish, planJobEvent, planRetry, retryRefusal, type JobEventStore } from './job-events.ts';
+import {
+  applyEvent,
+  finishWithRetry,
+  overallProgress,
+  planClaim,
+  planJobEvent,
+  planLastStep,
+  planRetry,
+  retryRefusal,
+  type JobEventStore,
+} from './job-events.ts';
+import type { LastStepResult } from '../db/step-runs.ts';
 import { MAX_JOB_RETRIES } from './pipeline.ts';
 
 describe('the rules', () => {
@@ -87,14 +98,32 @@ describe('the rules', () => {
     assert.equal(plan.statement.history.message.length, 2000);
   });
 
-  test('finish: the output completes only while open, the job once', () => {
-    const f = planFinish({
-      jobId: 'j',
+  test('claim: node_started while the job and the step are open; reads the job data only for a next step', () => {
+    const c = planClaim(
+      'j',
+      { type: 'node_started', stepOrder: 0, retryAttempt: 1, totalSteps: 2, stepName: 'image', outputId: 'o' },
+      { workflowId: 'w', withJobData: true },
+    );
+    assert.deepEqual([...c.start.jobFrom], ['pending', 'processing']);
+    assert.deepEqual([...c.start.stepFrom], ['pending', 'processing']);
+    assert.equal(c.start.outputFrom, 'pending');
+    assert.equal(c.start.to, 'processing');
+    assert.equal(c.start.retryAttempt, 1);
+    assert.equal(c.start.history.message, 'step 1/2 started: image');
+    assert.deepEqual([c.workflowId, c.withJobData], ['w', true]);
+  });
+
+  test('last step: the step completes, the output only while open, the job once and only while open in its attempt', () => {
+    const f = planLastStep('j', lastStep, {
       outputId: 'o',
       file: { key: 'k', url: 'u', mimeType: 'image/png', size: 1, ownerId: null, relType: 'generation' },
       thumbnailUrl: null,
       outputMetadata: {},
     });
+    assert.equal(f.step.to, 'completed');
+    assert.equal(f.step.progress, 100);
+    assert.equal(f.step.history.message, 'step 1/1 completed: image');
+    assert.deepEqual([...f.jobIn], ['pending', 'processing']);
     assert.deepEqual([...f.outputFrom], ['pending', 'processing']);
     assert.equal(f.outputTo, 'completed');
     assert.equal(f.jobTo, 'completed');
@@ -158,9 +187,21 @@ function fakeStore(failures: number, finalStatus: string | null = 'completed') {
     },
     completeJob: async () => true,
     failJob: async () => ({ id: 'j' }) as JobRow,
+    finishLastStep: async () => {
+      throw new Error('not used');
+    },
   };
   return { store, calls };
 }
+
+const lastStep = {
+  type: 'node_completed' as const,
+  stepOrder: 0,
+  retryAttempt: 0,
+  totalSteps: 1,
+  stepName: 'image',
+  output: { url: 'u' },
+};
 
 const completed = {
   type: 'node_completed' as const,
@@ -215,5 +256,87 @@ describe('step completion write', () => {
     assert.equal(failed.job?.id, 'j');
     const none = await applyEvent({ ...store, failJob: async () => null }, 'j', { type: 'error', message: 'm', source: 'worker' });
     assert.deepEqual(none, { applied: false });
+  });
+});
+
+describe('last step completion and finish', () => {
+  const statement = planLastStep('j', lastStep, {
+    outputId: 'o',
+    file: { key: 'k', url: 'u', mimeType: 'image/png', size: 1, ownerId: null, relType: 'generation' },
+    thumbnailUrl: null,
+    outputMetadata: {},
+  });
+  const seen = (over: Partial<LastStepResult>): LastStepResult => ({
+    stepChanged: true,
+    stepStatus: 'processing',
+    jobCompleted: true,
+    jobStatus: 'processing',
+    jobRetryCount: 0,
+    ...over,
+  });
+  /** A store whose finish statement answers `answers` in turn (an Error is thrown). */
+  function store(answers: Array<LastStepResult | Error>, readBack: string | null = 'completed') {
+    const calls: string[] = [];
+    const { store: base } = fakeStore(0);
+    const s: JobEventStore = {
+      ...base,
+      finishLastStep: async () => {
+        calls.push('write');
+        const a = answers.shift()!;
+        if (a instanceof Error) throw a;
+        return a;
+      },
+      stepStatus: async () => (calls.push('verify'), readBack),
+    };
+    return { s, calls };
+  }
+
+  test('a statement whose RETURNING shows the step changed needs no read-back', async () => {
+    const { s, calls } = store([seen({})]);
+    assert.deepEqual(await finishWithRetry(s, statement), { applied: true });
+    assert.deepEqual(calls, ['write']);
+  });
+
+  test('a step its own read saw completed (a re-delivery) is verified without a read-back; the job still completes', async () => {
+    const { s, calls } = store([seen({ stepChanged: false, stepStatus: 'completed' })]);
+    assert.deepEqual(await finishWithRetry(s, statement), { applied: true });
+    assert.deepEqual(calls, ['write']);
+  });
+
+  test('retried after 1 s, 2 s and 4 s when it throws, then the last error', async () => {
+    const delays: number[] = [];
+    const sleep = async (ms: number) => void delays.push(ms);
+    const ok = store([new Error('connection reset'), new Error('connection reset'), seen({})]);
+    assert.deepEqual(await finishWithRetry(ok.s, statement, { sleep }), { applied: true });
+    assert.deepEqual(delays, [1000, 2000]);
+    delays.length = 0;
+    const down = store([1, 2, 3, 4].map(() => new Error('connection reset')));
+    await assert.rejects(finishWithRetry(down.s, statement, { sleep }), /connection reset/);
+    assert.deepEqual(delays, [1000, 2000, 4000]);
+  });
+
+  test('a job failed, completed or retried meanwhile is left as it is (nothing written, no retry)', async () => {
+    for (const [over, why] of [
+      [{ jobStatus: 'failed' }, 'job failed'],
+      [{ jobStatus: 'completed' }, 'job completed'],
+      [{ jobRetryCount: 1 }, 'superseded by a retry'],
+      [{ jobStatus: null }, 'job not found'],
+    ] as const) {
+      const { s, calls } = store([seen({ ...over, stepChanged: false, jobCompleted: false })]);
+      assert.deepEqual(await finishWithRetry(s, statement), { applied: false, skipped: why });
+      assert.deepEqual(calls, ['write']);
+    }
+  });
+
+  test('changed nothing although its read saw the step open (a concurrent writer): read back; not completed → tried again', async () => {
+    const racing = store([seen({ stepChanged: false, jobCompleted: false })], 'completed');
+    assert.deepEqual(await finishWithRetry(racing.s, statement), { applied: false });
+    assert.deepEqual(racing.calls, ['write', 'verify']);
+    const wrong = store([seen({ stepChanged: false }), seen({ stepChanged: false })], 'processing');
+    await assert.rejects(
+      finishWithRetry(wrong.s, statement, { stepWriteBackoffMs: [1], sleep: async () => undefined }),
+      /is processing after/,
+    );
+    assert.deepEqual(wrong.calls, ['write', 'verify', 'write', 'verify']);
   });
 });

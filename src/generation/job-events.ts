@@ -4,7 +4,7 @@
  * when a job may be retried. Used by the worker (in-process or `atelier worker`), the failsafe
  * routes (POST /api/jobs/:id/complete|failed), the reconciler and the retry use case.
  *
- * The rules are pure (`planJobEvent`, `planFinish`, `planRetry`, `retryRefusal`); the statements
+ * The rules are pure (`planJobEvent`, `planClaim`, `planLastStep`, `planRetry`, `retryRefusal`); the statements
  * that apply them are src/db/job-events.ts, behind the `JobEventStore` port. Invariants: each
  * change is conditional, so a re-delivered step or a late failsafe never applies twice;
  * `complete` is applied once and writes exactly one `completed` history entry.
@@ -19,12 +19,12 @@ import {
   stepStatus,
   type CompletionStatement,
   type FailureStatement,
-  type FinishStatement,
   type ProgressStatement,
   type RetryStatement,
   type StartStatement,
   type StepCompletionStatement,
 } from '../db/job-events.ts';
+import { finishLastStep, type ClaimStatement, type LastStepResult, type LastStepStatement } from '../db/step-runs.ts';
 import type { JobRow } from '../db/jobs.ts';
 import { conflict, type AppError } from '../domain/errors.ts';
 import { MAX_JOB_RETRIES, RETRY_LIMIT_MESSAGE } from './pipeline.ts';
@@ -189,10 +189,38 @@ export function planJobEvent(jobId: string, event: JobEvent): JobStatement {
   }
 }
 
-/** The end of a generation (worker): output completed while open, job completed once. */
-export function planFinish(input: Omit<FinishStatement, 'outputFrom' | 'outputTo' | 'jobTo' | 'history'>): FinishStatement {
+/**
+ * A worker's claim of a step: node_started (job, step and the first step's output to processing,
+ * with its history entry), applied only while the job is open in the step's attempt and the step
+ * itself is open; the same statement reads what the step needs.
+ */
+export function planClaim(
+  jobId: string,
+  event: Extract<JobEvent, { type: 'node_started' }>,
+  read: { workflowId: string | null; withJobData: boolean },
+): ClaimStatement {
+  const plan = planJobEvent(jobId, event);
+  if (plan.kind !== 'start') throw new Error('a claim is a node_started event');
+  return { start: plan.statement, workflowId: read.workflowId, withJobData: read.withJobData };
+}
+
+/**
+ * The last step's completion and the end of the generation, as one change: the step completed,
+ * the output completed while open (with its flat file), the job completed once, each only while
+ * the job is open in the step's attempt (a job failed, completed or retried meanwhile is left as
+ * it is).
+ */
+export function planLastStep(
+  jobId: string,
+  event: Extract<JobEvent, { type: 'node_completed' }>,
+  finish: Pick<LastStepStatement, 'outputId' | 'file' | 'thumbnailUrl' | 'outputMetadata'>,
+): LastStepStatement {
+  const plan = planJobEvent(jobId, event);
+  if (plan.kind !== 'step_completed') throw new Error('a last step is a node_completed event');
   return {
-    ...input,
+    ...finish,
+    step: plan.statement,
+    jobIn: OPEN,
     outputFrom: OPEN,
     outputTo: 'completed',
     jobTo: 'completed',
@@ -246,6 +274,7 @@ export interface JobEventStore {
   stepStatus(jobId: string, stepOrder: number, retryAttempt: number): Promise<string | null>;
   completeJob(s: CompletionStatement): Promise<boolean>;
   failJob(s: FailureStatement): Promise<JobRow | null>;
+  finishLastStep(s: LastStepStatement): Promise<LastStepResult>;
 }
 
 export function jobEventStore(db: Db): JobEventStore {
@@ -256,6 +285,7 @@ export function jobEventStore(db: Db): JobEventStore {
     stepStatus: (jobId, order, attempt) => stepStatus(db, jobId, order, attempt),
     completeJob: (s) => completeJob(db, s),
     failJob: (s) => failJob(db, s),
+    finishLastStep: (s) => finishLastStep(db, s),
   };
 }
 
@@ -324,4 +354,46 @@ async function completeStepWithRetry(store: JobEventStore, s: StepCompletionStat
     }
   }
   throw lastError instanceof Error ? lastError : new Error(String(lastError));
+}
+
+export interface FinishResult {
+  /** This statement completed the job. */
+  applied: boolean;
+  /** Why nothing was written: the job is gone, finished or in another attempt. */
+  skipped?: string;
+}
+
+/**
+ * The last step's completion and the job's finish (planLastStep), with the step-completion
+ * guarantees: tried again after 1 s, 2 s and 4 s when the statement throws, and verified. The
+ * statement proves its own write (RETURNING of the step row) or shows in its own read that the
+ * step was completed already, so no read-back follows; only a statement that changed nothing
+ * while its read said the step was open (a concurrent writer between the two) reads the step back.
+ */
+export async function finishWithRetry(store: JobEventStore, s: LastStepStatement, opts: ApplyOptions = {}): Promise<FinishResult> {
+  const backoff = opts.stepWriteBackoffMs ?? STEP_WRITE_BACKOFF_MS;
+  const sleep = opts.sleep ?? sleepMs;
+  const st = s.step;
+  let lastError: unknown;
+  for (let attempt = 0; attempt <= backoff.length; attempt++) {
+    if (attempt > 0) await sleep(backoff[attempt - 1]!);
+    try {
+      const r = await store.finishLastStep(s);
+      if (r.jobStatus === null) return { applied: false, skipped: 'job not found' };
+      if (!s.jobIn.includes(r.jobStatus)) return { applied: false, skipped: `job ${r.jobStatus}` };
+      if (r.jobRetryCount !== st.retryAttempt) return { applied: false, skipped: 'superseded by a retry' };
+      if (r.stepChanged || r.stepStatus === st.to) return { applied: r.jobCompleted };
+      const status = await store.stepStatus(st.jobId, st.stepOrder, st.retryAttempt);
+      if (status === st.to) return { applied: r.jobCompleted };
+      lastError = new Error(`step ${st.stepOrder} of job ${st.jobId} is ${status ?? 'missing'} after its completion write`);
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  throw lastError instanceof Error ? lastError : new Error(String(lastError));
+}
+
+/** `finishWithRetry` on the database. */
+export function finishGeneration(db: Db, s: LastStepStatement, opts: ApplyOptions = {}): Promise<FinishResult> {
+  return finishWithRetry(jobEventStore(db), s, opts);
 }

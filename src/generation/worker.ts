@@ -9,11 +9,13 @@
  * key, conditional updates) or, when it had completed, goes straight on to the next step or the
  * job completion, which is applied once.
  */
+import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { finishGeneration } from '../db/job-events.ts';
-import { findStep, loadStepContext, setStepQueueJobId, staleSteps, type JobRow } from '../db/jobs.ts';
+import { ensureStep, setStepQueueJobId, staleSteps } from '../db/jobs.ts';
+import { claimStep } from '../db/step-runs.ts';
+import { UUID_RE } from '../domain/ids.ts';
 import { failOutput } from '../db/outputs.ts';
 import type { QueueJob, WorkerHandle, WorkQueue } from '../queue/index.ts';
 import { EXTENSION } from '../storage/mime.ts';
@@ -23,7 +25,7 @@ import { parentFromCarrier, withSpan } from '../telemetry.ts';
 import { connectorConfigOf } from './connector-config.ts';
 import { createConnector, type GeneratorConnector, type ReferenceImageInput } from './connectors/index.ts';
 import { errorMessage, stepFailureAction } from './errors.ts';
-import { applyJobEvent, planFinish, type ApplyOptions } from './job-events.ts';
+import { applyJobEvent, finishGeneration, OPEN, planClaim, planLastStep, type ApplyOptions, type FinishResult } from './job-events.ts';
 import { queueJobId, queueOptions, type StepPayload } from './pipeline.ts';
 import { loadReferenceImages } from './reference-images.ts';
 import type { Resolver } from '../net/guarded-fetch.ts';
@@ -68,6 +70,32 @@ export function createStepHandler(ctx: WorkerContext) {
   const connectorFor =
     ctx.connectorFor ?? ((type: string, data: unknown) => createConnector(type, connectorConfigOf(ctx.config), { workflowData: data }));
 
+  /** Reads what the step needs and applies node_started, in one statement (db/step-runs.ts). */
+  function claim(qjob: QueueJob<StepPayload>) {
+    const p = qjob.payload;
+    const workflowId = p.workflow_context.workflow_id;
+    return claimStep(
+      db,
+      planClaim(
+        p.jobId,
+        {
+          type: 'node_started',
+          stepOrder: p.stepOrder,
+          retryAttempt: p.retryAttempt,
+          totalSteps: p.totalSteps,
+          stepName: p.payload.nodeName,
+          queueJobId: qjob.id,
+          worker: WORKER_ID,
+          // The output turns processing with its first step (already processing after a re-delivery).
+          ...(p.stepOrder === 0 ? { outputId: p.outputId } : {}),
+        },
+        // workflows.id is a uuid: a malformed id in a hand-made payload matches nothing.
+        // The job's data is read only when a next step is built from it.
+        { workflowId: UUID_RE.test(workflowId) ? workflowId : null, withJobData: p.stepOrder + 1 < p.totalSteps },
+      ),
+    );
+  }
+
   return async function handleStep(qjob: QueueJob<StepPayload>): Promise<unknown> {
     const p = qjob.payload;
     // The step carries the submitting trace (job.submit, or the previous step's job.process).
@@ -75,34 +103,53 @@ export function createStepHandler(ctx: WorkerContext) {
       'job.process',
       { 'job.id': p.jobId, 'job.service_required': p.type },
       async () => {
-        const found = await loadStepContext(db, p.jobId, p.stepOrder, p.retryAttempt, p.workflow_context.workflow_id);
+        let found = await claim(qjob);
+        if (found && !found.step && found.job.retry_count === p.retryAttempt && OPEN.includes(found.job.status)) {
+          // The row is created before the queue add; a payload without one was queued by hand or
+          // by a reconciler: recreate it (from the payload) so progress has somewhere to go.
+          await ensureStep(db, {
+            jobId: p.jobId,
+            stepName: p.payload.nodeName,
+            stepType: p.type,
+            stepOrder: p.stepOrder,
+            retryAttempt: p.retryAttempt,
+            queueJobId: qjob.id,
+            input: p as unknown as Record<string, unknown>,
+          });
+          found = await claim(qjob);
+        }
         if (!found) return { skipped: 'job not found' };
         const { job, step } = found;
         if (job.retry_count !== p.retryAttempt) return { skipped: 'superseded by a retry' };
         if (job.status === 'completed' || job.status === 'failed') return { skipped: `job ${job.status}` };
 
         let output = step?.status === 'completed' ? (step.output_data as StepOutput | null) : null;
+        if (!output && !found.started) return { skipped: `step ${step?.status ?? 'missing'}` };
+        const last = p.stepOrder + 1 >= p.totalSteps;
         let bytes: Buffer | undefined;
-        if (!output) {
-          try {
-            ({ output, bytes } = await runStep(qjob, job, step === null, found.workflowData));
-          } catch (err) {
-            // Handed back (worker shutting down): not a failure; the queue gives it to another worker.
-            if (qjob.signal?.aborted) throw err;
-            if (stepFailureAction(err, qjob.attempt, p.attempts) === 'retry') throw err; // the queue tries again with backoff
-            const message = errorMessage(err);
-            await failJob(db, p, `generation failed: ${message}`);
-            ctx.log?.('generation failed', { job_id: p.jobId, output_id: p.outputId, step: p.stepOrder, error: message });
-            return { failed: message };
+        let done: FinishResult | undefined;
+        try {
+          if (!output) {
+            ({ output, bytes } = await runStep(qjob, found.workflowData, found.previousOutput as StepOutput | null));
+            if (!last) await completeStep(qjob, output);
           }
+          if (last) done = await finishJob(ctx, qjob, output, { userId: found.outputUserId, status: found.outputStatus }, bytes);
+        } catch (err) {
+          // Handed back (worker shutting down): not a failure; the queue gives it to another worker.
+          if (qjob.signal?.aborted) throw err;
+          if (stepFailureAction(err, qjob.attempt, p.attempts) === 'retry') throw err; // the queue tries again with backoff
+          const message = errorMessage(err);
+          await failJob(db, p, `generation failed: ${message}`);
+          ctx.log?.('generation failed', { job_id: p.jobId, output_id: p.outputId, step: p.stepOrder, error: message });
+          return { failed: message };
         }
-        if (p.stepOrder + 1 < p.totalSteps) {
-          // The job row read above carries everything the next payload needs (data and priority
-          // do not change while a step runs; a retry changes retry_count and is checked above).
+        if (!done) {
+          // The job's data and priority do not change while a step runs (a retry changes
+          // retry_count, checked above), so the next payload is built from the claim's read.
           await submitStep(ctx, job, p.stepOrder + 1, p.retryAttempt);
           return { next: p.stepOrder + 1 };
         }
-        await finishJob(ctx, p, output, { userId: found.outputUserId, status: found.outputStatus }, bytes);
+        if (done.skipped) return { skipped: done.skipped };
         ctx.log?.('generation completed', { job_id: p.jobId, output_id: p.outputId, url: output.url }, 'info');
         return { completed: output.url };
       },
@@ -110,35 +157,36 @@ export function createStepHandler(ctx: WorkerContext) {
     );
   };
 
+  /** A step that is not the last: node_completed (retried and verified, job-events.ts). */
+  async function completeStep(qjob: QueueJob<StepPayload>, output: StepOutput) {
+    const p = qjob.payload;
+    await applyJobEvent(
+      db,
+      p.jobId,
+      {
+        type: 'node_completed',
+        stepOrder: p.stepOrder,
+        retryAttempt: p.retryAttempt,
+        totalSteps: p.totalSteps,
+        stepName: p.payload.nodeName,
+        output,
+      },
+      ctx.applyOptions,
+    );
+  }
+
   async function runStep(
     qjob: QueueJob<StepPayload>,
-    job: JobRow,
-    stepMissing: boolean,
     workflowData: unknown,
+    previous: StepOutput | null,
   ): Promise<{ output: StepOutput; bytes: Buffer }> {
     const p = qjob.payload;
-    if (stepMissing) {
-      // The row is created before the queue add; a payload without one was queued by hand or by a
-      // reconciler: recreate it so progress has somewhere to go.
-      await submitStep(ctx, job, p.stepOrder, p.retryAttempt).catch(() => undefined);
-    }
-    await applyJobEvent(db, p.jobId, {
-      type: 'node_started',
-      stepOrder: p.stepOrder,
-      retryAttempt: p.retryAttempt,
-      totalSteps: p.totalSteps,
-      stepName: p.payload.nodeName,
-      queueJobId: qjob.id,
-      worker: WORKER_ID,
-      // The output turns processing with its first step (already processing after a re-delivery).
-      ...(p.stepOrder === 0 ? { outputId: p.outputId } : {}),
-    });
     const connector = connectorFor(p.type, workflowData ?? null);
 
     // Progress: written in order, never blocking the generator, and throttled (one write costs a
     // database statement and a Redis call): a whole-percent rise of 10 points or more, or one at
-    // least PROGRESS_INTERVAL_MS after the last write. 100 % is not written: node_completed follows
-    // at once and records the step's full progress with its own history entry.
+    // least PROGRESS_INTERVAL_MS after the last write. 100 % is not written: the step's completion
+    // follows at once and records the step's full progress with its own history entry.
     let lastReported = -Infinity;
     let lastAt = 0;
     let chain: Promise<unknown> = Promise.resolve();
@@ -170,11 +218,9 @@ export function createStepHandler(ctx: WorkerContext) {
       ...(ctx.resolve ? { resolve: ctx.resolve } : {}),
     });
     if (p.stepOrder > 0) {
-      // The previous step's image is this step's input.
-      const prev = await findStep(db, p.jobId, p.stepOrder - 1, p.retryAttempt);
-      const prevOut = prev?.output_data as StepOutput | null;
-      const obj = prevOut?.key ? await storage.get(prevOut.key) : null;
-      if (obj) referenceImages.unshift({ name: 'previous_step', bytes: obj.bytes, url: prevOut!.url });
+      // The previous step's image (its output, read with the claim) is this step's input.
+      const obj = previous?.key ? await storage.get(previous.key) : null;
+      if (obj) referenceImages.unshift({ name: 'previous_step', bytes: obj.bytes, url: previous!.url });
     }
     const result = await connector.generate(
       {
@@ -194,9 +240,11 @@ export function createStepHandler(ctx: WorkerContext) {
     // writes nothing (a step's result is written once).
     if (qjob.commit && !qjob.commit()) throw new Error('step handed back to the queue');
     const ext = (EXTENSION as Record<string, string>)[result.mimeType] ?? 'bin';
-    // Deterministic key: a re-run of the step overwrites its own file, never leaves a second one.
-    const key = `generations/${p.jobId}/step-${p.stepOrder}-r${p.retryAttempt}.${ext}`;
-    const stored = await storage.put(key, result.bytes, result.mimeType);
+    // Each run writes its own file, once, at a key no one else writes (no temporary file, no
+    // rename, no folder per job): a reader can only learn the key from the database, after the
+    // file is complete, and a run that dies mid-write leaves a file nothing refers to.
+    const key = `generations/${p.jobId.slice(0, 2)}/${p.jobId}-s${p.stepOrder}-r${p.retryAttempt}-${runToken()}.${ext}`;
+    const stored = await storage.putNew(key, result.bytes, result.mimeType);
     const output: StepOutput = {
       key,
       url: stored.url,
@@ -206,45 +254,34 @@ export function createStepHandler(ctx: WorkerContext) {
       // Which references the picture holds (and where), when the connector says so.
       ...(result.meta?.referenceImages ? { reference_images: result.meta.referenceImages } : {}),
     };
-    await applyJobEvent(
-      db,
-      p.jobId,
-      {
-        type: 'node_completed',
-        stepOrder: p.stepOrder,
-        retryAttempt: p.retryAttempt,
-        totalSteps: p.totalSteps,
-        stepName: p.payload.nodeName,
-        output,
-      },
-      ctx.applyOptions,
-    );
     return { output, bytes: result.bytes };
   }
 }
 
+/** A short random token that makes a run's storage keys its own. */
+const runToken = () => randomBytes(4).toString('hex');
+
 /**
- * The last step's image becomes the output (with its thumbnail and flat file) and the job
- * completes once. `outputAtStart` is the output's owner and status read with the job; `bytes` the
- * image when this handler generated it (the thumbnail is made from them instead of a storage read).
- *
- * One statement does the rest: the flat file (only while the output is open), the output's
- * completion (conditional), and the job's `complete` event with its history entry (applied once,
- * as in job-events.ts). When another finisher (a re-delivered step) completed the output first,
+ * The last step: its image becomes the output (with its thumbnail and flat file), the step is
+ * completed and the job completes once, in one statement (job-events.ts `finishGeneration`:
+ * retried and verified like any step completion). `outputAtStart` is the output's owner and
+ * status read with the claim; `bytes` the image when this handler generated it (the thumbnail is
+ * made from them instead of a storage read). When another finisher completed the output first,
  * the job records what that one wrote.
  */
 async function finishJob(
   ctx: WorkerContext,
-  p: StepPayload,
+  qjob: QueueJob<StepPayload>,
   out: StepOutput,
   outputAtStart: { userId: string | null; status: string | null },
   bytes?: Buffer,
 ) {
   const { db, storage } = ctx;
+  const p = qjob.payload;
   let thumbnail: string | null = null;
   if (outputAtStart.status !== 'completed') {
     try {
-      thumbnail = await makeThumbnail(storage, p.outputId, out.url, out.mime_type, bytes);
+      thumbnail = await makeThumbnail(storage, p.outputId, out.url, out.mime_type, bytes, `thumbnails/${p.outputId}-${runToken()}.webp`);
     } catch (err) {
       ctx.log?.('thumbnail failed', { outputId: p.outputId, err: String(err) });
     }
@@ -256,15 +293,26 @@ async function finishJob(
     workflow: p.workflow_context.workflow_name,
     ...(out.reference_images ? { reference_images: out.reference_images } : {}),
   };
-  await finishGeneration(
+  return finishGeneration(
     db,
-    planFinish({
-      jobId: p.jobId,
-      outputId: p.outputId,
-      file: { key: out.key, url: out.url, mimeType: out.mime_type, size: out.size, ownerId: outputAtStart.userId, relType: 'generation' },
-      thumbnailUrl: thumbnail,
-      outputMetadata: meta,
-    }),
+    planLastStep(
+      p.jobId,
+      {
+        type: 'node_completed',
+        stepOrder: p.stepOrder,
+        retryAttempt: p.retryAttempt,
+        totalSteps: p.totalSteps,
+        stepName: p.payload.nodeName,
+        output: out,
+      },
+      {
+        outputId: p.outputId,
+        file: { key: out.key, url: out.url, mimeType: out.mime_type, size: out.size, ownerId: outputAtStart.userId, relType: 'generation' },
+        thumbnailUrl: thumbnail,
+        outputMetadata: meta,
+      },
+    ),
+    ctx.applyOptions,
   );
 }
 

@@ -21,8 +21,11 @@ interface Deck {
 }
 
 /** In-memory ports: what the service wrote, charged and queued is recorded for the assertions. */
-function fakes(opts: { decks?: Deck[]; cost?: number; queueFails?: boolean; insert?: GenerationRowsResult; jobs?: JobRow[] } = {}) {
+/** `inserts`: what the successive row inserts answer (then success); a charged success is a debit. */
+function fakes(opts: { decks?: Deck[]; cost?: number; queueFails?: boolean; inserts?: GenerationRowsResult[]; jobs?: JobRow[] } = {}) {
+  const answers = [...(opts.inserts ?? [])];
   const log = {
+    reads: [] as Array<[string, boolean]>,
     debits: [] as Array<[string, number]>,
     refunds: [] as Array<[string, number]>,
     rows: [] as GenerationRows[],
@@ -35,13 +38,17 @@ function fakes(opts: { decks?: Deck[]; cost?: number; queueFails?: boolean; inse
   let n = 0;
   const ports: GenerationPorts = {
     collections: {
-      get: async (id) => {
+      get: async (id, fresh = false) => {
+        log.reads.push([`collection ${id}`, fresh]);
         if (id !== COLLECTION) throw new AppError('not_found', `collection ${id} not found`);
-        return { id, title: 'Neon', data: { version: 'v2', variables: [{ name: 'color', value: [{ value: 'red' }] }] } };
+        return { id, title: 'Neon', data: { version: 'v2', variables: [{ name: 'color', value: [{ value: 'red' }] }] }, version: '7' };
       },
     },
     workflows: {
-      find: async (name) => (name === 'procedural' ? { id: 'wf', name: 'procedural', type: 'basic', models: [], custom_nodes: [] } : null),
+      find: async (name, fresh = false) => {
+        log.reads.push([`workflow ${name}`, fresh]);
+        return name === 'procedural' ? { id: 'wf', name: 'procedural', type: 'basic', models: [], custom_nodes: [], version: '3' } : null;
+      },
     },
     decks: {
       get: async (id) => {
@@ -50,15 +57,15 @@ function fakes(opts: { decks?: Deck[]; cost?: number; queueFails?: boolean; inse
         return d;
       },
     },
-    credits: {
-      debit: async (userId, amount) => void log.debits.push([userId, amount]),
-      refund: async (userId, amount) => void log.refunds.push([userId, amount]),
-    },
+    credits: { refund: async (userId, amount) => void log.refunds.push([userId, amount]) },
     socialLinks: { upsert: async () => ({ id: 'link-1' }) },
     rows: {
       insert: async (rows) => {
         log.rows.push(rows);
-        return opts.insert ?? { deckId: rows.deckId ?? rows.newDeck.id };
+        const answer = answers.shift() ?? { deckId: rows.deckId ?? rows.newDeck.id };
+        if (rows.charge && ('deckId' in answer || ('refused' in answer && answer.debited)))
+          log.debits.push([rows.charge.userId, rows.charge.amount]);
+        return answer;
       },
     },
     queue: {
@@ -80,7 +87,7 @@ function fakes(opts: { decks?: Deck[]; cost?: number; queueFails?: boolean; inse
       },
       submitStep: async (job, order, attempt) => void log.submitted.push([job.id, order, attempt]),
     },
-    settings: { creditsPerGeneration: opts.cost ?? 2, stuckAfterMs: 600_000 },
+    settings: { creditsPerGeneration: opts.cost ?? 2, creditsInitialGrant: 100, stuckAfterMs: 600_000 },
     uuid: () => `id-${++n}`,
     seed: () => 99,
     now: () => new Date('2030-01-01T00:00:00Z'),
@@ -112,6 +119,13 @@ describe('start', () => {
     assert.deepEqual(log.debits, [['alice', 2]]);
     assert.deepEqual(log.refunds, []);
     const rows = log.rows[0]!;
+    assert.deepEqual(rows.charge, { userId: 'alice', amount: 2, initialGrant: 100 }, 'the debit is part of the insert');
+    assert.deepEqual(rows.built, { collection: { id: COLLECTION, version: '7' }, workflow: { id: 'wf', version: '3' } });
+    assert.deepEqual(
+      (rows.job.data as { workflow: unknown }).workflow,
+      { id: 'wf', name: 'procedural', type: 'basic', models: [], custom_nodes: [] },
+      'the job records the workflow fields it runs with (not the row version)',
+    );
     assert.equal(rows.output.userId, 'alice');
     assert.equal(rows.job.userId, 'alice');
     assert.equal(rows.newDeck.userId, 'alice');
@@ -128,6 +142,7 @@ describe('start', () => {
     const { service, log } = fakes();
     await service.start(operator, request());
     assert.deepEqual(log.debits, []);
+    assert.equal(log.rows[0]!.charge, undefined);
     assert.equal(log.rows[0]!.output.userId, null);
   });
 
@@ -166,17 +181,54 @@ describe('start', () => {
     assert.equal(log.debits.length, 2, 'refused requests are not charged');
   });
 
-  test('a failure after the debit refunds it: the deck locked meanwhile, or a token that already has a deck', async () => {
-    const locked = fakes({ insert: { refused: 'deck_unavailable' } });
+  test('a deck locked between the check and the debit: the debit is refunded; a refusal without a debit is not', async () => {
+    const locked = fakes({ inserts: [{ refused: 'deck_unavailable', debited: true }] });
     await rejectsWith(locked.service.start(alice, request()), 'conflict', /locked/);
     assert.deepEqual(locked.log.refunds, [['alice', 2]]);
-    const taken = fakes({ insert: { refused: 'token_taken' } });
+    const refused = fakes({ inserts: [{ refused: 'deck_unavailable' }] });
+    await rejectsWith(refused.service.start(alice, request()), 'conflict', /locked/);
+    assert.deepEqual(refused.log.refunds, []);
+    const taken = fakes({ inserts: [{ refused: 'token_taken' }] });
     await rejectsWith(
       taken.service.start(operator, request({ mintState: { token_id: 3 } })),
       'conflict',
       /^body\.mint_state\.token_id: token 3/,
     );
     assert.equal(taken.log.queued.length, 0);
+    assert.deepEqual(taken.log.refunds, []);
+  });
+
+  test('a short balance is a 402 with the balance; nothing is queued or refunded', async () => {
+    const { service, log } = fakes({ inserts: [{ insufficient: { balance: 1 } }] });
+    await assert.rejects(service.start(alice, request()), (e: unknown) => {
+      assert.ok(e instanceof AppError);
+      assert.equal(e.kind, 'payment_required');
+      assert.match(e.message, /needs 2 credits, the balance is 1/);
+      return true;
+    });
+    assert.equal(log.queued.length, 0);
+    assert.deepEqual(log.refunds, []);
+  });
+
+  test('a stale cached collection or workflow: both read again and the insert repeated; after 3 stale copies a 409', async () => {
+    const once = fakes({ inserts: [{ stale: true }] });
+    await once.service.start(alice, request());
+    assert.deepEqual(once.log.reads, [
+      [`collection ${COLLECTION}`, false],
+      ['workflow procedural', false],
+      [`collection ${COLLECTION}`, true],
+      ['workflow procedural', true],
+    ]);
+    assert.equal(once.log.rows.length, 2);
+    assert.equal(once.log.rows[0]!.jobId, once.log.rows[1]!.jobId, 'the same job, submitted again');
+    assert.equal(once.log.queued.length, 1);
+    assert.deepEqual(once.log.debits, [['alice', 2]], 'charged once');
+
+    const always = fakes({ inserts: [{ stale: true }, { stale: true }, { stale: true }] });
+    await rejectsWith(always.service.start(alice, request()), 'conflict', /kept changing/);
+    assert.equal(always.log.rows.length, 3);
+    assert.equal(always.log.queued.length, 0);
+    assert.deepEqual(always.log.debits, []);
   });
 
   test('a queue that refuses the step fails the job and its output (503) and refunds', async () => {

@@ -2,23 +2,24 @@
  * Generation use cases (content-service.md §4.3, nft-service.md §4.2.1, docs/jobs.md): start a
  * generation (generate routes, generations route, develop, minting, samples) and retry a job.
  *
- * Start: authorize, build the job's data (pure, src/generation/pipeline.ts), charge credits, write
- * the deck, output, job, history and step 0 in one statement, queue step 0 and return at once; a
- * worker does the rest. Invariants: any failure after the debit refunds it; a failure to queue
- * fails the job and its output (503); a token id gets one deck per collection (409).
+ * Start: authorize, build the job's data (pure, src/generation/pipeline.ts) from the collection and
+ * workflow (cached: generation-catalog.ts), then one statement checks that both are current,
+ * debits a charged user and writes the deck, output, job, history and step 0; queue step 0 and
+ * return at once; a worker does the rest. Invariants: nothing is debited unless the rows are
+ * written; a failure to queue fails the job and its output (503) and refunds the debit; a token id
+ * gets one deck per collection (409).
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { getCollection } from '../db/collections.ts';
-import { addCredits, debitCredits } from '../db/credits.ts';
+import { addCredits, InsufficientCredits } from '../db/credits.ts';
 import { getDeckWithOwners } from '../db/decks.ts';
 import { insertGenerationRows, type GenerationRows, type GenerationRowsResult } from '../db/generation-rows.ts';
 import { resetForRetry } from '../db/job-events.ts';
 import { findJob, type JobRow } from '../db/jobs.ts';
 import { failOutput } from '../db/outputs.ts';
 import { upsertSocialLink } from '../db/social-links.ts';
-import { DEFAULT_WORKFLOW, findWorkflow } from '../db/workflows.ts';
+import { DEFAULT_WORKFLOW } from '../db/workflows.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { mintTokenMetadata, type Attribute } from '../domain/metadata.ts';
 import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
@@ -39,6 +40,7 @@ import { submitStep } from '../generation/steps.ts';
 import { DEFAULT_PRIORITY, type WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
 import { currentTraceCarrier, withSpan } from '../telemetry.ts';
+import { catalogOn } from './generation-catalog.ts';
 import { ownership } from './ownership.ts';
 
 /** Why generation routes answer 503 on a backend without a job queue. */
@@ -92,19 +94,32 @@ export interface RetryResult {
 }
 
 export interface GenerationPorts {
+  /**
+   * What generations are built from, each with the row version it was read at (possibly a cached
+   * copy: the insert refuses a stale one, and the service asks again with `fresh`).
+   */
   collections: {
     get(
       id: string,
-    ): Promise<{ id: string; title: string; description?: string; cover_image_url?: string | null; data: unknown; component?: unknown }>;
+      fresh?: boolean,
+    ): Promise<{
+      id: string;
+      title: string;
+      description?: string;
+      cover_image_url?: string | null;
+      data: unknown;
+      component?: unknown;
+      version: string;
+    }>;
   };
-  workflows: { find(idOrName: string): Promise<JobWorkflow | null> };
+  workflows: { find(idOrName: string, fresh?: boolean): Promise<(JobWorkflow & { version: string }) | null> };
   decks: {
     get(
       id: string,
     ): Promise<{ id: string; collection_id: string; user_id: string | null; status: string; collection_owner_id: string | null }>;
   };
-  /** `debit` throws 402 when the balance is short. */
-  credits: { debit(userId: string, amount: number): Promise<void>; refund(userId: string, amount: number): Promise<void> };
+  /** The debit is part of `rows.insert`; a refund gives it back when the job could not start. */
+  credits: { refund(userId: string, amount: number): Promise<void> };
   socialLinks: { upsert(org: string, identifier: string): Promise<{ id: string }> };
   rows: { insert(rows: GenerationRows): Promise<GenerationRowsResult> };
   queue: Pick<WorkQueue<StepPayload>, 'add'>;
@@ -115,20 +130,23 @@ export interface GenerationPorts {
     resetForRetry: (statement: ReturnType<typeof planRetry>) => Promise<JobRow | null>;
     submitStep(job: JobRow, stepOrder: number, retryAttempt: number): Promise<void>;
   };
-  settings: { creditsPerGeneration: number; stuckAfterMs: number; metadataBaseUrl?: string };
+  settings: { creditsPerGeneration: number; creditsInitialGrant: number; stuckAfterMs: number; metadataBaseUrl?: string };
   /** Randomness and time, replaceable in tests. */
   uuid?: () => string;
   seed?: () => number;
   now?: () => Date;
 }
 
+/** Submits tried when the collection or workflow keeps changing under a submit (each re-reads them). */
+const SUBMIT_ATTEMPTS = 3;
+
 export function createGenerationService(ports: GenerationPorts) {
   const uuid = ports.uuid ?? randomUUID;
   const seed = ports.seed ?? (() => randomInt(0, 2 ** 32 - 1));
   const now = ports.now ?? (() => new Date());
 
-  async function resolveWorkflow(workflowId: string | undefined): Promise<JobWorkflow> {
-    const row = await ports.workflows.find(workflowId ?? DEFAULT_WORKFLOW);
+  async function resolveWorkflow(workflowId: string | undefined, fresh: boolean): Promise<JobWorkflow & { version: string }> {
+    const row = await ports.workflows.find(workflowId ?? DEFAULT_WORKFLOW, fresh);
     if (row) return row;
     if (!workflowId)
       throw new AppError(
@@ -149,43 +167,54 @@ export function createGenerationService(ports: GenerationPorts) {
     if (input.mintState) authorize(caller, 'token.set_mint_state');
     return withSpan('job.submit', { 'job.workflow_id': input.workflowId ?? DEFAULT_WORKFLOW, 'job.type': input.jobType }, async (span) => {
       const userId = ownerFor(caller);
-      const collection = await ports.collections.get(input.collectionId);
-      // A collection may name its workflow and job type (custodial templates: flexible_prompt and
-      // the template's job_type; built-in global collections: their renderer). A request's own wins.
-      const own = collectionComponent(collection.component);
-      const workflow = await resolveWorkflow(input.workflowId ?? own.workflow);
-      const jobType = input.jobType === DEFAULT_JOB_TYPE && own.jobType ? own.jobType : input.jobType;
-      span.setAttributes({ 'job.workflow_id': workflow.id, 'job.type': jobType });
       const jobId = uuid();
       const outputId = uuid();
       // A new deck's id is chosen here so that the job's data can name it.
-      const data = buildJobData({
-        collection,
-        workflow,
-        requestedVariables: input.variables ?? {},
-        seed: input.seed ?? seed(),
-        socialPfp: input.socialPfp ?? null,
-        deckId: input.deckId ?? uuid(),
-        outputId,
-        source: input.source,
-        ...(input.mintState ? { mintState: input.mintState } : {}),
-      });
-
-      const outputCollectionId = input.outputCollectionId ?? collection.id;
-      if (input.deckId) {
-        const deck = await ports.decks.get(input.deckId);
-        if (deck.collection_id !== outputCollectionId) throw invalid(`body.deck_id: deck ${deck.id} belongs to another collection`);
-        authorize(caller, 'deck.add_output', ownership(deck));
-        if (deck.status === 'locked') throw conflict(`deck ${deck.id} is locked: no new outputs can be added`);
-      }
-
+      const deckId = input.deckId ?? uuid();
+      const jobSeed = input.seed ?? seed();
       const cost = ports.settings.creditsPerGeneration;
       const charged = caller.kind === 'user' && cost > 0 ? caller.userId : null;
-      if (charged) await ports.credits.debit(charged, cost);
-      try {
-        // The social link (custodial generations) is found or created first; the rest is one statement.
-        const custodiedFor =
-          input.socialOrg && input.socialIdentifier ? (await ports.socialLinks.upsert(input.socialOrg, input.socialIdentifier)).id : null;
+      // The social link (custodial generations) is found or created first; the rest is one statement.
+      let custodiedFor: string | null | undefined;
+      for (let attempt = 1; ; attempt++) {
+        // Cached copies first; after a stale one, read again (generation-catalog.ts).
+        const fresh = attempt > 1;
+        const collection = await ports.collections.get(input.collectionId, fresh);
+        // A collection may name its workflow and job type (custodial templates: flexible_prompt and
+        // the template's job_type; built-in global collections: their renderer). A request's own wins.
+        const own = collectionComponent(collection.component);
+        const workflow = await resolveWorkflow(input.workflowId ?? own.workflow, fresh);
+        const jobType = input.jobType === DEFAULT_JOB_TYPE && own.jobType ? own.jobType : input.jobType;
+        span.setAttributes({ 'job.workflow_id': workflow.id, 'job.type': jobType });
+        const data = buildJobData({
+          collection,
+          workflow: {
+            id: workflow.id,
+            name: workflow.name,
+            type: workflow.type,
+            models: workflow.models,
+            custom_nodes: workflow.custom_nodes,
+          },
+          requestedVariables: input.variables ?? {},
+          seed: jobSeed,
+          socialPfp: input.socialPfp ?? null,
+          deckId,
+          outputId,
+          source: input.source,
+          ...(input.mintState ? { mintState: input.mintState } : {}),
+        });
+
+        const outputCollectionId = input.outputCollectionId ?? collection.id;
+        if (input.deckId) {
+          const deck = await ports.decks.get(input.deckId);
+          if (deck.collection_id !== outputCollectionId) throw invalid(`body.deck_id: deck ${deck.id} belongs to another collection`);
+          authorize(caller, 'deck.add_output', ownership(deck));
+          if (deck.status === 'locked') throw conflict(`deck ${deck.id} is locked: no new outputs can be added`);
+        }
+        if (custodiedFor === undefined)
+          custodiedFor =
+            input.socialOrg && input.socialIdentifier ? (await ports.socialLinks.upsert(input.socialOrg, input.socialIdentifier)).id : null;
+
         const priority = input.priority ?? DEFAULT_PRIORITY;
         // The job.submit span's W3C context rides in the queued step (job.process continues it).
         const trace = currentTraceCarrier();
@@ -196,13 +225,18 @@ export function createGenerationService(ports: GenerationPorts) {
           outputId,
           deckId: input.deckId ?? null,
           newDeck: {
-            id: data.deckId,
+            id: deckId,
             name: input.mintState ? `${collection.title} #${input.mintState.token_id}` : collection.title,
             userId,
             custodiedFor,
           },
           ...(input.mintState ? { mintState: input.mintState } : {}),
           outputCollectionId,
+          built: {
+            collection: { id: collection.id, version: collection.version },
+            workflow: { id: workflow.id, version: workflow.version },
+          },
+          ...(charged ? { charge: { userId: charged, amount: cost, initialGrant: ports.settings.creditsInitialGrant } } : {}),
           output: {
             userId,
             source: input.source,
@@ -236,7 +270,15 @@ export function createGenerationService(ports: GenerationPorts) {
           },
           step0: { stepName: step0.payload.nodeName, stepType: step0.type, queueJobId: queueId, input: step0 },
         });
+        // Nothing was written (and nothing debited) in these cases.
+        if ('stale' in inserted) {
+          if (attempt < SUBMIT_ATTEMPTS) continue;
+          throw conflict(`collection ${input.collectionId} or its workflow kept changing during the submission: try again`);
+        }
+        if ('insufficient' in inserted) throw new InsufficientCredits(cost, inserted.insufficient.balance);
         if ('refused' in inserted) {
+          // A deck locked between the checks and the debit: the debit is given back.
+          if (charged && inserted.debited) await ports.credits.refund(charged, cost).catch(() => undefined);
           if (inserted.refused === 'token_taken')
             throw conflict(`body.mint_state.token_id: token ${input.mintState?.token_id} of this collection already has a deck`);
           throw conflict(`deck ${input.deckId} is locked: no new outputs can be added`);
@@ -246,13 +288,11 @@ export function createGenerationService(ports: GenerationPorts) {
         } catch (err) {
           const message = `could not submit the job to the queue: ${err instanceof Error ? err.message : String(err)}`;
           await ports.jobs.failSubmission(jobId, outputId, message);
+          if (charged) await ports.credits.refund(charged, cost).catch(() => undefined);
           throw new AppError('unavailable', message);
         }
         span.setAttribute('job.id', jobId);
         return { jobId, outputId, deckId: inserted.deckId };
-      } catch (err) {
-        if (charged) await ports.credits.refund(charged, cost).catch(() => undefined);
-        throw err;
       }
     });
   }
@@ -297,14 +337,12 @@ export interface GenerationContext {
 /** The service on the database, the configured credits and the queue. */
 export function generationServiceOn(ctx: GenerationContext): GenerationService {
   const { db, config, queue } = ctx;
+  const catalog = catalogOn(db);
   return createGenerationService({
-    collections: { get: (id) => getCollection(db, id) },
-    workflows: { find: (idOrName) => findWorkflow(db, idOrName) },
+    collections: { get: (id, fresh) => catalog.collection(id, fresh) },
+    workflows: { find: (idOrName, fresh) => catalog.workflow(idOrName, fresh) },
     decks: { get: (id) => getDeckWithOwners(db, id) },
-    credits: {
-      debit: async (userId, amount) => void (await debitCredits(db, userId, amount, config.CREDITS_INITIAL_GRANT)),
-      refund: async (userId, amount) => void (await addCredits(db, userId, amount, config.CREDITS_INITIAL_GRANT)),
-    },
+    credits: { refund: async (userId, amount) => void (await addCredits(db, userId, amount, config.CREDITS_INITIAL_GRANT)) },
     socialLinks: { upsert: (org, identifier) => upsertSocialLink(db, org, identifier) },
     rows: { insert: (rows) => insertGenerationRows(db, rows) },
     queue,
@@ -319,6 +357,7 @@ export function generationServiceOn(ctx: GenerationContext): GenerationService {
     },
     settings: {
       creditsPerGeneration: config.CREDITS_PER_GENERATION,
+      creditsInitialGrant: config.CREDITS_INITIAL_GRANT,
       stuckAfterMs: config.JOB_STALE_STEP_MS,
       ...(ctx.metadataBaseUrl ? { metadataBaseUrl: ctx.metadataBaseUrl } : {}),
     },

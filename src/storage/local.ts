@@ -1,6 +1,7 @@
 /**
  * Local storage: files under `<dataDir>/files/`, served by the backend at `GET /files/<key>`.
- * Writes go to a temporary file renamed into place, so a reader never sees half a file.
+ * `put` writes to a temporary file renamed into place, so a reader never sees half a file;
+ * `putNew` writes a fresh key in place (nobody can read a key before it is handed out).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -49,6 +50,19 @@ export class LocalStorage implements Storage {
       await fs.writeFile(tmp, bytes, { mode: 0o644 });
     }
     await fs.rename(tmp, file);
+    return { key, url: this.publicUrl(key) };
+  }
+
+  async putNew(key: string, bytes: Buffer, _contentType: string) {
+    const file = this.fileOf(key);
+    // Exclusive create: one open, one write, one close; an existing file is an error, not overwritten.
+    try {
+      await fs.writeFile(file, bytes, { mode: 0o644, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(file, bytes, { mode: 0o644, flag: 'wx' });
+    }
     return { key, url: this.publicUrl(key) };
   }
 

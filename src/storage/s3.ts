@@ -54,6 +54,11 @@ export class S3Storage implements Storage {
     return { key, url: this.publicUrl(key) };
   }
 
+  /** An S3 PUT is atomic already: readers see the whole object or none. */
+  putNew(key: string, bytes: Buffer, contentType: string) {
+    return this.put(key, bytes, contentType);
+  }
+
   async get(key: string): Promise<StoredObject | null> {
     assertValidKey(key);
     try {

@@ -1,6 +1,7 @@
 /**
  * Thumbnails for completed image outputs: a WebP no larger than 512×512 (aspect kept, never
- * enlarged; first frame of an animation), stored at `thumbnails/<outputId>.webp`.
+ * enlarged; first frame of an animation), stored at `thumbnails/<outputId>.webp` (the generation
+ * worker gives each run its own key instead).
  */
 import sharp from 'sharp';
 import { isImageType, sniffType } from './mime.ts';
@@ -27,6 +28,8 @@ export async function makeThumbnail(
   mimeType: string | null,
   /** The image's bytes when the caller has them (the worker just stored them): saves a read. */
   bytes?: Buffer,
+  /** A fresh key of the caller's, written once (Storage.putNew); default `thumbnails/<outputId>.webp`, replaced. */
+  freshKey?: string,
 ): Promise<string | null> {
   const key = storage.keyFromUrl(url);
   if (!key) return null;
@@ -36,6 +39,8 @@ export async function makeThumbnail(
   const sniffed = sniffType(source);
   if (!sniffed || !isImageType(sniffed)) return null;
   const thumb = await renderThumbnail(source);
-  const stored = await storage.put(`thumbnails/${outputId}.webp`, thumb, 'image/webp');
+  const stored = freshKey
+    ? await storage.putNew(freshKey, thumb, 'image/webp')
+    : await storage.put(`thumbnails/${outputId}.webp`, thumb, 'image/webp');
   return stored.url;
 }

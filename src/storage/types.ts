@@ -13,6 +13,11 @@ export interface Storage {
   readonly kind: 'local' | 's3';
   /** Writes the object (replacing any object at that key). */
   put(key: string, bytes: Buffer, contentType: string): Promise<{ key: string; url: string }>;
+  /**
+   * Writes an object at a key nobody has written, once (the generation worker's per-run keys):
+   * no temporary copy, since no reader knows the key before this returns. Fails when the key exists.
+   */
+  putNew(key: string, bytes: Buffer, contentType: string): Promise<{ key: string; url: string }>;
   /** The object, or null when there is none at that key. */
   get(key: string): Promise<StoredObject | null>;
   /** Removes the object; no error when it is absent. */
