@@ -57,7 +57,9 @@ interface Runs {
 
 async function main() {
   const database = await createTestDatabase();
-  const config = testConfig({ API_KEY: KEY, LOG_LEVEL: 'silent' });
+  // The backends log as in production (a pino logger, a child per request, no request lines); warn
+  // rather than the default info only keeps the startup lines out of the figures.
+  const config = testConfig({ API_KEY: KEY, LOG_LEVEL: 'warn' });
   const backend = await buildBackendApp({
     config,
     database,
@@ -128,6 +130,7 @@ async function main() {
   const cold = await buildBackendApp({ config, database, metadataBaseUrl: 'http://meta.bench', metadataCache: new MetadataCache(0) });
   await cold.listen({ port: 0, host: '127.0.0.1' });
   const pool = database.url ? new pg.Pool({ connectionString: database.url, max: POOL_SIZE }) : undefined;
+  pool?.on('error', () => {}); // as the product's pool: an idle client dropped at the end is no crash
   const lite = pool ? undefined : (db as unknown as { $client: PGlite }).$client;
   const plainQuery = async (id: string, tokenId: number): Promise<unknown[]> =>
     pool ? (await pool.query(TOKEN_SQL, [id, tokenId])).rows : (await lite!.query(TOKEN_SQL, [id, tokenId])).rows;
@@ -201,6 +204,7 @@ async function main() {
     await measure(coldPaced, { ...base, url: urlOf(cold), crawl, rate });
   }
   const load1 = os.loadavg()[0]!;
+  await new Promise((r) => setTimeout(r, 500)); // requests the client abandoned at its deadline finish
 
   const row = (name: string, runs: Runs) => {
     const m = (f: (r: LoadResult) => number) => median(runs.results.map(f));
@@ -228,7 +232,10 @@ async function main() {
   const rates = bareQueryPaced.results.map((_, i) => Math.round(bareQueryRuns.results[i]!.rps / 2));
   console.log(row(`bare Fastify + one plain query, at ${median(rates).toLocaleString('en-US')} req/s`, bareQueryPaced));
   console.log(row(`GET /collections/:id/tokens/:tokenId (cold), at ${median(rates).toLocaleString('en-US')} req/s`, coldPaced));
-  console.log(`cold p99 at half the reference's saturated rate: ${median(coldPaced.results.map((r) => r.p99))} ms (goal < 10 ms)`);
+  console.log(
+    `cold p99: ${median(coldRuns.results.map((r) => r.p99))} ms saturated (${connections} connections), ` +
+      `${median(coldPaced.results.map((r) => r.p99))} ms at ${median(rates).toLocaleString('en-US')} req/s (goal < 10 ms)`,
+  );
   console.log(`cold/bare+query: ${(rps(coldRuns) / rps(bareQueryRuns)).toFixed(2)}`);
   await load.close();
   await bareRedis?.close();
