@@ -184,6 +184,7 @@ async function main() {
   const coldRuns = fresh();
   const bareQueryPaced = fresh();
   const coldPaced = fresh();
+  const barePaced = fresh();
   const redisRuns = fresh();
   const base = { connections, seconds };
   const load0 = os.loadavg()[0]!;
@@ -202,6 +203,8 @@ async function main() {
     const rate = Math.round(ref.rps / 2);
     await measure(bareQueryPaced, { ...base, url: urlOf(bareQuery), crawl, rate });
     await measure(coldPaced, { ...base, url: urlOf(cold), crawl, rate });
+    // The machine's own floor at that rate: a route that reads nothing.
+    await measure(barePaced, { ...base, url: bareUrl, rate });
   }
   const load1 = os.loadavg()[0]!;
   await new Promise((r) => setTimeout(r, 500)); // requests the client abandoned at its deadline finish
@@ -232,6 +235,7 @@ async function main() {
   const rates = bareQueryPaced.results.map((_, i) => Math.round(bareQueryRuns.results[i]!.rps / 2));
   console.log(row(`bare Fastify + one plain query, at ${median(rates).toLocaleString('en-US')} req/s`, bareQueryPaced));
   console.log(row(`GET /collections/:id/tokens/:tokenId (cold), at ${median(rates).toLocaleString('en-US')} req/s`, coldPaced));
+  console.log(row(`bare Fastify JSON (no database: the machine's floor), at ${median(rates).toLocaleString('en-US')} req/s`, barePaced));
   console.log(
     `cold p99: ${median(coldRuns.results.map((r) => r.p99))} ms saturated (${connections} connections), ` +
       `${median(coldPaced.results.map((r) => r.p99))} ms at ${median(rates).toLocaleString('en-US')} req/s (goal < 10 ms)`,

@@ -14,6 +14,7 @@
  * BENCH_ROUNDS (2).
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import os from 'node:os';
 import { PGlite } from '@electric-sql/pglite';
 import { Redis } from 'ioredis';
@@ -43,6 +44,23 @@ for (const proto of [pg.Client.prototype, PGlite.prototype] as unknown as Array<
       return original.apply(this, args);
     };
   }
+}
+
+// The server side of the delay: when the server hands each job_history frame to its socket (the
+// client side adds the kernel and the one client process reading all the streams in turn).
+let serverDelays: number[] = [];
+let recording = false;
+{
+  const CREATED = /^event: job_history\ndata: .*"created_at":"([^"]+)"/gm;
+  const original = http.ServerResponse.prototype.write as (...a: unknown[]) => boolean;
+  http.ServerResponse.prototype.write = function (this: http.ServerResponse, ...args: unknown[]) {
+    const chunk = args[0];
+    if (recording && typeof chunk === 'string' && chunk.includes('event: job_history')) {
+      const now = Date.now();
+      for (const m of chunk.matchAll(CREATED)) serverDelays.push(now - Date.parse(m[1]!));
+    }
+    return original.apply(this, args);
+  } as typeof http.ServerResponse.prototype.write;
 }
 
 const tiny = await tinyPng();
@@ -97,6 +115,7 @@ interface Phase {
   qps: number;
   cpuPct: number;
   delays: number[];
+  serverDelays: number[];
 }
 
 /** RUNNING jobs reporting progress, `perJob` streams held open on each; measured for SECONDS. */
@@ -107,17 +126,21 @@ async function phase(perJob: number): Promise<Phase> {
   const open = await clients.open({ url: `${p.backendUrl}/api/jobs/:id/stream`, headers: asService(), jobIds, perJob });
   await new Promise((r) => setTimeout(r, 1000));
   await clients.reset();
+  serverDelays = [];
+  recording = true;
   const q0 = queries;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  recording = false;
   const result = {
     open,
     qps: (queries - q0) / seconds,
     cpuPct: ((cpu.user + cpu.system) / 1e6 / seconds) * 100,
     delays: await clients.collect(),
+    serverDelays,
   };
   generating = false; // the jobs complete, and their streams end
   await clients.drain();
@@ -149,6 +172,7 @@ try {
   );
   const line = (ps: Phase[]) => {
     const d = ps.flatMap((x) => x.delays);
+    const sd = ps.flatMap((x) => x.serverDelays);
     return (
       `${String(ps[0]!.open).padStart(5)} open streams: ${mean(ps.map((x) => x.qps))
         .toFixed(1)
@@ -156,7 +180,8 @@ try {
       `CPU ${mean(ps.map((x) => x.cpuPct))
         .toFixed(0)
         .padStart(3)} %, ` +
-      `delivery p50 ${pct(d, 50).toFixed(0)} ms, p99 ${pct(d, 99).toFixed(0)} ms, max ${pct(d, 100).toFixed(0)} ms (${d.length} events)`
+      `delivery p50 ${pct(d, 50).toFixed(0)} ms, p99 ${pct(d, 99).toFixed(0)} ms, max ${pct(d, 100).toFixed(0)} ms (${d.length} events); ` +
+      `written by the server p50 ${pct(sd, 50).toFixed(0)} ms, p99 ${pct(sd, 99).toFixed(0)} ms`
     );
   };
   console.log(line(few));
