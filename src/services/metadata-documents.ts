@@ -70,7 +70,9 @@ const MAX_BATCH = 500;
 /**
  * One read per token, batched: the ids asked for in one event-loop turn are read with one query
  * per collection (at most MAX_BATCH ids each) when the turn ends; a read of an id already in
- * flight since the same cache generation shares its answer.
+ * flight since the same cache generation shares its answer. A failed query fails its whole batch,
+ * so the ids must be valid before they get here (the routes' schemas: a uuid, a token id 0..2^40),
+ * or one request could fail its neighbours'.
  */
 function batchedTokenReads(store: MetadataStore) {
   const inFlight = new Map<string, Promise<TokenRow | undefined>>();
