@@ -121,13 +121,17 @@ export async function deckWithArtwork(db: Db, deckId: string) {
 }
 
 /**
- * The public token document's one indexed query (a minted token's collection and cover output),
- * prepared once per database: a marketplace crawling a collection hits this for every token, and
- * building the query per request cost more CPU than running it (issue 16; docs/minting.md).
+ * The public token documents' one indexed query: minted tokens of one collection with their
+ * collection and cover output, for a list of token ids (`token_id = any(…)` on the
+ * (collection_id, token_id) index, in the generic plan too). Prepared once per database: a
+ * marketplace crawling a collection hits it for every token, and building the query per request
+ * cost more CPU than running it (issue 16; docs/minting.md). The metadata service batches the
+ * reads of one event-loop turn into one call.
  */
-function prepareTokenForMetadata(db: Db) {
+function prepareTokensForMetadata(db: Db) {
   return db
     .select({
+      token_id: decks.token_id,
       collection: {
         id: collections.id,
         title: collections.title,
@@ -148,25 +152,24 @@ function prepareTokenForMetadata(db: Db) {
     .where(
       and(
         eq(decks.collection_id, sql.placeholder('collectionId')),
-        eq(decks.token_id, sql.placeholder('tokenId')),
+        sql`${decks.token_id} = any(${sql.placeholder('tokenIds')}::bigint[])`,
         isNotNull(decks.mint_status),
       ),
     )
-    .limit(1)
-    .prepare('token_for_metadata');
+    .prepare('tokens_for_metadata');
 }
 
-const preparedTokenForMetadata = new WeakMap<Db, ReturnType<typeof prepareTokenForMetadata>>();
+const preparedTokensForMetadata = new WeakMap<Db, ReturnType<typeof prepareTokensForMetadata>>();
 
-/** A minted token's collection and cover output (public metadata), or undefined. */
-export async function tokenForMetadata(db: Db, collectionId: string, tokenId: number) {
-  let query = preparedTokenForMetadata.get(db);
+/** Minted tokens of a collection with their collection and cover output (public metadata); absent ids are left out. */
+export async function tokensForMetadata(db: Db, collectionId: string, tokenIds: number[]) {
+  let query = preparedTokensForMetadata.get(db);
   if (!query) {
-    query = prepareTokenForMetadata(db);
-    preparedTokenForMetadata.set(db, query);
+    query = prepareTokensForMetadata(db);
+    preparedTokensForMetadata.set(db, query);
   }
-  const [row] = await query.execute({ collectionId, tokenId });
-  return row;
+  const found = await query.execute({ collectionId, tokenIds });
+  return found.map((r) => ({ ...r, token_id: Number(r.token_id) }));
 }
 
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';

@@ -3,37 +3,47 @@ import { test } from 'node:test';
 import { createJobStreamHub, JOB_HISTORY_CHANNEL } from './job-stream-hub.ts';
 
 interface Job {
+  id: string;
   status: string;
 }
 interface Entry {
   id: number;
+  job_id: string;
   text: string;
 }
 
-/** An in-memory job store with a notification channel, counting reads. */
+/** An in-memory job store (several jobs) with a notification channel, counting reads. */
 function store() {
   const history: Entry[] = [];
-  const job: Job = { status: 'running' };
+  const jobs = new Map<string, Job>([['job-1', { id: 'job-1', status: 'running' }]]);
+  const job = jobs.get('job-1')!;
   const listeners: Array<{ channel: string; onPayload: (p: string) => void; onReconnect?: () => void }> = [];
   let reads = 0;
+  const cursorsRead: Array<Array<{ jobId: string; afterId: number }>> = [];
   return {
     job,
+    jobs,
+    cursorsRead,
     get reads() {
       return reads;
     },
-    append(text: string, status?: string) {
-      history.push({ id: history.length + 1, text });
-      if (status) job.status = status;
-      for (const l of listeners) if (l.channel === JOB_HISTORY_CHANNEL) l.onPayload('job-1');
+    append(text: string, status?: string, jobId = 'job-1') {
+      history.push({ id: history.length + 1, job_id: jobId, text });
+      if (!jobs.has(jobId)) jobs.set(jobId, { id: jobId, status: 'running' });
+      if (status) jobs.get(jobId)!.status = status;
+      for (const l of listeners) if (l.channel === JOB_HISTORY_CHANNEL) l.onPayload(jobId);
     },
     reconnect() {
       for (const l of listeners) l.onReconnect?.();
     },
     ports: {
-      async snapshot(_jobId: string, afterId: number, limit: number) {
+      async snapshots(cursors: Array<{ jobId: string; afterId: number }>, limit: number) {
         reads += 1;
+        cursorsRead.push(cursors);
         await new Promise((r) => setImmediate(r));
-        return { job: { ...job }, history: history.filter((h) => h.id > afterId).slice(0, limit) };
+        const found = new Map(cursors.flatMap((c) => (jobs.has(c.jobId) ? [[c.jobId, { ...jobs.get(c.jobId)! }] as const] : [])));
+        const entries = history.filter((h) => cursors.some((c) => c.jobId === h.job_id && h.id > c.afterId)).slice(0, limit);
+        return { jobs: found, history: entries };
       },
       async listen(channel: string, onPayload: (p: string) => void, onReconnect?: () => void) {
         const l = { channel, onPayload, onReconnect };
@@ -130,5 +140,47 @@ test('without notifications the safety read still delivers', async () => {
   s.append('a');
   for (let i = 0; i < 100 && a.got.length === 0; i++) await new Promise((r) => setTimeout(r, 30));
   assert.deepEqual(a.got, [1]);
+  await hub.close();
+});
+
+test("the jobs woken in one turn are read together, each stream getting only its own job's entries", async () => {
+  const s = store();
+  for (const id of ['job-2', 'job-3']) s.jobs.set(id, { id, status: 'running' });
+  const hub = createJobStreamHub(s.ports);
+  const streams = new Map(['job-1', 'job-2', 'job-3'].map((id) => [id, subscriber(0)]));
+  for (const [id, x] of streams) await hub.subscribe(id, x.sub);
+  await settle();
+  const before = s.reads;
+  s.append('a', undefined, 'job-1');
+  s.append('b', undefined, 'job-2');
+  s.append('c', undefined, 'job-3');
+  s.append('d', undefined, 'job-1');
+  await settle();
+  assert.equal(s.reads - before, 1, 'one read for three jobs woken in one turn');
+  assert.deepEqual(
+    s.cursorsRead
+      .at(-1)!
+      .map((c) => c.jobId)
+      .sort(),
+    ['job-1', 'job-2', 'job-3'],
+  );
+  assert.deepEqual(streams.get('job-1')!.got, [1, 4]);
+  assert.deepEqual(streams.get('job-2')!.got, [2]);
+  assert.deepEqual(streams.get('job-3')!.got, [3]);
+  await hub.close();
+});
+
+test('a cut page is read on until the end, and a terminal job ends only after its last entry', async () => {
+  const s = store();
+  const hub = createJobStreamHub(s.ports, { page: 2 });
+  const a = subscriber(0);
+  await hub.subscribe('job-1', a.sub);
+  await settle();
+  // Five entries and the end, all committed before the stream reads (pages of 2).
+  for (const t of ['a', 'b', 'c', 'd']) s.append(t);
+  s.append('done', 'completed');
+  for (let i = 0; i < 50 && !a.ended(); i++) await settle();
+  assert.deepEqual(a.got, [1, 2, 3, 4, 5]);
+  assert.equal(a.ended(), true);
   await hub.close();
 });

@@ -1,9 +1,11 @@
 /**
  * Fan-out of job events to SSE streams (docs/jobs.md "SSE stream"). One reader per job, however
  * many streams watch it: a notification (a job_history insert, NOTIFY at commit, from any process
- * on the database) wakes the reader, which reads the new entries once, from the oldest cursor among
- * its streams, and hands each stream the entries after its own Last-Event-ID. The database load
- * grows with the number of jobs that change, not with the number of streams.
+ * on the database) wakes the job, its new entries are read once, from the oldest cursor among its
+ * streams, and each stream gets the entries after its own Last-Event-ID. The jobs woken in one
+ * event-loop turn are read together (two statements, however many jobs), so the database load
+ * grows with the bursts of changes, not with the number of jobs that change at once, nor with the
+ * number of streams.
  *
  * A slow safety read per watched job covers a notification lost with its connection (the listener
  * also wakes every job when it reconnects).
@@ -16,9 +18,11 @@ interface HistoryEntry {
   id: number;
 }
 
-export interface JobStreamSnapshot<J, H extends HistoryEntry> {
-  job: J | null;
-  history: H[];
+export interface JobStreamSnapshots<J, H extends HistoryEntry> {
+  /** The jobs found (a vanished one is absent). */
+  jobs: Map<string, J>;
+  /** Their entries after each one's cursor, oldest first, at most `limit` in all. */
+  history: Array<H & { job_id: string }>;
 }
 
 export interface JobStreamSubscriber<J, H extends HistoryEntry> {
@@ -31,25 +35,31 @@ export interface JobStreamSubscriber<J, H extends HistoryEntry> {
 }
 
 export interface JobStreamHubPorts<J, H extends HistoryEntry> {
-  /** The job, and its history after `afterId` (at most `limit` entries, oldest first). */
-  snapshot(jobId: string, afterId: number, limit: number): Promise<JobStreamSnapshot<J, H>>;
+  /** Each job, then the history after its cursor (at most `limit` entries in all, oldest first). */
+  snapshots(cursors: Array<{ jobId: string; afterId: number }>, limit: number): Promise<JobStreamSnapshots<J, H & { job_id: string }>>;
   /** LISTEN on a channel (src/db/client.ts `Database.listen`). */
   listen(channel: string, onPayload: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   statusOf(job: J): string;
   log?: { warn(obj: object, msg: string): void };
 }
 
-const PAGE = 1000;
-
-export function createJobStreamHub<J, H extends HistoryEntry>(ports: JobStreamHubPorts<J, H>, opts: { safetyReadMs?: number } = {}) {
+export function createJobStreamHub<J, H extends HistoryEntry>(
+  ports: JobStreamHubPorts<J, H>,
+  opts: { safetyReadMs?: number /** Entries per read (1,000). */; page?: number } = {},
+) {
   const safetyReadMs = opts.safetyReadMs ?? 60_000;
+  const PAGE = opts.page ?? 1000;
   interface Watch {
     subs: Set<JobStreamSubscriber<J, H>>;
+    /** In the read under way (a wake meanwhile sets `again`). */
     reading: boolean;
     again: boolean;
     timer?: NodeJS.Timeout;
   }
   const watched = new Map<string, Watch>();
+  /** Jobs to read at the end of this turn. */
+  const due = new Set<string>();
+  let flushing = false;
   let listening: Promise<() => Promise<void>> | undefined;
 
   const ensureListening = () => {
@@ -76,38 +86,62 @@ export function createJobStreamHub<J, H extends HistoryEntry>(ports: JobStreamHu
     w.timer.unref?.();
   };
 
-  async function read(jobId: string, w: Watch): Promise<void> {
-    w.reading = true;
+  /** Reads every job woken this turn (one batched read) and hands each stream its entries. */
+  async function read(): Promise<void> {
+    flushing = false;
+    const batch: Array<[string, Watch]> = [];
+    for (const jobId of due) {
+      const w = watched.get(jobId);
+      if (w && w.subs.size > 0 && !w.reading) batch.push([jobId, w]);
+    }
+    due.clear();
+    if (batch.length === 0) return;
+    const cursors = batch.map(([jobId, w]) => {
+      w.reading = true;
+      w.again = false;
+      let from = Number.POSITIVE_INFINITY;
+      for (const s of w.subs) from = Math.min(from, s.lastId);
+      return { jobId, afterId: from };
+    });
     try {
-      do {
-        w.again = false;
-        if (w.subs.size === 0) break;
-        let from = Number.POSITIVE_INFINITY;
-        for (const s of w.subs) from = Math.min(from, s.lastId);
-        const { job, history } = await ports.snapshot(jobId, from, PAGE);
+      const { jobs, history } = await ports.snapshots(cursors, PAGE);
+      // A full page: the entries after it are read next (each job's entries here are its oldest).
+      const cut = history.length >= PAGE;
+      const byJob = new Map<string, H[]>();
+      for (const h of history) {
+        const list = byJob.get(h.job_id);
+        if (list) list.push(h);
+        else byJob.set(h.job_id, [h]);
+      }
+      for (const [jobId, w] of batch) {
+        const job = jobs.get(jobId);
+        const entries = byJob.get(jobId) ?? [];
         for (const s of [...w.subs]) {
           if (!job) {
             s.end();
             continue;
           }
-          const fresh = history.filter((h) => h.id > s.lastId);
+          const fresh = entries.filter((h) => h.id > s.lastId);
           if (fresh.length > 0) s.lastId = fresh[fresh.length - 1]!.id;
-          const ended = TERMINAL_JOB_STATUSES.includes(ports.statusOf(job)) && history.length < PAGE;
+          const ended = TERMINAL_JOB_STATUSES.includes(ports.statusOf(job)) && !cut;
           if (fresh.length > 0 || ended) s.deliver(fresh, job);
           if (ended) s.end();
         }
-        // A full page: more entries are waiting.
-        if (history.length >= PAGE) w.again = true;
-      } while (w.again);
+        if (cut) w.again = true;
+      }
     } catch (err) {
-      ports.log?.warn({ err, jobId }, 'job stream read failed');
+      ports.log?.warn({ err, jobs: cursors.map((c) => c.jobId) }, 'job stream read failed');
     } finally {
-      w.reading = false;
-      if (w.subs.size > 0) schedule(jobId, w);
+      for (const [jobId, w] of batch) {
+        w.reading = false;
+        if (w.subs.size === 0) continue;
+        schedule(jobId, w);
+        if (w.again) wake(jobId);
+      }
     }
   }
 
-  /** Reads the job's new entries for its streams now (coalesced with a read in flight). */
+  /** Reads the job's new entries for its streams at the end of this turn (after a read in flight). */
   function wake(jobId: string): void {
     const w = watched.get(jobId);
     if (!w) return;
@@ -115,7 +149,11 @@ export function createJobStreamHub<J, H extends HistoryEntry>(ports: JobStreamHu
       w.again = true;
       return;
     }
-    void read(jobId, w);
+    due.add(jobId);
+    if (!flushing) {
+      flushing = true;
+      setImmediate(() => void read());
+    }
   }
 
   return {
@@ -147,6 +185,7 @@ export function createJobStreamHub<J, H extends HistoryEntry>(ports: JobStreamHu
     async close(): Promise<void> {
       for (const w of watched.values()) clearTimeout(w.timer);
       watched.clear();
+      due.clear();
       const stop = await listening;
       listening = undefined;
       await stop?.();

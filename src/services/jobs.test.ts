@@ -24,6 +24,8 @@ function fakes(opts: { applied?: boolean } = {}) {
     jobs: {
       find: async (id) => jobs.get(id) ?? null,
       historyAfter: async () => [],
+      findMany: async (ids) => ids.flatMap((id) => jobs.get(id) ?? []),
+      historyAfterEach: async () => [],
       steps: async () => [],
       retryBackups: async () => [],
     },

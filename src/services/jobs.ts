@@ -11,6 +11,7 @@ import type { Db } from '../db/client.ts';
 import { getBalance } from '../db/credits.ts';
 import { flatFilesByIds, type FlatFileRow } from '../db/flat-files.ts';
 import { findJob, historyAfter, listRetryBackups, listSteps, type JobHistoryRow, type JobRow, type JobStepRow } from '../db/jobs.ts';
+import { historyAfterEach, jobsByIds } from '../db/job-stream.ts';
 import { completeOutput, failOutput } from '../db/outputs.ts';
 import { notFound } from '../domain/errors.ts';
 import { authorize, can, type Caller } from '../domain/policy.ts';
@@ -21,6 +22,10 @@ export interface JobPorts {
   jobs: {
     find(id: string): Promise<JobRow | null>;
     historyAfter(jobId: string, afterId: number, limit?: number): Promise<JobHistoryRow[]>;
+    /** Several jobs at once (the SSE hub's batched read). */
+    findMany(ids: string[]): Promise<JobRow[]>;
+    /** Each job's entries after its own cursor, oldest first, at most `limit` in all. */
+    historyAfterEach(cursors: Array<{ jobId: string; afterId: number }>, limit: number): Promise<JobHistoryRow[]>;
     steps(jobId: string): Promise<JobStepRow[]>;
     retryBackups(jobId: string): ReturnType<typeof listRetryBackups>;
   };
@@ -85,6 +90,18 @@ export function createJobService(ports: JobPorts) {
       return { job, history: await ports.jobs.historyAfter(jobId, afterId, limit) };
     },
 
+    /**
+     * The SSE hub's read for the jobs woken in one turn: each job now and its entries after its own
+     * cursor (at most `limit` entries in all), in two statements; the jobs are read first.
+     */
+    async snapshots(
+      cursors: Array<{ jobId: string; afterId: number }>,
+      limit: number,
+    ): Promise<{ jobs: Map<string, JobRow>; history: JobHistoryRow[] }> {
+      const found = await ports.jobs.findMany(cursors.map((c) => c.jobId));
+      return { jobs: new Map(found.map((j) => [j.id, j])), history: await ports.jobs.historyAfterEach(cursors, limit) };
+    },
+
     /** Failsafe: any state → completed (a completed job stays as it was); an open output completes with that URL. */
     async forceComplete(caller: Caller, id: string, input: { workflowOutput: string; outputs?: unknown; metadata?: unknown }) {
       const job = await visible(caller, id);
@@ -133,6 +150,8 @@ export function jobServiceOn(db: Db, config: Config): JobService {
     jobs: {
       find: (id) => findJob(db, id),
       historyAfter: (jobId, afterId, limit) => historyAfter(db, jobId, afterId, limit),
+      findMany: (ids) => jobsByIds(db, ids),
+      historyAfterEach: (cursors, limit) => historyAfterEach(db, cursors, limit),
       steps: (jobId) => listSteps(db, jobId),
       retryBackups: (jobId) => listRetryBackups(db, jobId),
     },

@@ -4,6 +4,10 @@
  * (bytes + ETag + Cache-Control) and kept in a small in-process cache. Only final documents are
  * cached (a token whose artwork completed, and collections for 30 s); a pending token is read
  * fresh every time, so a completed artwork shows at once.
+ *
+ * Token reads that miss the cache are batched: the reads asked for in one event-loop turn become
+ * one query per collection (a crawl's concurrent requests share a round trip), and a read already
+ * in flight is joined rather than repeated.
  */
 import { notFound } from '../domain/errors.ts';
 import { CACHE_PENDING, collectionDocument, isFinal, render, tokenDocument, type Rendered, type TokenSource } from '../domain/metadata.ts';
@@ -11,6 +15,11 @@ import { CACHE_PENDING, collectionDocument, isFinal, render, tokenDocument, type
 /** A small in-process cache of rendered documents (insertion-ordered eviction, TTL). */
 export class MetadataCache {
   private map = new Map<string, { value: Rendered; expires: number }>();
+  /**
+   * Bumped by every invalidation: a document read before it may be stale, so `set` drops it
+   * (a read in flight when a cover is regenerated must not refill the cache with the old one).
+   */
+  generation = 0;
   constructor(
     readonly ttlMs = 30_000,
     readonly maxEntries = 10_000,
@@ -24,13 +33,15 @@ export class MetadataCache {
     }
     return hit.value;
   }
-  set(key: string, value: Rendered) {
-    if (this.ttlMs <= 0) return;
+  /** Keeps `value` unless the cache was invalidated since `readAt` (the generation when its read began). */
+  set(key: string, value: Rendered, readAt = this.generation) {
+    if (this.ttlMs <= 0 || readAt !== this.generation) return;
     if (this.map.size >= this.maxEntries) this.map.delete(this.map.keys().next().value as string);
     this.map.set(key, { value, expires: Date.now() + this.ttlMs });
   }
   /** Drops a token (collectionId:tokenId), or every entry of a collection (collectionId). */
   invalidate(collectionId: string, tokenId?: number) {
+    this.generation += 1;
     if (tokenId !== undefined) {
       this.map.delete(`${collectionId}:${tokenId}`);
       return;
@@ -41,20 +52,82 @@ export class MetadataCache {
 
 type CollectionHeader = TokenSource['collection'];
 
+export interface TokenRow {
+  token_id: number;
+  collection: CollectionHeader;
+  output: (NonNullable<TokenSource['output']> & { id: string | null }) | null;
+}
+
 export interface MetadataStore {
-  /** A minted token's collection and cover output (one indexed query), or undefined. */
-  tokenForMetadata(
-    collectionId: string,
-    tokenId: number,
-  ): Promise<{ collection: CollectionHeader; output: (NonNullable<TokenSource['output']> & { id: string | null }) | null } | undefined>;
+  /** Minted tokens of a collection with the collection and cover output (one indexed query); absent ids are left out. */
+  tokensForMetadata(collectionId: string, tokenIds: number[]): Promise<TokenRow[]>;
   collectionHeader(collectionId: string): Promise<CollectionHeader | undefined>;
+}
+
+/** At most this many token ids in one query. */
+const MAX_BATCH = 500;
+
+/**
+ * One read per token, batched: the ids asked for in one event-loop turn are read with one query
+ * per collection (at most MAX_BATCH ids each) when the turn ends; a read of an id already in
+ * flight since the same cache generation shares its answer. A failed query fails its whole batch,
+ * so the ids must be valid before they get here (the routes' schemas: a uuid, a token id 0..2^40),
+ * or one request could fail its neighbours'.
+ */
+function batchedTokenReads(store: MetadataStore) {
+  const inFlight = new Map<string, Promise<TokenRow | undefined>>();
+  type Waiter = { resolve(r: TokenRow | undefined): void; reject(e: unknown): void };
+  let waiting: Map<string, Map<number, Waiter[]>> | undefined;
+
+  const flush = () => {
+    const batch = waiting!;
+    waiting = undefined;
+    for (const [collectionId, asked] of batch) {
+      const ids = [...asked.keys()];
+      for (let i = 0; i < ids.length; i += MAX_BATCH) {
+        const part = ids.slice(i, i + MAX_BATCH);
+        // (a store that throws instead of rejecting fails these reads, not the process)
+        Promise.resolve()
+          .then(() => store.tokensForMetadata(collectionId, part))
+          .then(
+            (rows) => {
+              const byId = new Map(rows.map((r) => [r.token_id, r]));
+              for (const id of part) for (const w of asked.get(id)!) w.resolve(byId.get(id));
+            },
+            (err: unknown) => {
+              for (const id of part) for (const w of asked.get(id)!) w.reject(err);
+            },
+          );
+      }
+    }
+  };
+
+  return (collectionId: string, tokenId: number, generation: number): Promise<TokenRow | undefined> => {
+    const key = `${generation}:${collectionId}:${tokenId}`;
+    const joined = inFlight.get(key);
+    if (joined) return joined;
+    const read = new Promise<TokenRow | undefined>((resolve, reject) => {
+      if (!waiting) {
+        waiting = new Map();
+        setImmediate(flush);
+      }
+      let asked = waiting.get(collectionId);
+      if (!asked) waiting.set(collectionId, (asked = new Map()));
+      const waiters = asked.get(tokenId);
+      if (waiters) waiters.push({ resolve, reject });
+      else asked.set(tokenId, [{ resolve, reject }]);
+    }).finally(() => inFlight.delete(key));
+    inFlight.set(key, read);
+    return read;
+  };
 }
 
 export type MetadataDocuments = ReturnType<typeof createMetadataDocuments>;
 
 export function createMetadataDocuments(store: MetadataStore, metadataBaseUrl: string, cache = new MetadataCache()) {
-  async function renderToken(collectionId: string, tokenId: number): Promise<Rendered> {
-    const row = await store.tokenForMetadata(collectionId, tokenId);
+  const readToken = batchedTokenReads(store);
+  async function renderToken(collectionId: string, tokenId: number, generation: number): Promise<Rendered> {
+    const row = await readToken(collectionId, tokenId, generation);
     if (!row) {
       if (!(await store.collectionHeader(collectionId))) throw notFound(`collection ${collectionId}`);
       throw notFound(`token ${tokenId} of collection ${collectionId}`);
@@ -69,17 +142,19 @@ export function createMetadataDocuments(store: MetadataStore, metadataBaseUrl: s
       const key = `${collectionId}:${tokenId}`;
       const hit = cache.get(key);
       if (hit) return hit;
-      const rendered = await renderToken(collectionId, tokenId);
-      if (rendered.cacheControl !== CACHE_PENDING) cache.set(key, rendered);
+      const generation = cache.generation;
+      const rendered = await renderToken(collectionId, tokenId, generation);
+      if (rendered.cacheControl !== CACHE_PENDING) cache.set(key, rendered, generation);
       return rendered;
     },
     async collection(collectionId: string): Promise<Rendered> {
       const hit = cache.get(collectionId);
       if (hit) return hit;
+      const generation = cache.generation;
       const c = await store.collectionHeader(collectionId);
       if (!c) throw notFound(`collection ${collectionId}`);
       const rendered = { ...render(collectionDocument(c, metadataBaseUrl), false), cacheControl: 'public, max-age=300' };
-      cache.set(collectionId, rendered);
+      cache.set(collectionId, rendered, generation);
       return rendered;
     },
   };

@@ -42,7 +42,7 @@ import {
   remintedDecks,
   setMintState,
   unmintDecksOfReorgedMints,
-  tokenForMetadata,
+  tokensForMetadata,
 } from '../db/minting.ts';
 import { getOutput } from '../db/outputs.ts';
 import { isWalletOf } from '../db/wallets.ts';
@@ -240,7 +240,7 @@ export function createNftServices(deps: NftServiceDeps) {
   const generation = deps.jobQueue
     ? generationPortOf({ db, config, queue: deps.jobQueue, storage: deps.storage, metadataBaseUrl })
     : undefined;
-  const metadata = createMetadataDocuments(bindDb(db, { tokenForMetadata, collectionHeader }), metadataBaseUrl, deps.metadataCache);
+  const metadata = createMetadataDocuments(bindDb(db, { tokensForMetadata, collectionHeader }), metadataBaseUrl, deps.metadataCache);
   return {
     collections: createCollectionService({
       store: bindDb(db, { createCollection, getCollection, updateCollection, resetCollection }),

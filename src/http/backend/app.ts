@@ -140,7 +140,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   // One reader per watched job for every SSE stream of this process, woken by NOTIFY.
   const streams = createJobStreamHub(
     {
-      snapshot: (jobId, afterId, limit) => content.jobs.snapshot(jobId, afterId, limit),
+      snapshots: (cursors, limit) => content.jobs.snapshots(cursors, limit),
       listen: (channel, onPayload, onReconnect) => deps.database.listen(channel, onPayload, onReconnect),
       statusOf: (job) => job.status,
       log: app.log,

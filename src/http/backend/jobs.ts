@@ -139,6 +139,17 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
   // GET /api/jobs/:id/stream — server-sent events (content-service.md §6.1, docs/jobs.md).
   const heartbeatMs = sse?.heartbeatMs ?? SSE_HEARTBEAT_MS;
   const done = (status: string) => TERMINAL_JOB_STATUSES.includes(status);
+  // The hub hands the rows of one read to every stream of the job: each row is presented and
+  // serialized once (keyed by the row object), not once per stream.
+  const frames = new WeakMap<object, string>();
+  const frameOf = (row: JobHistoryRow | JobRow, render: () => string) => {
+    let frame = frames.get(row);
+    if (frame === undefined) {
+      frame = render();
+      frames.set(row, frame);
+    }
+    return frame;
+  };
 
   r.get(
     '/api/jobs/:id/stream',
@@ -186,10 +197,12 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
       };
       req.raw.on('close', finish);
       res.on('close', finish);
-      const send = (event: string, data: unknown, id?: number) => {
-        if (closed) return;
-        res.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      const frame = (event: string, data: unknown, id?: number) =>
+        `${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+      const write = (text: string) => {
+        if (!closed) res.write(text);
       };
+      const send = (event: string, data: unknown, id?: number) => write(frame(event, data, id));
 
       try {
         res.write('retry: 1000\n\n');
@@ -204,8 +217,9 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
         const stop = await streams.subscribe(job.id, {
           lastId,
           deliver(history, now) {
-            for (const row of history) send('job_history', presentHistory(row), row.id);
-            send('job_update', presentJob(now));
+            let text = '';
+            for (const row of history) text += frameOf(row, () => frame('job_history', presentHistory(row), row.id));
+            write(text + frameOf(now, () => frame('job_update', presentJob(now))));
           },
           end: finish,
         });
