@@ -96,3 +96,50 @@ test('a Last-Event-ID beyond any history id is a 400 naming it (not a stream tha
   assert.equal(res.status, 400);
   assert.match(((await res.json()) as { error: string }).error, /Last-Event-ID/);
 });
+
+test('a job_update is never older than the history entries it travels with (one snapshot per read)', async () => {
+  const api = client(p);
+  const created = await api('/nft/collections', svc('creator'), { body: { title: 'Snapshot', data: sampleData() } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const gen = await api(`/api/collections/${created.body.data.collection.id}/generate`, svc('creator'), { body: { variables: {} } });
+  const jobId: string = gen.body.data.jobId;
+
+  // Every frame in arrival order: job_history entries carry the progress they recorded.
+  const res = await fetch(`${p.backendUrl}/api/jobs/${jobId}/stream`, { headers: svc() });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const frames: Array<{ event: string; data: { progress: number | null; status: string } }> = [];
+  const done = (async () => {
+    let text = '';
+    for (;;) {
+      const { value, done: end } = await reader.read();
+      if (end) return;
+      text += decoder.decode(value, { stream: true });
+      for (let cut = text.indexOf('\n\n'); cut >= 0; cut = text.indexOf('\n\n')) {
+        const block = text.slice(0, cut);
+        text = text.slice(cut + 2);
+        const event = /^event: (.+)$/m.exec(block)?.[1];
+        const data = /^data: (.+)$/m.exec(block)?.[1];
+        if (event === 'job_update' || event === 'job_history') frames.push({ event, data: JSON.parse(data!) });
+      }
+    }
+  })();
+  await new Promise((r) => setTimeout(r, 200));
+
+  // Progress written as fast as the writer can, while the stream's reader reads between writes.
+  const step = { stepOrder: 0, retryAttempt: 0, totalSteps: 1 };
+  await applyJobEvent(writer.db, jobId, { type: 'node_started', ...step, stepName: 'image' });
+  for (let pct = 1; pct <= 60; pct++) await applyJobEvent(writer.db, jobId, { type: 'node_progress', ...step, progress: pct });
+  await applyJobEvent(writer.db, jobId, { type: 'error', message: 'stopped by the snapshot test', source: 'failsafe', force: true });
+  await Promise.race([done, new Promise((_, reject) => setTimeout(() => reject(new Error('the stream did not end within 10 s')), 10_000))]);
+
+  let newestEntry = 0;
+  for (const f of frames) {
+    if (f.event === 'job_history') newestEntry = Math.max(newestEntry, f.data.progress ?? 0);
+    else if (f.data.status === 'processing') {
+      assert.ok((f.data.progress ?? 0) >= newestEntry, `job_update at ${f.data.progress} % after an entry at ${newestEntry} %`);
+    }
+  }
+  assert.equal(frames.at(-1)?.event, 'job_update');
+  assert.equal(frames.at(-1)?.data.status, 'failed', 'the stream ends on the terminal status');
+});

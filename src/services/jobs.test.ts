@@ -24,8 +24,7 @@ function fakes(opts: { applied?: boolean } = {}) {
     jobs: {
       find: async (id) => jobs.get(id) ?? null,
       historyAfter: async () => [],
-      findMany: async (ids) => ids.flatMap((id) => jobs.get(id) ?? []),
-      historyAfterEach: async () => [],
+      streamSnapshot: async (cursors) => ({ jobs: cursors.flatMap((c) => jobs.get(c.jobId) ?? []), history: [] }),
       steps: async () => [],
       retryBackups: async () => [],
     },

@@ -11,7 +11,7 @@ import type { Db } from '../db/client.ts';
 import { getBalance } from '../db/credits.ts';
 import { flatFilesByIds, type FlatFileRow } from '../db/flat-files.ts';
 import { findJob, historyAfter, listRetryBackups, listSteps, type JobHistoryRow, type JobRow, type JobStepRow } from '../db/jobs.ts';
-import { historyAfterEach, jobsByIds } from '../db/job-stream.ts';
+import { streamSnapshot, type StreamCursor } from '../db/job-stream.ts';
 import { completeOutput, failOutput } from '../db/outputs.ts';
 import { notFound } from '../domain/errors.ts';
 import { authorize, can, type Caller } from '../domain/policy.ts';
@@ -22,10 +22,11 @@ export interface JobPorts {
   jobs: {
     find(id: string): Promise<JobRow | null>;
     historyAfter(jobId: string, afterId: number, limit?: number): Promise<JobHistoryRow[]>;
-    /** Several jobs at once (the SSE hub's batched read). */
-    findMany(ids: string[]): Promise<JobRow[]>;
-    /** Each job's entries after its own cursor, oldest first, at most `limit` in all. */
-    historyAfterEach(cursors: Array<{ jobId: string; afterId: number }>, limit: number): Promise<JobHistoryRow[]>;
+    /**
+     * The stream's read: jobs and each one's entries after its own cursor (oldest first, at most
+     * `limit` in all), both from one snapshot of the database.
+     */
+    streamSnapshot(cursors: readonly StreamCursor[], limit: number): Promise<{ jobs: JobRow[]; history: JobHistoryRow[] }>;
     steps(jobId: string): Promise<JobStepRow[]>;
     retryBackups(jobId: string): ReturnType<typeof listRetryBackups>;
   };
@@ -84,22 +85,19 @@ export function createJobService(ports: JobPorts) {
       return { job, steps, history, backups, flatFiles };
     },
 
-    /** What the stream sends: the job now and its history entries after `afterId` (the job is read first). */
-    async snapshot(jobId: string, afterId: number, limit?: number): Promise<{ job: JobRow | null; history: JobHistoryRow[] }> {
-      const job = await ports.jobs.find(jobId);
-      return { job, history: await ports.jobs.historyAfter(jobId, afterId, limit) };
+    /** What the stream sends first: the job now and its history entries after `afterId`, from one snapshot. */
+    async snapshot(jobId: string, afterId: number, limit = 10_000): Promise<{ job: JobRow | null; history: JobHistoryRow[] }> {
+      const { jobs, history } = await ports.jobs.streamSnapshot([{ jobId, afterId }], limit);
+      return { job: jobs[0] ?? null, history };
     },
 
     /**
      * The SSE hub's read for the jobs woken in one turn: each job now and its entries after its own
-     * cursor (at most `limit` entries in all), in two statements; the jobs are read first.
+     * cursor (at most `limit` entries in all), from one snapshot.
      */
-    async snapshots(
-      cursors: Array<{ jobId: string; afterId: number }>,
-      limit: number,
-    ): Promise<{ jobs: Map<string, JobRow>; history: JobHistoryRow[] }> {
-      const found = await ports.jobs.findMany(cursors.map((c) => c.jobId));
-      return { jobs: new Map(found.map((j) => [j.id, j])), history: await ports.jobs.historyAfterEach(cursors, limit) };
+    async snapshots(cursors: StreamCursor[], limit: number): Promise<{ jobs: Map<string, JobRow>; history: JobHistoryRow[] }> {
+      const { jobs, history } = await ports.jobs.streamSnapshot(cursors, limit);
+      return { jobs: new Map(jobs.map((j) => [j.id, j])), history };
     },
 
     /** Failsafe: any state → completed (a completed job stays as it was); an open output completes with that URL. */
@@ -150,8 +148,7 @@ export function jobServiceOn(db: Db, config: Config): JobService {
     jobs: {
       find: (id) => findJob(db, id),
       historyAfter: (jobId, afterId, limit) => historyAfter(db, jobId, afterId, limit),
-      findMany: (ids) => jobsByIds(db, ids),
-      historyAfterEach: (cursors, limit) => historyAfterEach(db, cursors, limit),
+      streamSnapshot: (cursors, limit) => streamSnapshot(db, cursors, limit),
       steps: (jobId) => listSteps(db, jobId),
       retryBackups: (jobId) => listRetryBackups(db, jobId),
     },
