@@ -31,6 +31,8 @@ export interface ContentDeps {
   log?: (msg: string, extra: Record<string, unknown>) => void;
   /** Base of the public token documents (a minted token's generated artwork records its document). */
   metadataBaseUrl?: string;
+  /** A minted token's document changed (a deck's new cover): drops it from every replica's cache. */
+  onTokenChanged?: (collectionId: string, tokenId: number) => void;
 }
 
 export function createContentServices(deps: ContentDeps) {
@@ -48,7 +50,7 @@ export function createContentServices(deps: ContentDeps) {
     generation,
     jobs: jobServiceOn(db, config),
     outputs: outputServiceOn(db, storage, deps.log),
-    decks: deckServiceOn(db),
+    decks: deckServiceOn(db, deps.onTokenChanged),
     develop: developServiceOn(db, generation),
     workflows: workflowServiceOn(db, config, {
       ...(storage ? { storage } : {}),

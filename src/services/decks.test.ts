@@ -92,3 +92,41 @@ test('a new deck and "my decks" are the caller’s, or the user a service call n
   await assert.rejects(service.mine(operator, {}), (e: unknown) => e instanceof AppError && e.kind === 'unauthorized');
   assert.deepEqual(writes, ['create bob', 'create dora', 'list alice']);
 });
+
+test("a minted deck's new cover drops the token's document from the metadata caches; other changes do not", async () => {
+  const changed: string[] = [];
+  const rows: Record<string, DeckRow & { collection_owner_id: string | null }> = {
+    minted: {
+      id: 'minted',
+      user_id: 'alice',
+      collection_id: 'c1',
+      token_id: 7,
+      status: 'active',
+      collection_owner_id: 'alice',
+    } as DeckRow & {
+      collection_owner_id: string;
+    },
+    plain: {
+      id: 'plain',
+      user_id: 'alice',
+      collection_id: 'c1',
+      token_id: null,
+      status: 'active',
+      collection_owner_id: 'alice',
+    } as DeckRow & {
+      collection_owner_id: string;
+    },
+  };
+  const ports: Pick<DeckPorts, 'get' | 'update' | 'tokenChanged'> = {
+    get: async (id) => rows[id]!,
+    update: async (id) => rows[id]!,
+    tokenChanged: (collectionId, tokenId) => changed.push(`${collectionId}:${tokenId}`),
+  };
+  const service = createDeckService(ports as DeckPorts);
+  await service.update(alice, 'minted', { name: 'renamed' });
+  assert.deepEqual(changed, [], 'a new name leaves the document as it was');
+  await service.update(alice, 'plain', { cover_output_id: 'o2' });
+  assert.deepEqual(changed, [], 'a deck that is not a token has no document');
+  await service.update(alice, 'minted', { cover_output_id: 'o2' });
+  assert.deepEqual(changed, ['c1:7']);
+});

@@ -37,6 +37,11 @@ export interface DeckPorts {
   stats(id: string): ReturnType<typeof deckStats>;
   listForCollection(collectionId: string, filter: DeckFilter): ReturnType<typeof listCollectionDecks>;
   listForUser(userId: string, filter: DeckFilter): ReturnType<typeof listUserDecks>;
+  /**
+   * A minted token's public document changed (its deck's cover): every replica drops its cached
+   * copy (services/metadata-invalidation.ts); the MetadataUpdate emitter sees the new cover itself.
+   */
+  tokenChanged?(collectionId: string, tokenId: number): void;
 }
 
 export function createDeckService(decks: DeckPorts) {
@@ -57,7 +62,9 @@ export function createDeckService(decks: DeckPorts) {
         throw invalid('body: give at least one of name, description, cover_output_id, status');
       }
       await checked(caller, id, patch.status === 'locked' ? 'deck.lock' : 'deck.update');
-      return decks.update(id, patch);
+      const row = await decks.update(id, patch);
+      if (patch.cover_output_id !== undefined && row.token_id !== null) decks.tokenChanged?.(row.collection_id, row.token_id);
+      return row;
     },
 
     async archive(caller: Caller, id: string): Promise<DeckRow> {
@@ -85,8 +92,9 @@ export function createDeckService(decks: DeckPorts) {
 
 export type DeckService = ReturnType<typeof createDeckService>;
 
-export function deckServiceOn(db: Db): DeckService {
+export function deckServiceOn(db: Db, tokenChanged?: (collectionId: string, tokenId: number) => void): DeckService {
   return createDeckService({
+    ...(tokenChanged ? { tokenChanged } : {}),
     get: (id) => getDeckWithOwners(db, id),
     detail: (id) => deckDetail(db, id),
     create: (input) => createDeck(db, input),

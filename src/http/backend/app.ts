@@ -128,6 +128,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
     ...(deps.connectorFor ? { connectorFor: deps.connectorFor } : {}),
     log: (msg, extra) => app.log.warn(extra, msg),
     metadataBaseUrl: deps.metadataBaseUrl,
+    onTokenChanged: (collectionId, tokenId) => invalidation.tokenChanged(collectionId, tokenId),
   });
   const stream = {
     hlsBase: deps.config.VIDEO_STREAM_BASE_URL.replace(/\/+$/, ''),
