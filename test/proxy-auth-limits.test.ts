@@ -1,0 +1,64 @@
+/**
+ * The admin proxy and the failed-authentication limit (docs/auth.md "The admin proxy"), over real
+ * HTTP: the backend and the proxy listening on their own ports, so every call the proxy forwards
+ * reaches the backend from the proxy's one address, as in a deployment.
+ *
+ * A user credential the proxy still holds as valid in its 5 s lookup cache (revoked, expired or
+ * signed out at the backend meanwhile) is refused by the backend on every forwarded call. Those
+ * refusals must not count against the proxy's address at the backend: otherwise one user could
+ * lock the operator and every other console user out of the proxy (429) for the whole window.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { SignJWT } from 'jose';
+import { JWT_SECRET, SERVICE_KEY, call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+
+const LIMIT = 5;
+const jwt = (sub: string) =>
+  new SignJWT({ sub })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(new TextEncoder().encode(JWT_SECRET));
+
+let p: TestPlatform;
+before(async () => {
+  p = await startTestPlatform({ AUTH_FAILURE_LIMIT: String(LIMIT), RATE_LIMIT_WINDOW_MS: '60000' });
+});
+after(() => p.close());
+
+const list = (headers: Record<string, string>) => call(`${p.adminUrl}/api/nft/collections/list`, { headers });
+
+test('a revoked key still in the proxy cache cannot lock the operator out of the proxy', async () => {
+  const mallory = { authorization: `Bearer ${await jwt('mallory-lockout')}` };
+  const made = await call(`${p.backendUrl}/api/keys`, { headers: mallory, body: { name: 'lockout' } });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const key = { 'x-api-key': made.body.data.key as string };
+  // The proxy learns the key is valid (and keeps that answer for its cache window)…
+  assert.equal((await list(key)).status, 200);
+  // …then it is revoked at the backend.
+  const revoked = await call(`${p.backendUrl}/api/keys/${made.body.data.id}`, { method: 'DELETE', headers: mallory });
+  assert.equal(revoked.status, 200);
+  // Within the cache window, each forwarded call with it is refused by the backend.
+  const statuses: number[] = [];
+  for (let i = 0; i < LIMIT * 3; i++) statuses.push((await list(key)).status);
+  assert.ok(
+    statuses.every((s) => s === 401 || s === 429),
+    `the revoked key is refused: ${statuses.join(',')}`,
+  );
+  // The operator and another user still get through the proxy.
+  const operator = await list({ 'x-api-key': SERVICE_KEY });
+  assert.equal(operator.status, 200, JSON.stringify(operator.body));
+  const alice = await list({ authorization: `Bearer ${await jwt('alice-lockout')}` });
+  assert.equal(alice.status, 200, JSON.stringify(alice.body));
+  // The backend still counts the failures of that credential itself.
+  assert.equal((await call(`${p.backendUrl}/api/me`, { headers: key })).status, 429);
+});
+
+// Last: it uses up this address's failures at the backend.
+test("a client's own proof header is not the proxy's: its failures count against its address", async () => {
+  const forged = { 'x-atelier-forwarded-by': 'not-the-proxy-proof', authorization: 'Bearer atk_forged-key' };
+  for (let i = 0; i < LIMIT; i++) assert.equal((await call(`${p.backendUrl}/api/me`, { headers: forged })).status, 401);
+  const limited = await call(`${p.backendUrl}/api/me`, { headers: { authorization: `Bearer ${await jwt('bystander')}` } });
+  assert.equal(limited.status, 429);
+});
