@@ -65,6 +65,27 @@ const shape = {
   JWT_MAX_AGE_SECONDS: positiveInt.default(86_400),
   /** The domain (RFC 3986 authority) Sign-In with Ethereum messages must name; default from PUBLIC_BASE_URL. */
   SIWE_DOMAIN: z.string().trim().min(1).max(255).optional(),
+  /**
+   * Further domains (comma-separated RFC 3986 authorities, e.g. the console's public host) that
+   * Sign-In with Ethereum messages may name besides SIWE_DOMAIN (docs/auth.md "The domain").
+   */
+  SIWE_DOMAINS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const out: string[] = [];
+      for (const raw of v
+        .split(',')
+        .map((x) => x.trim().toLowerCase())
+        .filter(Boolean)) {
+        if (!/^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/.test(raw)) {
+          ctx.addIssue({ code: 'custom', message: `"${raw}" is not a host[:port] authority` });
+          return z.NEVER;
+        }
+        out.push(raw);
+      }
+      return out;
+    }),
   /** How long a Sign-In with Ethereum nonce can be used. */
   SIWE_NONCE_TTL_SECONDS: positiveInt.default(600),
   NFT_DEPLOYER_PRIVATE_KEY: privateKey.optional(),

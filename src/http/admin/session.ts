@@ -72,7 +72,7 @@ export async function adminSessionRoutes(app: FastifyInstance, deps: AdminDeps) 
         operationId: 'adminSignInNonce',
         summary: 'Start a Sign-In with Ethereum',
         description:
-          'Public. Forwarded to POST /api/auth/siwe/nonce: a single-use sign-in nonce and the exact EIP-4361 message the wallet signs (personal_sign); then POST /api/nft/auth/siwe/login. IDENTITY_RATE_LIMIT per window per client address here, per wallet at the backend; then 429.',
+          "Public. Forwarded to POST /api/auth/siwe/nonce with the Origin header: a single-use sign-in nonce and the exact EIP-4361 message the wallet signs (personal_sign), naming the console's host when the console asks; then POST /api/nft/auth/siwe/login. IDENTITY_RATE_LIMIT per window per client address here, per wallet at the backend; then 429.",
         tags,
         body: siweNonceBody,
         response: { 201: adminSuccess(siweNonce.shape) },
@@ -80,7 +80,12 @@ export async function adminSessionRoutes(app: FastifyInstance, deps: AdminDeps) 
     },
     async (req, reply) => {
       // With the service key: the backend then counts this proxy's clients per wallet, not as one address.
-      const n = await deps.backend.call<z.infer<typeof siweNonce>>('POST', 'api/auth/siwe/nonce', { body: req.body });
+      // The client's Origin goes along: the message names the console's host when it asks (docs/auth.md "The domain").
+      const origin = req.headers.origin;
+      const n = await deps.backend.call<z.infer<typeof siweNonce>>('POST', 'api/auth/siwe/nonce', {
+        body: req.body,
+        ...(typeof origin === 'string' ? { headers: { origin } } : {}),
+      });
       return reply.code(201).send({ success: true as const, ...n });
     },
   );

@@ -4,7 +4,7 @@
  * or signs a wallet in (public: a nonce, then the signed message, answered with a platform
  * session token); sign-out ends that session; the caller's linked wallets.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.ts';
 import type { SessionService } from '../../services/sessions.ts';
@@ -16,6 +16,12 @@ import { walletListResponse, walletNonceBody, walletNonceResponse, walletVerifyB
 import { siweLoginBody, siweNonce, siweNonceBody, siweSession, signedOut } from '../schemas/sign-in.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The site asking for a message (a browser's Origin header; the admin proxy passes its client's on). */
+const originOf = (req: FastifyRequest): string | undefined => {
+  const v = req.headers.origin;
+  return Array.isArray(v) ? v[0] : v;
+};
 
 export const walletRoutes: FastifyPluginAsync<{ wallets: WalletService; sessions: SessionService; config: Config }> = async (
   app,
@@ -40,7 +46,7 @@ export const walletRoutes: FastifyPluginAsync<{ wallets: WalletService; sessions
       },
     },
     async (req, reply) => {
-      const n = await wallets.nonce(req.caller, req.body ?? {});
+      const n = await wallets.nonce(req.caller, req.body ?? {}, originOf(req));
       return reply.code(201).send(ok({ ...n, expires_at: n.expires_at.toISOString() }));
     },
   );
@@ -74,13 +80,13 @@ export const walletRoutes: FastifyPluginAsync<{ wallets: WalletService; sessions
         operationId: 'createSignInNonce',
         summary: 'Start a Sign-In with Ethereum',
         description:
-          'Public. A single-use sign-in nonce (SIWE_NONCE_TTL_SECONDS) and the exact EIP-4361 message `address` signs with personal_sign; then POST /api/auth/siwe/login. A sign-in nonce never links a wallet, nor a link nonce signs in. IDENTITY_RATE_LIMIT requests per window per client address and per wallet, then 429.',
+          "Public. A single-use sign-in nonce (SIWE_NONCE_TTL_SECONDS) and the exact EIP-4361 message `address` signs with personal_sign, naming the site that asks (its Origin, when it is one of the platform's domains; 400 naming origin otherwise); then POST /api/auth/siwe/login. A sign-in nonce never links a wallet, nor a link nonce signs in. IDENTITY_RATE_LIMIT requests per window per client address and per wallet, then 429.",
         body: siweNonceBody,
         response: { 201: envelope(siweNonce) },
       },
     },
     async (req, reply) => {
-      const n = await wallets.loginNonce(req.caller, req.body);
+      const n = await wallets.loginNonce(req.caller, req.body, originOf(req));
       return reply.code(201).send(ok({ ...n, expires_at: n.expires_at.toISOString() }));
     },
   );
