@@ -9,7 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.ts';
 import type { SessionService } from '../../services/sessions.ts';
 import type { WalletService } from '../../services/wallets.ts';
-import { publicRouteLimiter, signInSubject } from '../plugins/public-limit.ts';
+import { publicRouteLimiter } from '../plugins/public-limit.ts';
 import { ok } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
 import { walletListResponse, walletNonceBody, walletNonceResponse, walletVerifyBody, walletVerifyResponse } from '../schemas/identity.ts';
@@ -29,8 +29,10 @@ export const walletRoutes: FastifyPluginAsync<{ wallets: WalletService; sessions
 ) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['identity'];
-  // Public and costly (a signature check, a new user): limited like POST /api/auth/resolve.
-  const signInLimit = publicRouteLimiter(app, config, { name: 'siwe', subjectOf: signInSubject, style: 'envelope', trustServiceKey: true });
+  // Public and costly (a signature check, a new user): limited per client address like POST
+  // /api/auth/resolve (the admin proxy counts its own clients). Not per wallet: an address is
+  // public, and counting it would let anyone lock its owner out of signing in.
+  const signInLimit = publicRouteLimiter(app, config, { name: 'siwe', style: 'envelope', trustServiceKey: true });
 
   r.post(
     '/api/auth/wallet/nonce',
@@ -80,7 +82,7 @@ export const walletRoutes: FastifyPluginAsync<{ wallets: WalletService; sessions
         operationId: 'createSignInNonce',
         summary: 'Start a Sign-In with Ethereum',
         description:
-          "Public. A single-use sign-in nonce (SIWE_NONCE_TTL_SECONDS) and the exact EIP-4361 message `address` signs with personal_sign, naming the site that asks (its Origin, when it is one of the platform's domains; 400 naming origin otherwise); then POST /api/auth/siwe/login. A sign-in nonce never links a wallet, nor a link nonce signs in. IDENTITY_RATE_LIMIT requests per window per client address and per wallet, then 429.",
+          "Public. A single-use sign-in nonce (SIWE_NONCE_TTL_SECONDS) and the exact EIP-4361 message `address` signs with personal_sign, naming the site that asks (its Origin, when it is one of the platform's domains; 400 naming origin otherwise); then POST /api/auth/siwe/login. A sign-in nonce never links a wallet, nor a link nonce signs in. IDENTITY_RATE_LIMIT requests per window per client address, then 429.",
         body: siweNonceBody,
         response: { 201: envelope(siweNonce) },
       },
