@@ -55,6 +55,13 @@ test('a revoked key still in the proxy cache cannot lock the operator out of the
   assert.equal((await call(`${p.backendUrl}/api/me`, { headers: key })).status, 429);
 });
 
+test('an over-long credential is a 401 at the proxy, not a 400 about a body the client never sent', async () => {
+  const r = await list({ authorization: `Bearer ${'a'.repeat(12_000)}` });
+  assert.equal(r.status, 401, JSON.stringify(r.body));
+  assert.equal(r.body.success, false);
+  assert.match(r.body.error, /^invalid credentials/);
+});
+
 // Last: it uses up this address's failures at the backend.
 test("a client's own proof header is not the proxy's: its failures count against its address", async () => {
   const forged = { 'x-atelier-forwarded-by': 'not-the-proxy-proof', authorization: 'Bearer atk_forged-key' };

@@ -13,6 +13,7 @@
  * each one is counted by the failed-authentication limit.
  */
 import { createHash } from 'node:crypto';
+import { MAX_CREDENTIAL_CHARS } from '../../domain/credentials.ts';
 import type { RemoteCallerLookup } from '../plugins/auth.ts';
 import type { BackendClient } from './backend-client.ts';
 
@@ -33,6 +34,9 @@ export function createCallerLookup(backend: BackendClient, opts: { ttlMs?: numbe
 
   return {
     async whoIs(credential) {
+      // Longer than any credential the backend accepts: refused here, as any bad credential is (401).
+      if (credential.length > MAX_CREDENTIAL_CHARS)
+        return { refused: `invalid credentials: longer than ${MAX_CREDENTIAL_CHARS} characters` };
       const key = keyOf(credential);
       const hit = cache.get(key);
       if (hit && hit.until > now()) return { userId: hit.userId };
