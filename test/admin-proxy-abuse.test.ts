@@ -1,5 +1,6 @@
 /**
- * The admin proxy and the failed-authentication limit (docs/auth.md "The admin proxy"), over real
+ * The admin proxy attacked by its callers: the failed-authentication limit (docs/auth.md "The
+ * admin proxy"), odd credentials and odd ids in forwarded paths, over real
  * HTTP: the backend and the proxy listening on their own ports, so every call the proxy forwards
  * reaches the backend from the proxy's one address, as in a deployment.
  *
@@ -9,6 +10,7 @@
  * lock the operator and every other console user out of the proxy (429) for the whole window.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { SignJWT } from 'jose';
 import { JWT_SECRET, SERVICE_KEY, call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
@@ -60,6 +62,28 @@ test('an over-long credential is a 401 at the proxy, not a 400 about a body the 
   assert.equal(r.status, 401, JSON.stringify(r.body));
   assert.equal(r.body.success, false);
   assert.match(r.body.error, /^invalid credentials/);
+});
+
+/** A GET with its path sent exactly as written (fetch would resolve `%2E%2E` as `..`). */
+function rawGet(base: string, rawPath: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const r = http.request({ host: u.hostname, port: u.port, path: rawPath, method: 'GET', headers }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    r.on('error', reject);
+    r.end();
+  });
+}
+
+test('a job id that is a dot segment is a 400 naming it, never another backend route', async () => {
+  for (const path of ['/api/nft/jobs/%2E%2E', '/api/nft/jobs/%2E', '/api/nft/jobs/%2E%2E/stream', '/api/nft/jobs/%2E/stream']) {
+    const r = await rawGet(p.adminUrl, path, { 'x-api-key': SERVICE_KEY });
+    assert.equal(r.status, 400, `${path}: ${JSON.stringify(r.body)}`);
+    assert.match(r.body.error, /^path\.jobId: /, path);
+  }
 });
 
 // Last: it uses up this address's failures at the backend.
