@@ -57,6 +57,26 @@ test('a revoked key still in the proxy cache cannot lock the operator out of the
   assert.equal((await call(`${p.backendUrl}/api/me`, { headers: key })).status, 429);
 });
 
+test('an admin action is never authorized from the lookup cache: a key revoked a moment ago is 401 at once', async () => {
+  const mallory = { authorization: `Bearer ${await jwt('mallory-admin-action')}` };
+  const made = await call(`${p.backendUrl}/api/keys`, { headers: mallory, body: { name: 'admin-action' } });
+  const key = { 'x-api-key': made.body.data.key as string };
+  const action = () =>
+    call(`${p.adminUrl}/api/nft/admin`, {
+      headers: key,
+      body: { chainId: 31337, collectionAddress: `0x${'12'.repeat(20)}`, action: 'setMintActive', value: false },
+    });
+  // Valid: authenticated, then 503 (this proxy has no chain; an admin action would be signed here).
+  assert.equal((await list(key)).status, 200);
+  assert.equal((await action()).status, 503);
+  assert.equal((await call(`${p.backendUrl}/api/keys/${made.body.data.id}`, { method: 'DELETE', headers: mallory })).status, 200);
+  // Within the lookup cache's window: the read still passes the proxy (the backend refuses it when
+  // forwarded), but the proxy's own chain write asks the backend afresh.
+  const refused = await action();
+  assert.equal(refused.status, 401, JSON.stringify(refused.body));
+  assert.match(refused.body.error, /invalid API key/);
+});
+
 test('an over-long credential is a 401 at the proxy, not a 400 about a body the client never sent', async () => {
   const r = await list({ authorization: `Bearer ${'a'.repeat(12_000)}` });
   assert.equal(r.status, 401, JSON.stringify(r.body));

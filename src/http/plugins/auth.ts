@@ -44,7 +44,8 @@ export interface AuthContext {
  * backend). `refused` carries that service's reason (a 401 here); an outage throws (5xx).
  */
 export interface RemoteCallerLookup {
-  whoIs(credential: string): Promise<{ userId: string } | { refused: string }>;
+  /** `fresh`: ask the verifying service now, not a recent answer (routes that act on their own). */
+  whoIs(credential: string, opts?: { fresh?: boolean }): Promise<{ userId: string } | { refused: string }>;
 }
 
 declare module 'fastify' {
@@ -56,6 +57,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Route is open to everyone (public metadata, health, docs). */
     public?: boolean;
+    /**
+     * The admin proxy acts on this route itself (a chain write signed by the platform wallet): a
+     * user credential is asked of the backend afresh, never taken from the lookup cache, so a
+     * credential revoked or signed out a moment ago cannot act.
+     */
+    freshCaller?: boolean;
   }
 }
 
@@ -280,7 +287,7 @@ export function createAuthenticator(opts: AuthOptions) {
       return { method: 'service_key', userId: claimedUser, providerUserId: null, authProvider: 'service' };
     }
     if (opts.remote) {
-      const who = await opts.remote.whoIs(credential);
+      const who = await opts.remote.whoIs(credential, { fresh: request.routeOptions.config?.freshCaller === true });
       if ('refused' in who) throw new AuthFailure(who.refused);
       return {
         method: credentialKind(credential),
