@@ -106,6 +106,25 @@ test('a job id that is a dot segment is a 400 naming it, never another backend r
   }
 });
 
+test("a path the router cannot take (a long id, a broken % escape) is a 4xx in each app's own error shape", async () => {
+  const ok = await rawGet(p.adminUrl, `/api/nft/jobs/${'a'.repeat(150)}`, { 'x-api-key': SERVICE_KEY });
+  // 150 characters is a job id the schema allows (up to 200): the job is looked up, not refused by the router.
+  assert.equal(ok.status, 404, JSON.stringify(ok.body));
+  assert.equal(ok.body.success, false);
+  for (const [app, base, path] of [
+    ['admin', p.adminUrl, `/api/nft/jobs/${'a'.repeat(300)}`],
+    ['admin', p.adminUrl, '/api/nft/jobs/%zz'],
+    ['backend', p.backendUrl, `/api/jobs/${'a'.repeat(300)}`],
+    ['backend', p.backendUrl, '/api/jobs/%zz/stream'],
+  ] as const) {
+    const r = await rawGet(base, path, { 'x-api-key': SERVICE_KEY });
+    assert.equal(r.status, 400, `${path}: ${JSON.stringify(r.body)}`);
+    assert.match(r.body.error, /^path: /, path);
+    if (app === 'admin') assert.equal(r.body.success, false);
+    else assert.equal(r.body.data, null);
+  }
+});
+
 // Last: it uses up this address's failures at the backend.
 test("a client's own proof header is not the proxy's: its failures count against its address", async () => {
   const forged = { 'x-atelier-forwarded-by': 'not-the-proxy-proof', authorization: 'Bearer atk_forged-key' };
