@@ -3,6 +3,7 @@
  * with a ConfigError that names the variable; nothing else in src/ reads process.env.
  */
 import path from 'node:path';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export class ConfigError extends Error {
@@ -143,6 +144,27 @@ const shape = {
   /** Largest distance (seconds) between a webhook's signed timestamp and now; older ones are replays. */
   VIDEO_WEBHOOK_TOLERANCE_SECONDS: positiveInt.default(300),
   /** Failed authentications allowed per client address (and per presented credential) in a window; then 429. */
+  /**
+   * The reverse proxies or load balancers in front of the apps whose X-Forwarded-For is believed:
+   * comma-separated addresses or CIDRs (or loopback, linklocal, uniquelocal), so rate limits count
+   * the real client. Unset: the header is ignored (docs/operations.md "Behind a reverse proxy").
+   */
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .refine(
+      (v) =>
+        v
+          .split(',')
+          .map((x) => x.trim())
+          .every(
+            (x) =>
+              ['loopback', 'linklocal', 'uniquelocal'].includes(x) ||
+              (/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(x) && isIP(x.split('/')[0]!) !== 0),
+          ),
+      'expected comma-separated proxy addresses or CIDRs (or loopback, linklocal, uniquelocal)',
+    )
+    .optional(),
   AUTH_FAILURE_LIMIT: positiveInt.default(100),
   /** Requests to the public identity route per client address (and per token) in a window. */
   IDENTITY_RATE_LIMIT: positiveInt.default(60),

@@ -40,7 +40,9 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
     }),
     // Generated once per process for each request; lets logs be correlated.
     requestIdHeader: 'x-request-id',
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // The client's address behind the proxies TRUST_PROXY names (rate limits count it); else the peer's.
+    trustProxy: opts.config.TRUST_PROXY ?? false,
     // What the router refuses before any route runs, as a 400 naming the path in the app's shape
     // (not Fastify's own {error, code, message}).
     frameworkErrors: (error, _request, reply) =>
