@@ -25,6 +25,7 @@ async function platformModules() {
     startNftDuties: nftPorts.startNftDuties,
     createChainServices: platformChain.createChainServices,
     usesEmbeddedChain: devChain.usesEmbeddedChain,
+    stopOrphanedAnvil: devChain.stopOrphanedAnvil,
   };
 }
 
@@ -69,7 +70,11 @@ function onShutdown(stop: () => Promise<void>, releaseLock?: () => void, graceMs
  * the process keeps state there: `start`, or any command on PGlite) and free ports, each refusal
  * naming the variable (docs/security.md).
  */
-async function prepare(command: string, config: Config, usesEmbeddedChain: (c: Config) => boolean): Promise<(() => void) | undefined> {
+async function prepare(
+  command: string,
+  config: Config,
+  chain: { usesEmbeddedChain: (c: Config) => boolean; stopOrphanedAnvil: (c: Config) => Promise<number | null> },
+): Promise<(() => void) | undefined> {
   const usesDataDir = command !== 'admin' || !!config.DATABASE_URL;
   if (!usesDataDir) return undefined;
   secureDataDir(config.dataDir);
@@ -81,7 +86,11 @@ async function prepare(command: string, config: Config, usesEmbeddedChain: (c: C
       await requirePortFree('PORT', config.HOST, config.PORT, 'the backend');
       await requirePortFree('ADMIN_PORT', config.HOST, config.ADMIN_PORT, 'the admin proxy');
       // Checked again when anvil starts (chain/dev-chain.ts); here it fails before any migration.
-      if (usesEmbeddedChain(config)) {
+      if (chain.usesEmbeddedChain(config)) {
+        // The anvil a killed platform of this data directory left running is ours to stop (the lock is held).
+        const orphan = await chain.stopOrphanedAnvil(config);
+        if (orphan !== null)
+          process.stderr.write(`atelier: stopped the chain (anvil, pid ${orphan}) a killed run of this data directory left running\n`);
         await requirePortFree('DEV_CHAIN_PORT', '127.0.0.1', config.DEV_CHAIN_PORT, 'Atelier never attaches to a chain it did not start');
       }
     } else if (command === 'backend' || command === 'indexer') {
@@ -130,9 +139,10 @@ async function main(argv: string[]): Promise<void> {
     startNftDuties,
     createChainServices,
     usesEmbeddedChain,
+    stopOrphanedAnvil,
     startProcessTelemetry,
   } = await platformModules();
-  const releaseLock = await prepare(command, config, usesEmbeddedChain);
+  const releaseLock = await prepare(command, config, { usesEmbeddedChain, stopOrphanedAnvil });
   switch (command) {
     case 'start': {
       // One heartbeat per service this process runs (the indexer only when there is a chain to follow).

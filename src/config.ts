@@ -3,6 +3,7 @@
  * with a ConfigError that names the variable; nothing else in src/ reads process.env.
  */
 import path from 'node:path';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export class ConfigError extends Error {
@@ -65,6 +66,27 @@ const shape = {
   JWT_MAX_AGE_SECONDS: positiveInt.default(86_400),
   /** The domain (RFC 3986 authority) Sign-In with Ethereum messages must name; default from PUBLIC_BASE_URL. */
   SIWE_DOMAIN: z.string().trim().min(1).max(255).optional(),
+  /**
+   * Further domains (comma-separated RFC 3986 authorities, e.g. the console's public host) that
+   * Sign-In with Ethereum messages may name besides SIWE_DOMAIN (docs/auth.md "The domain").
+   */
+  SIWE_DOMAINS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const out: string[] = [];
+      for (const raw of v
+        .split(',')
+        .map((x) => x.trim().toLowerCase())
+        .filter(Boolean)) {
+        if (!/^[a-z0-9.-]+(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/.test(raw)) {
+          ctx.addIssue({ code: 'custom', message: `"${raw}" is not a host[:port] authority` });
+          return z.NEVER;
+        }
+        out.push(raw);
+      }
+      return out;
+    }),
   /** How long a Sign-In with Ethereum nonce can be used. */
   SIWE_NONCE_TTL_SECONDS: positiveInt.default(600),
   NFT_DEPLOYER_PRIVATE_KEY: privateKey.optional(),
@@ -122,6 +144,27 @@ const shape = {
   /** Largest distance (seconds) between a webhook's signed timestamp and now; older ones are replays. */
   VIDEO_WEBHOOK_TOLERANCE_SECONDS: positiveInt.default(300),
   /** Failed authentications allowed per client address (and per presented credential) in a window; then 429. */
+  /**
+   * The reverse proxies or load balancers in front of the apps whose X-Forwarded-For is believed:
+   * comma-separated addresses or CIDRs (or loopback, linklocal, uniquelocal), so rate limits count
+   * the real client. Unset: the header is ignored (docs/operations.md "Behind a reverse proxy").
+   */
+  TRUST_PROXY: z
+    .string()
+    .trim()
+    .refine(
+      (v) =>
+        v
+          .split(',')
+          .map((x) => x.trim())
+          .every(
+            (x) =>
+              ['loopback', 'linklocal', 'uniquelocal'].includes(x) ||
+              (/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(x) && isIP(x.split('/')[0]!) !== 0),
+          ),
+      'expected comma-separated proxy addresses or CIDRs (or loopback, linklocal, uniquelocal)',
+    )
+    .optional(),
   AUTH_FAILURE_LIMIT: positiveInt.default(100),
   /** Requests to the public identity route per client address (and per token) in a window. */
   IDENTITY_RATE_LIMIT: positiveInt.default(60),

@@ -44,9 +44,9 @@ test('per token: one token from many addresses is limited too', async () => {
   assert.ok(Number(limited.headers['retry-after']) >= 1);
 });
 
-// Sign-In with Ethereum (docs/auth.md "Sign in with Ethereum"): the same limits, per client address
-// and per wallet; through the admin proxy, per client address at the proxy (the backend sees the
-// proxy, holding the service key, and counts only the wallet there).
+// Sign-In with Ethereum (docs/auth.md "Sign in with Ethereum"): the same limit per client address;
+// through the admin proxy, per client address at the proxy (the backend sees the proxy, holding
+// the service key, and does not count it as one client).
 const wallet = (i: number) => `0x${i.toString(16).padStart(40, '0')}`;
 const siweNonce = (app: 'backend' | 'admin', address: string, remoteAddress: string) =>
   p[app].inject({
@@ -56,13 +56,29 @@ const siweNonce = (app: 'backend' | 'admin', address: string, remoteAddress: str
     remoteAddress,
   });
 
-test('sign-in nonces: per address and per wallet, then 429', async () => {
+test('sign-in nonces: per client address, then 429', async () => {
   for (let i = 0; i < 4; i++) assert.equal((await siweNonce('backend', wallet(100 + i), '198.51.100.20')).statusCode, 201);
   const byAddress = await siweNonce('backend', wallet(200), '198.51.100.20');
   assert.equal(byAddress.statusCode, 429);
   assert.match(byAddress.json().error, /^too many identity requests/);
-  for (let i = 0; i < 4; i++) assert.equal((await siweNonce('backend', wallet(300), `203.0.113.${50 + i}`)).statusCode, 201);
-  assert.equal((await siweNonce('backend', wallet(300), '203.0.113.60')).statusCode, 429);
+});
+
+// A wallet address is public (it is on chain): counting sign-in requests per wallet would let
+// anyone who knows it keep its owner from signing in.
+test('others asking about a wallet do not lock its owner out of signing in, on either app', async () => {
+  const victim = wallet(300);
+  for (const app of ['backend', 'admin'] as const) {
+    for (let i = 0; i < 8; i++) await siweNonce(app, victim, `203.0.113.${(app === 'admin' ? 100 : 50) + i}`);
+    const login = await p[app].inject({
+      method: 'POST',
+      url: app === 'backend' ? '/api/auth/siwe/login' : '/api/nft/auth/siwe/login',
+      payload: { message: `example.test wants you to sign in with your Ethereum account:\n${victim}\n\nx`, signature: '0x00' },
+      remoteAddress: `203.0.113.${app === 'admin' ? 120 : 70}`,
+    });
+    assert.notEqual(login.statusCode, 429, `${app} login: ${login.body}`);
+    const own = await siweNonce(app, victim, `203.0.113.${app === 'admin' ? 121 : 71}`);
+    assert.equal(own.statusCode, 201, `${app}: ${own.body}`);
+  }
 });
 
 test('sign-in through the admin proxy: its clients are counted apart, not as the proxy’s one address', async () => {

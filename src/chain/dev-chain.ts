@@ -38,8 +38,50 @@ export const usesEmbeddedChain = (config: Config): boolean =>
 export function devChainPaths(config: Config) {
   return {
     statePath: path.join(config.dataDir, 'chain', 'anvil-state.json'),
+    /** The pid of the anvil this data directory's platform runs (removed at a clean stop). */
+    pidPath: path.join(config.dataDir, 'chain', 'anvil.pid'),
     deploymentsDir: path.join(config.dataDir, 'deployments'),
   };
+}
+
+/**
+ * The anvil a platform of this data directory started and left behind when it was killed alone
+ * (kill -9 of its process is not delivered to its children): the pid file names it, and it is
+ * ours only while its command line still names this data directory's state file (Linux /proc;
+ * elsewhere nothing is assumed). It is stopped with SIGTERM (anvil writes its state) and awaited.
+ * Call it holding the data directory lock (cli.ts): then no live platform of this directory owns
+ * it. Answers the pid it stopped, or null.
+ */
+export async function stopOrphanedAnvil(config: Config, logger?: ChainLogger): Promise<number | null> {
+  const { pidPath, statePath } = devChainPaths(config);
+  let pid: number;
+  let cmdline: string;
+  try {
+    pid = Number.parseInt(fs.readFileSync(pidPath, 'utf8'), 10);
+    cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return null;
+  }
+  if (!Number.isInteger(pid) || pid <= 1 || pid === process.pid || !cmdline.includes('anvil') || !cmdline.includes(statePath)) {
+    return null;
+  }
+  logger?.warn({ pid }, 'stopping the anvil a killed platform of this data directory left running');
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return null;
+  }
+  // Gone, not merely off the port: it writes the state file the new anvil will load.
+  for (let i = 0; i < 150 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+  return pid;
 }
 
 /**
@@ -50,7 +92,7 @@ export function devChainPaths(config: Config) {
 export const STATE_INTERVAL_SECONDS = 1;
 
 export async function startPlatformChain(config: Config, db: Db, logger?: ChainLogger): Promise<PlatformChain> {
-  const { statePath, deploymentsDir } = devChainPaths(config);
+  const { statePath, pidPath, deploymentsDir } = devChainPaths(config);
   if (!usesEmbeddedChain(config)) {
     const services = createChainServices({ config, db, logger, deploymentsDir, startSenders: [config.NFT_CHAIN_ID] });
     return { services, deployed: false, stop: () => services.close() };
@@ -58,7 +100,7 @@ export async function startPlatformChain(config: Config, db: Db, logger?: ChainL
   fs.mkdirSync(path.dirname(statePath), { recursive: true });
   // A node already answering on the port would be "ready" at once and we would index its chain,
   // not ours: refuse, naming the variable (docs/security.md).
-  if (!(await portFree('127.0.0.1', config.DEV_CHAIN_PORT))) {
+  if (!(await portFree('127.0.0.1', config.DEV_CHAIN_PORT)) && (await stopOrphanedAnvil(config, logger)) === null) {
     throw new ConfigError(
       'DEV_CHAIN_PORT',
       `port ${config.DEV_CHAIN_PORT} on 127.0.0.1 is already in use (another chain node?); Atelier never attaches to a chain it did not start: stop it or set DEV_CHAIN_PORT to a free port`,
@@ -71,6 +113,7 @@ export async function startPlatformChain(config: Config, db: Db, logger?: ChainL
     host: '127.0.0.1',
     args: ['--state-interval', String(STATE_INTERVAL_SECONDS)],
   });
+  if (anvil.process.pid !== undefined) fs.writeFileSync(pidPath, `${anvil.process.pid}\n`, { mode: 0o600 });
   const services = createChainServices({
     config,
     db,
@@ -82,6 +125,7 @@ export async function startPlatformChain(config: Config, db: Db, logger?: ChainL
   const stop = async () => {
     await services.close();
     await anvil.stop(); // SIGTERM: anvil writes its state file
+    fs.rmSync(pidPath, { force: true });
   };
   try {
     const { deployment, deployed } = await services.ensureDeployed(DEV_CHAIN_ID);

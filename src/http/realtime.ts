@@ -1,7 +1,8 @@
 /**
  * socket.io on the HTTP server of the app that hosts the indexer API (same port, path
- * /socket.io). Clients join `app:<address>` with `subscribe` {room} and leave with `unsubscribe`
- * {room}; an optional acknowledgement callback gets {ok, room} or {ok: false, error}.
+ * /socket.io). Clients join `app:<address>` with `subscribe` {room} (at most
+ * MAX_ROOMS_PER_SOCKET at once) and leave with `unsubscribe` {room}; an optional acknowledgement
+ * callback gets {ok, room} or {ok: false, error}.
  * emprops:app:created goes to every connected client (nobody can be in the room of a collection
  * before it exists); every other event goes to its collection's room only. docs/indexer.md.
  *
@@ -20,6 +21,11 @@ import type { IndexerEvents } from '../indexer/events.ts';
 export const REALTIME_CHANNEL = 'atelier-io';
 
 const ROOM = /^app:0x[0-9a-fA-F]{40}$/;
+/**
+ * Rooms one connection may be in at once. Every address is a valid room name, so without a bound
+ * one connection could grow the room table (and, with Redis, the adapter's state) without end.
+ */
+export const MAX_ROOMS_PER_SOCKET = 100;
 
 type Ack = (reply: { ok: boolean; room?: string; error?: string }) => void;
 
@@ -66,6 +72,13 @@ export function attachRealtime(
         const room = roomOf(body);
         if (!room) {
           if (typeof ack === 'function') ack({ ok: false, error: 'room: expected "app:<0x-prefixed 20-byte address>"' });
+          return;
+        }
+        // socket.rooms holds the connection's own room too.
+        if (join && !socket.rooms.has(room) && socket.rooms.size - 1 >= MAX_ROOMS_PER_SOCKET) {
+          if (typeof ack === 'function') {
+            ack({ ok: false, error: `room: at most ${MAX_ROOMS_PER_SOCKET} rooms per connection; unsubscribe from one first` });
+          }
           return;
         }
         if (join) await socket.join(room);

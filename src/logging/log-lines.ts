@@ -14,7 +14,7 @@ export function logOptions(level: string, name?: string): LoggerOptions {
     level,
     timestamp: stdTimeFunctions.isoTime,
     // Secrets never reach the logs.
-    redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'],
+    redact: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'req.headers["x-atelier-forwarded-by"]'],
     // Failed queries are logged without their parameters.
     serializers: { err: safeErrorSerializer },
     // Log correlation: a line written inside a span carries its trace_id and span_id.

@@ -78,15 +78,18 @@ export interface ContractRecords {
 export async function authorizeAdminAction(caller: Caller, req: AdminActionRequest, records: ContractRecords): Promise<void> {
   if (caller.kind === 'service') return authorize(caller, 'collection.admin_action');
   const owners = await records.ownersOf(req.chainId, req.collectionAddress);
-  const ownerId = owners.length > 0 && owners.every((o) => o === owners[0]) ? owners[0]! : null;
+  const oneOwner = owners.length > 0 && owners.every((o) => o === owners[0]);
+  const ownerId = oneOwner ? owners[0]! : null;
   if (can(caller, 'collection.admin_action', { ownerId })) return;
   if (caller.kind === 'anonymous') return authorize(caller, 'collection.admin_action');
   throw forbidden(
     owners.length === 0
       ? `collectionAddress: no collection record names ${req.collectionAddress} on chain ${req.chainId}; admin actions on it are for the platform operator (service key) only`
-      : ownerId === null
-        ? `collectionAddress: ${req.collectionAddress} is the contract of a platform collection; only the operator runs admin actions on it`
-        : `collectionAddress: only the owner of the collection whose contract is ${req.collectionAddress} runs admin actions on it`,
+      : !oneOwner
+        ? `collectionAddress: collection records of more than one owner name ${req.collectionAddress} on chain ${req.chainId} (a chain reset reused the address); only the operator runs admin actions on it`
+        : ownerId === null
+          ? `collectionAddress: ${req.collectionAddress} is the contract of a platform collection; only the operator runs admin actions on it`
+          : `collectionAddress: only the owner of the collection whose contract is ${req.collectionAddress} runs admin actions on it`,
   );
 }
 

@@ -23,12 +23,28 @@ import { bindDb } from './ports.ts';
 import type { SessionOpener } from './wallets.ts';
 import { createWalletService, type SiweSettings, type SiweVerifier } from './wallets.ts';
 
+const LOOPBACK = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
+
+/**
+ * The domains messages may name (docs/auth.md "The domain"): SIWE_DOMAIN (default the host of
+ * PUBLIC_BASE_URL, else localhost:PORT) first, then the host of PUBLIC_BASE_URL, SIWE_DOMAINS and,
+ * without PUBLIC_BASE_URL (`npm start`), the loopback hosts of the backend and of the admin proxy
+ * that serves the console (a wallet compares the message's domain with the page's host).
+ */
 export function siweSettingsOf(config: Config): SiweSettings {
   const base = config.PUBLIC_BASE_URL ? new URL(config.PUBLIC_BASE_URL) : undefined;
-  const domain = config.SIWE_DOMAIN ?? base?.host ?? `localhost:${config.PORT}`;
+  const first = config.SIWE_DOMAIN ?? base?.host ?? `localhost:${config.PORT}`;
+  const local = base
+    ? []
+    : [...new Set(['localhost', '127.0.0.1', ...(['0.0.0.0', '::'].includes(config.HOST) ? [] : [config.HOST])])].flatMap((h) => [
+        `${h}:${config.PORT}`,
+        `${h}:${config.ADMIN_PORT}`,
+      ]);
+  const hosts = [...new Set([first, ...(base ? [base.host] : []), ...config.SIWE_DOMAINS, ...local].map((h) => h.toLowerCase()))];
+  const uriOf = (host: string, i: number) =>
+    (i === 0 || host === base?.host) && base ? base.origin : i === 0 || LOOPBACK.test(host) ? `http://${host}` : `https://${host}`;
   return {
-    domain,
-    uri: base ? base.origin : `http://${domain}`,
+    domains: hosts.map((domain, i) => ({ domain, uri: uriOf(domain, i) })),
     defaultChainId: config.NFT_CHAIN_ID,
     nonceTtlSeconds: config.SIWE_NONCE_TTL_SECONDS,
   };

@@ -2,9 +2,9 @@
  * Wallets proven by signature: Sign-In with Ethereum (EIP-4361; docs/auth.md "Wallets").
  *
  * 1. `nonce`: a random nonce for the caller, stored with an expiry (and, when the caller names its
- *    address, the exact message to sign, made by viem's createSiweMessage).
- * 2. `verify`: the signed message is parsed (viem parseSiweMessage) and checked: this service's
- *    domain, a supported chain, the time window (validateSiweMessage), the signature (a public
+ *    address, the exact message to sign, made by viem's createSiweMessage, for the site that asks).
+ * 2. `verify`: the signed message is parsed (viem parseSiweMessage) and checked: one of this
+ *    platform's domains, a supported chain, the time window (validateSiweMessage), the signature (a public
  *    client's verifySiweMessage: EOAs and EIP-1271 / ERC-6492 contract wallets), then the nonce is
  *    used once (one conditional UPDATE). Only then is the wallet linked to the caller, as a
  *    `wallet` identity; a wallet another user holds is 409.
@@ -50,11 +50,19 @@ export interface SiweVerifier {
   verify(req: { chainId: number; message: string; signature: Hex; address: Address }): Promise<boolean>;
 }
 
-export interface SiweSettings {
-  /** RFC 3986 authority the message must name (SIWE_DOMAIN). */
+/** A domain messages may name (an RFC 3986 authority) and the URI prepared messages for it carry. */
+export interface SiweDomain {
   domain: string;
-  /** URI put in prepared messages. */
   uri: string;
+}
+
+export interface SiweSettings {
+  /**
+   * The domains messages may name: this platform's own sites (the backend's and the console's
+   * hosts, SIWE_DOMAIN, SIWE_DOMAINS; docs/auth.md "The domain"). The first is the default, for a
+   * client that names no origin.
+   */
+  domains: SiweDomain[];
   /** Chain id of prepared messages when the caller names none. */
   defaultChainId: number;
   nonceTtlSeconds: number;
@@ -79,8 +87,38 @@ export function createWalletService(
   now = () => new Date(),
   sessions?: SessionOpener,
 ) {
+  const accepted = () => settings.domains.map((d) => d.domain).join(', ');
+
+  /**
+   * The domain and URI of a message for the site that asks (its `Origin`): one of ours, with that
+   * origin as the URI, so the wallet sees the page's own host; without an origin (a script), the
+   * default. Never a domain the client makes up: an origin that is not ours is 400.
+   */
+  function domainFor(origin: string | undefined): SiweDomain {
+    if (origin === undefined) return settings.domains[0]!;
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = undefined;
+    }
+    const known = url && ['http:', 'https:'].includes(url.protocol) && settings.domains.find((d) => d.domain === url.host);
+    if (!known || !url) {
+      throw invalid(
+        `origin: ${origin.slice(0, 200)} is not a site of this platform that Sign-In with Ethereum messages are made for (${accepted()}); the operator adds its host to SIWE_DOMAINS`,
+      );
+    }
+    return { domain: known.domain, uri: url.origin };
+  }
+
   /** A fresh nonce (for `userId`, or for a sign-in when null) and the EIP-4361 message with it. */
-  async function issue(userId: string | null, body: { address?: string; chain_id?: number }, statement: string) {
+  async function issue(
+    userId: string | null,
+    body: { address?: string; chain_id?: number },
+    statement: string,
+    origin: string | undefined,
+  ) {
+    const { domain, uri } = domainFor(origin);
     const chainId = body.chain_id ?? settings.defaultChainId;
     if (!(await verifier.supports(chainId))) throw invalid(`body.chain_id: chain ${chainId} is not supported for wallet links`);
     // EIP-4361 asks for at least 8 alphanumeric characters; 128 random bits, hex.
@@ -91,16 +129,16 @@ export function createWalletService(
       ? createSiweMessage({
           address: getAddress(body.address),
           chainId,
-          domain: settings.domain,
+          domain,
           nonce,
-          uri: settings.uri,
+          uri,
           version: '1',
           statement,
           issuedAt: now(),
           expirationTime: expiresAt,
         })
       : null;
-    return { nonce, expires_at: expiresAt, domain: settings.domain, uri: settings.uri, chain_id: chainId, statement, message };
+    return { nonce, expires_at: expiresAt, domain, uri, chain_id: chainId, statement, message };
   }
 
   /**
@@ -113,11 +151,11 @@ export function createWalletService(
     const missing = (['address', 'domain', 'chainId', 'nonce', 'uri', 'version'] as const).filter((k) => m[k] === undefined);
     if (missing.length > 0) throw invalid(`body.message: not an EIP-4361 message (missing ${missing.join(', ')})`);
     if (!isAddress(m.address!, { strict: false })) throw invalid('body.message: the address line is not an address');
-    if (m.domain !== settings.domain) {
-      throw invalid(`body.message: the message is for ${m.domain}, not ${settings.domain}`, { code: 'SIWE_WRONG_DOMAIN' });
+    if (!settings.domains.some((d) => d.domain === m.domain)) {
+      throw invalid(`body.message: the message is for ${m.domain}, not this platform (${accepted()})`, { code: 'SIWE_WRONG_DOMAIN' });
     }
     if (!(await verifier.supports(m.chainId!))) throw invalid(`body.message: chain ${m.chainId} is not supported for wallet links`);
-    if (!validateSiweMessage({ message: m, domain: settings.domain, time: now() })) {
+    if (!validateSiweMessage({ message: m, domain: m.domain, time: now() })) {
       throw invalid('body.message: the message has expired or is not valid yet', { code: 'SIWE_EXPIRED' });
     }
     const address = getAddress(m.address!);
@@ -136,10 +174,13 @@ export function createWalletService(
   }
 
   return {
-    /** A single-use nonce for the caller; with `address`, the EIP-4361 message to sign. */
-    async nonce(caller: Caller, body: { address?: string; chain_id?: number }) {
+    /**
+     * A single-use nonce for the caller; with `address`, the EIP-4361 message to sign, for the
+     * site `origin` names (the request's Origin header; default the platform's first domain).
+     */
+    async nonce(caller: Caller, body: { address?: string; chain_id?: number }, origin?: string) {
       authorize(caller, 'wallet.link');
-      return issue(internalUser(caller), body, SIWE_STATEMENT);
+      return issue(internalUser(caller), body, SIWE_STATEMENT, origin);
     },
 
     /** Checks a signed EIP-4361 message and links its wallet to the caller. */
@@ -155,9 +196,9 @@ export function createWalletService(
     },
 
     /** A sign-in nonce (issued to nobody) and the message `address` signs to sign in. Public. */
-    async loginNonce(caller: Caller, body: { address: string; chain_id?: number }) {
+    async loginNonce(caller: Caller, body: { address: string; chain_id?: number }, origin?: string) {
       authorize(caller, 'wallet.sign_in');
-      const n = await issue(null, body, SIWE_SIGN_IN_STATEMENT);
+      const n = await issue(null, body, SIWE_SIGN_IN_STATEMENT, origin);
       return { ...n, message: n.message! };
     },
 

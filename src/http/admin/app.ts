@@ -61,6 +61,7 @@ export async function buildAdminApp(config: Config, overrides: Partial<AdminDeps
     description: 'NFT administration: collections, factory and collection deployment, admin calls, metadata.',
     bodyLimit: 16 * 1024 * 1024,
     metrics: { process: 'admin' },
+    errorStyle: 'success',
     ready: {
       backend: healthCheck(config.BACKEND_API_URL),
       ...(deps.chain ? { chain: chainCheck(() => deps.chain!.client(config.NFT_CHAIN_ID).getBlockNumber()) } : {}),

@@ -6,6 +6,7 @@
  * Backend errors keep their status and message.
  */
 import { AppError, type AppErrorKind } from '../../domain/errors.ts';
+import { FORWARDED_BY_PROXY_HEADER, proxyProof } from '../plugins/auth.ts';
 
 const KIND_BY_STATUS: Record<number, AppErrorKind> = {
   400: 'invalid',
@@ -50,14 +51,18 @@ export function createBackendClient(
   apiKey: string | undefined,
   fetchImpl: typeof fetch = fetch,
 ): BackendClient {
+  const forwardProof = apiKey ? proxyProof(apiKey) : undefined;
   async function send(method: string, path: string, opts: BackendCallOptions, timeout: boolean): Promise<Response> {
     if (!baseUrl) throw new AppError('unavailable', 'BACKEND_API_URL is not configured');
     const url = new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
     for (const [k, v] of Object.entries(opts.query ?? {}))
       for (const one of v === undefined ? [] : typeof v === 'string' ? [v] : v) url.searchParams.append(k, one);
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    if (opts.credential) headers.authorization = `Bearer ${opts.credential}`;
-    else {
+    if (opts.credential) {
+      headers.authorization = `Bearer ${opts.credential}`;
+      // The backend then counts this user's failed authentication against the user, not this proxy.
+      if (forwardProof) headers[FORWARDED_BY_PROXY_HEADER] = forwardProof;
+    } else {
       if (apiKey) headers.authorization = `Bearer ${apiKey}`;
       if (opts.userId) headers['user_id'] = opts.userId;
     }

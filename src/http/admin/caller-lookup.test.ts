@@ -47,3 +47,14 @@ test('refusals are not kept; forget drops an answer at once', async () => {
   assert.deepEqual(await lookup.whoIs('tok-b'), { refused: 'token expired' });
   assert.equal(asked.length, 3);
 });
+
+test('fresh asks the backend even within the window, and a refusal drops the kept answer', async () => {
+  const valid = new Map([['tok-c', 'user-c']]);
+  const { backend, asked } = fakeBackend(valid);
+  const lookup = createCallerLookup(backend, { ttlMs: 5_000, now: () => 1_000 });
+  assert.deepEqual(await lookup.whoIs('tok-c'), { userId: 'user-c' });
+  valid.delete('tok-c'); // revoked at the backend, within the window
+  assert.deepEqual(await lookup.whoIs('tok-c', { fresh: true }), { refused: 'token expired' });
+  assert.deepEqual(await lookup.whoIs('tok-c'), { refused: 'token expired' });
+  assert.equal(asked.length, 3);
+});

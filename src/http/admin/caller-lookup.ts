@@ -9,10 +9,12 @@
  * Answers are kept for `ttlMs` (default 5 s) under a SHA-256 of the credential, never the
  * credential itself: a console polling every few seconds costs the backend one lookup per
  * credential and window, and a credential revoked or expired stops working here within that
- * window (at once for sign-out through this proxy, which drops its entry). Refusals are not kept:
- * each one is counted by the failed-authentication limit.
+ * window (at once for sign-out through this proxy, which drops its entry; at once on the routes the
+ * proxy acts on itself, which ask afresh: `fresh`). Refusals are not kept: each one is counted by
+ * the failed-authentication limit.
  */
 import { createHash } from 'node:crypto';
+import { MAX_CREDENTIAL_CHARS } from '../../domain/credentials.ts';
 import type { RemoteCallerLookup } from '../plugins/auth.ts';
 import type { BackendClient } from './backend-client.ts';
 
@@ -32,10 +34,13 @@ export function createCallerLookup(backend: BackendClient, opts: { ttlMs?: numbe
   const cache = new Map<string, { userId: string; until: number }>();
 
   return {
-    async whoIs(credential) {
+    async whoIs(credential, { fresh = false } = {}) {
+      // Longer than any credential the backend accepts: refused here, as any bad credential is (401).
+      if (credential.length > MAX_CREDENTIAL_CHARS)
+        return { refused: `invalid credentials: longer than ${MAX_CREDENTIAL_CHARS} characters` };
       const key = keyOf(credential);
       const hit = cache.get(key);
-      if (hit && hit.until > now()) return { userId: hit.userId };
+      if (hit && hit.until > now() && !fresh) return { userId: hit.userId };
       cache.delete(key);
       const answer = await backend.call<{ active: boolean; user_id?: string; reason?: string }>('POST', 'api/auth/introspect', {
         body: { credential },

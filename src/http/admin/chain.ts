@@ -185,6 +185,8 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
   r.post(
     '/api/nft/admin',
     {
+      // The platform wallet signs: a user's credential is checked now, not from the lookup cache.
+      config: { freshCaller: true },
       schema: {
         operationId: 'runAdminAction',
         summary: 'Run an admin action on a collection contract',

@@ -8,7 +8,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getAddress } from 'viem';
 import type { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
-import { publicRouteLimiter, signInSubject } from '../plugins/public-limit.ts';
+import { publicRouteLimiter } from '../plugins/public-limit.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
 import { consoleCaller, siweLoginBody, siweNonce, siweNonceBody, siweSession, signedOut } from '../schemas/sign-in.ts';
 import type { AdminDeps } from './app.ts';
@@ -23,8 +23,10 @@ interface Profile {
 export async function adminSessionRoutes(app: FastifyInstance, deps: AdminDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['identity'];
-  // The backend counts these per wallet; per client address only the proxy can (it sees the client).
-  const signInLimit = publicRouteLimiter(app, deps.config, { name: 'admin-siwe', subjectOf: signInSubject, style: 'success' });
+  // Per client address, which only the proxy sees (the backend does not count the proxy as one
+  // client). Never per wallet: an address is public, and counting it would let anyone lock its
+  // owner out of signing in.
+  const signInLimit = publicRouteLimiter(app, deps.config, { name: 'admin-siwe', style: 'success' });
 
   r.get(
     '/api/nft/session',
@@ -72,15 +74,20 @@ export async function adminSessionRoutes(app: FastifyInstance, deps: AdminDeps) 
         operationId: 'adminSignInNonce',
         summary: 'Start a Sign-In with Ethereum',
         description:
-          'Public. Forwarded to POST /api/auth/siwe/nonce: a single-use sign-in nonce and the exact EIP-4361 message the wallet signs (personal_sign); then POST /api/nft/auth/siwe/login. IDENTITY_RATE_LIMIT per window per client address here, per wallet at the backend; then 429.',
+          "Public. Forwarded to POST /api/auth/siwe/nonce with the Origin header: a single-use sign-in nonce and the exact EIP-4361 message the wallet signs (personal_sign), naming the console's host when the console asks; then POST /api/nft/auth/siwe/login. IDENTITY_RATE_LIMIT per window per client address; then 429.",
         tags,
         body: siweNonceBody,
         response: { 201: adminSuccess(siweNonce.shape) },
       },
     },
     async (req, reply) => {
-      // With the service key: the backend then counts this proxy's clients per wallet, not as one address.
-      const n = await deps.backend.call<z.infer<typeof siweNonce>>('POST', 'api/auth/siwe/nonce', { body: req.body });
+      // With the service key: the backend does not count this proxy's clients as one address (this route counts them).
+      // The client's Origin goes along: the message names the console's host when it asks (docs/auth.md "The domain").
+      const origin = req.headers.origin;
+      const n = await deps.backend.call<z.infer<typeof siweNonce>>('POST', 'api/auth/siwe/nonce', {
+        body: req.body,
+        ...(typeof origin === 'string' ? { headers: { origin } } : {}),
+      });
       return reply.code(201).send({ success: true as const, ...n });
     },
   );

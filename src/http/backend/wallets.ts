@@ -4,12 +4,12 @@
  * or signs a wallet in (public: a nonce, then the signed message, answered with a platform
  * session token); sign-out ends that session; the caller's linked wallets.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.ts';
 import type { SessionService } from '../../services/sessions.ts';
 import type { WalletService } from '../../services/wallets.ts';
-import { publicRouteLimiter, signInSubject } from '../plugins/public-limit.ts';
+import { publicRouteLimiter } from '../plugins/public-limit.ts';
 import { ok } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
 import { walletListResponse, walletNonceBody, walletNonceResponse, walletVerifyBody, walletVerifyResponse } from '../schemas/identity.ts';
@@ -17,14 +17,22 @@ import { siweLoginBody, siweNonce, siweNonceBody, siweSession, signedOut } from 
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** The site asking for a message (a browser's Origin header; the admin proxy passes its client's on). */
+const originOf = (req: FastifyRequest): string | undefined => {
+  const v = req.headers.origin;
+  return Array.isArray(v) ? v[0] : v;
+};
+
 export const walletRoutes: FastifyPluginAsync<{ wallets: WalletService; sessions: SessionService; config: Config }> = async (
   app,
   { wallets, sessions, config },
 ) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['identity'];
-  // Public and costly (a signature check, a new user): limited like POST /api/auth/resolve.
-  const signInLimit = publicRouteLimiter(app, config, { name: 'siwe', subjectOf: signInSubject, style: 'envelope', trustServiceKey: true });
+  // Public and costly (a signature check, a new user): limited per client address like POST
+  // /api/auth/resolve (the admin proxy counts its own clients). Not per wallet: an address is
+  // public, and counting it would let anyone lock its owner out of signing in.
+  const signInLimit = publicRouteLimiter(app, config, { name: 'siwe', style: 'envelope', trustServiceKey: true });
 
   r.post(
     '/api/auth/wallet/nonce',
@@ -40,7 +48,7 @@ export const walletRoutes: FastifyPluginAsync<{ wallets: WalletService; sessions
       },
     },
     async (req, reply) => {
-      const n = await wallets.nonce(req.caller, req.body ?? {});
+      const n = await wallets.nonce(req.caller, req.body ?? {}, originOf(req));
       return reply.code(201).send(ok({ ...n, expires_at: n.expires_at.toISOString() }));
     },
   );
@@ -74,13 +82,13 @@ export const walletRoutes: FastifyPluginAsync<{ wallets: WalletService; sessions
         operationId: 'createSignInNonce',
         summary: 'Start a Sign-In with Ethereum',
         description:
-          'Public. A single-use sign-in nonce (SIWE_NONCE_TTL_SECONDS) and the exact EIP-4361 message `address` signs with personal_sign; then POST /api/auth/siwe/login. A sign-in nonce never links a wallet, nor a link nonce signs in. IDENTITY_RATE_LIMIT requests per window per client address and per wallet, then 429.',
+          "Public. A single-use sign-in nonce (SIWE_NONCE_TTL_SECONDS) and the exact EIP-4361 message `address` signs with personal_sign, naming the site that asks (its Origin, when it is one of the platform's domains; 400 naming origin otherwise); then POST /api/auth/siwe/login. A sign-in nonce never links a wallet, nor a link nonce signs in. IDENTITY_RATE_LIMIT requests per window per client address, then 429.",
         body: siweNonceBody,
         response: { 201: envelope(siweNonce) },
       },
     },
     async (req, reply) => {
-      const n = await wallets.loginNonce(req.caller, req.body);
+      const n = await wallets.loginNonce(req.caller, req.body, originOf(req));
       return reply.code(201).send(ok({ ...n, expires_at: n.expires_at.toISOString() }));
     },
   );

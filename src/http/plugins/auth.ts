@@ -12,7 +12,7 @@
  * The admin proxy verifies no user credential itself: it asks the backend who the credential is
  * (`remote`, src/http/admin/caller-lookup.ts) and forwards the user's calls with that credential.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Config } from '../../config.ts';
@@ -44,7 +44,8 @@ export interface AuthContext {
  * backend). `refused` carries that service's reason (a 401 here); an outage throws (5xx).
  */
 export interface RemoteCallerLookup {
-  whoIs(credential: string): Promise<{ userId: string } | { refused: string }>;
+  /** `fresh`: ask the verifying service now, not a recent answer (routes that act on their own). */
+  whoIs(credential: string, opts?: { fresh?: boolean }): Promise<{ userId: string } | { refused: string }>;
 }
 
 declare module 'fastify' {
@@ -56,6 +57,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Route is open to everyone (public metadata, health, docs). */
     public?: boolean;
+    /**
+     * The admin proxy acts on this route itself (a chain write signed by the platform wallet): a
+     * user credential is asked of the backend afresh, never taken from the lookup cache, so a
+     * credential revoked or signed out a moment ago cannot act.
+     */
+    freshCaller?: boolean;
   }
 }
 
@@ -89,6 +96,22 @@ function credentialOf(request: FastifyRequest): string | undefined {
   const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
   if (!match) throw new AuthFailure('Authorization header must be "Bearer <token>"');
   return match[1]!.trim();
+}
+
+/**
+ * The header the admin proxy adds to the calls it forwards with a user's own credential, and its
+ * value: an HMAC of the service key (never the key itself, so a logged header authenticates no
+ * one). It proves only that the admin proxy forwarded the call, so the backend does not count the
+ * user's failed authentication against the proxy's address (docs/auth.md "The admin proxy").
+ */
+export const FORWARDED_BY_PROXY_HEADER = 'x-atelier-forwarded-by';
+export const proxyProof = (serviceKey: string): string =>
+  createHmac('sha256', serviceKey).update('atelier admin proxy: forwarded user call').digest('base64url');
+
+/** Whether the admin proxy forwarded this request (its proof, compared in constant time). */
+function forwardedByProxy(request: FastifyRequest, config: Config): boolean {
+  const proof = headerValue(request, FORWARDED_BY_PROXY_HEADER);
+  return Boolean(config.API_KEY && proof && safeEqual(proof, proxyProof(config.API_KEY)));
 }
 
 /** Whether the request presents the service key (a constant-time comparison). */
@@ -264,7 +287,7 @@ export function createAuthenticator(opts: AuthOptions) {
       return { method: 'service_key', userId: claimedUser, providerUserId: null, authProvider: 'service' };
     }
     if (opts.remote) {
-      const who = await opts.remote.whoIs(credential);
+      const who = await opts.remote.whoIs(credential, { fresh: request.routeOptions.config?.freshCaller === true });
       if ('refused' in who) throw new AuthFailure(who.refused);
       return {
         method: credentialKind(credential),
@@ -289,9 +312,19 @@ export function callerOf(auth: AuthContext): Caller {
 
 const ANONYMOUS: AuthContext = { method: 'public', userId: null, providerUserId: null, authProvider: null };
 
-/** A presented credential, as a short fingerprint (the counter key never holds the secret). */
+/**
+ * A presented credential, as a short fingerprint (the counter key never holds the secret). The
+ * credential itself, not the header's text: `X-API-Key: k`, `Authorization: Bearer k` and
+ * `bearer  k` are one credential, counted once (the admin proxy forwards as Bearer).
+ */
 function credentialFingerprint(request: FastifyRequest): string {
-  const raw = headerValue(request, 'x-api-key') ?? headerValue(request, 'authorization') ?? '';
+  let credential: string | undefined;
+  try {
+    credential = credentialOf(request);
+  } catch {
+    credential = undefined;
+  }
+  const raw = credential ?? headerValue(request, 'authorization') ?? '';
   return createHash('sha256').update(raw).digest('base64url').slice(0, 22);
 }
 
@@ -300,7 +333,8 @@ function credentialFingerprint(request: FastifyRequest): string {
  * (@fastify/rate-limit, registered by the app shell). Only failures count; once an address or a
  * credential has used up its failures in the window, every request it makes is refused with 429
  * until the window ends — valid keys included, so the limit cannot be used to tell a valid key
- * from an invalid one.
+ * from an invalid one. A failure the admin proxy forwarded (its proof header) counts per
+ * credential only: the proxy counts its clients per address itself.
  */
 function failureLimiter(app: FastifyInstance, config: Config) {
   const common = { max: config.AUTH_FAILURE_LIMIT, timeWindow: config.RATE_LIMIT_WINDOW_MS };
@@ -308,7 +342,13 @@ function failureLimiter(app: FastifyInstance, config: Config) {
   const byCredential = app.createRateLimit({ ...common, keyGenerator: (req) => `authfail:cred:${credentialFingerprint(req)}` });
   const presents = (req: FastifyRequest) => Boolean(headerValue(req, 'x-api-key') ?? headerValue(req, 'authorization'));
   const check = async (req: FastifyRequest, increment: boolean) => {
-    const results = await Promise.all([byAddress(req, { increment }), ...(presents(req) ? [byCredential(req, { increment })] : [])]);
+    // A user's failure the admin proxy forwarded is the user's, not the proxy's: counted per
+    // credential only, or one user could lock every caller of the proxy (the operator included) out.
+    const countAddress = !(increment && forwardedByProxy(req, config));
+    const results = await Promise.all([
+      ...(countAddress ? [byAddress(req, { increment })] : []),
+      ...(presents(req) ? [byCredential(req, { increment })] : []),
+    ]);
     const spent = results.filter((r) => !r.isAllowed && (increment ? r.isExceeded : r.remaining === 0));
     return spent.length === 0 ? null : Math.max(1, ...spent.map((r) => (r.isAllowed ? 0 : r.ttlInSeconds)));
   };

@@ -1,8 +1,9 @@
 /**
  * Rate limits of the public identity routes (POST /api/auth/resolve, the Sign-In with Ethereum
  * routes, and their admin proxy forwards): they create users and cost a signature or token check.
- * IDENTITY_RATE_LIMIT requests per RATE_LIMIT_WINDOW_MS per client address and per subject (the
- * token, or the wallet address), then 429 with Retry-After (@fastify/rate-limit; counters in Redis
+ * IDENTITY_RATE_LIMIT requests per RATE_LIMIT_WINDOW_MS per client address and, where given, per
+ * secret subject (the token of POST /api/auth/resolve; never a public one such as a wallet
+ * address, which would let anyone lock its owner out), then 429 with Retry-After (@fastify/rate-limit; counters in Redis
  * when REDIS_URL is set, so every replica counts together). Counter keys hold fingerprints, never
  * the token itself.
  */
@@ -44,12 +45,4 @@ export function publicRouteLimiter(app: FastifyInstance, config: Config, opts: P
     reply.header('retry-after', String(wait));
     return sendError(reply, opts.style, 429, `too many identity requests: retry after ${wait} s`);
   };
-}
-
-/** The wallet a sign-in request is about (counted as its subject): the body's address, or the signed message's. */
-export function signInSubject(req: FastifyRequest): string | undefined {
-  const body = req.body as { address?: unknown; message?: unknown } | undefined;
-  if (typeof body?.address === 'string') return body.address.toLowerCase();
-  if (typeof body?.message === 'string') return /\n(0x[0-9a-fA-F]{40})\n/.exec(body.message)?.[1]?.toLowerCase();
-  return undefined;
 }

@@ -8,6 +8,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import { Redis } from 'ioredis';
 import type { Config } from '../../config.ts';
 import { logOptions } from '../../logging/log-lines.ts';
+import { type ErrorStyle, sendError } from './errors.ts';
 import { installInputGuards } from './input.ts';
 import { installOpenApi } from './openapi.ts';
 import { runReadiness, type ReadinessChecks } from '../readiness.ts';
@@ -23,7 +24,12 @@ export interface AppShellOptions {
   ready?: ReadinessChecks;
   /** What /metrics measures in this process besides HTTP latency and duty leaders (src/http/metrics.ts). */
   metrics?: Omit<MetricSources, 'token'>;
+  /** The app's error shape, for the router's own refusals too (default the backend's envelope). */
+  errorStyle?: ErrorStyle;
 }
+
+/** The longest path parameter the router takes: ids are at most 200 characters (job ids). */
+export const MAX_PARAM_LENGTH = 200;
 
 export async function createAppShell(opts: AppShellOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -34,6 +40,22 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
     }),
     // Generated once per process for each request; lets logs be correlated.
     requestIdHeader: 'x-request-id',
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // The client's address behind the proxies TRUST_PROXY names (rate limits count it); else the peer's.
+    trustProxy: opts.config.TRUST_PROXY ?? false,
+    // What the router refuses before any route runs, as a 400 naming the path in the app's shape
+    // (not Fastify's own {error, code, message}).
+    frameworkErrors: (error, _request, reply) =>
+      sendError(
+        reply,
+        opts.errorStyle ?? 'envelope',
+        400,
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `path: a path parameter is longer than ${MAX_PARAM_LENGTH} characters`
+          : error.code === 'FST_ERR_BAD_URL'
+            ? 'path: not a valid URL (a % must be followed by two hex digits)'
+            : `path: ${error.message}`,
+      ),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

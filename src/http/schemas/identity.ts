@@ -1,5 +1,6 @@
 /** Request and response schemas of identity routes (content-service.md §2.8, §4.8; docs/auth.md). */
 import { z } from 'zod';
+import { MAX_CREDENTIAL_CHARS } from '../../domain/credentials.ts';
 import { idParamsOf, uuid } from './common.ts';
 import { envelope } from './envelope.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_ID, EXAMPLE_TIME, withExample } from './examples.ts';
@@ -220,7 +221,12 @@ export const walletListResponse = envelope(
 // The admin proxy's question about a user credential (docs/auth.md "The admin proxy").
 export const introspectBody = withExample(
   z.object({
-    credential: z.string().trim().min(1, 'credential is required').max(10_000).describe('a JWT, a user API key or a session token'),
+    credential: z
+      .string()
+      .trim()
+      .min(1, 'credential is required')
+      .max(MAX_CREDENTIAL_CHARS)
+      .describe('a JWT, a user API key or a session token'),
   }),
   { credential: 'ats_Qm7c2Vx9LpR4tW8zK1nB5yH3dF6gJ0sA2eU4iO7pX9c' },
 );

@@ -65,7 +65,16 @@ export const failedJobBody = withExample(
   z.object({ error_message: z.string().max(10_000).optional(), error_details: z.unknown().optional() }).nullish(),
   { error_message: 'ComfyUI did not answer within 300 s', error_details: { node: 'KSampler', attempt: 3 } },
 );
-const jobId = withExample(z.string().trim().min(1).max(200), EXAMPLE_ID.job);
+// "." and ".." would be dot segments in the admin proxy's forwarded path (another backend route).
+const jobId = withExample(
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .refine((v) => v !== '.' && v !== '..', '"." and ".." are not job ids'),
+  EXAMPLE_ID.job,
+);
 export const jobParams = z.object({ id: jobId });
 export const forensicsParams = z.object({ jobId });
 /** `{jobId}` of the admin proxy's job routes. */
