@@ -43,11 +43,15 @@ test('a revoked key still in the proxy cache cannot lock the operator out of the
   assert.equal(revoked.status, 200);
   // Within the cache window, each forwarded call with it is refused by the backend.
   const statuses: number[] = [];
-  for (let i = 0; i < LIMIT * 3; i++) statuses.push((await list(key)).status);
+  let last = await list(key);
+  for (let i = 0; i < LIMIT * 3; i++, last = await list(key)) statuses.push(last.status);
   assert.ok(
     statuses.every((s) => s === 401 || s === 429),
     `the revoked key is refused: ${statuses.join(',')}`,
   );
+  // The backend's limit reaches the client through the proxy with its wait (Retry-After).
+  assert.equal(last.status, 429, statuses.join(','));
+  assert.ok(Number(last.headers.get('retry-after')) >= 1, `Retry-After: ${last.headers.get('retry-after')}`);
   // The operator and another user still get through the proxy.
   const operator = await list({ 'x-api-key': SERVICE_KEY });
   assert.equal(operator.status, 200, JSON.stringify(operator.body));

@@ -25,6 +25,17 @@ export class AppError extends Error {
   }
 }
 
+/** A refusal for too many requests, with the seconds the client should wait (Retry-After). */
+export class RateLimited extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    extra?: Record<string, unknown>,
+  ) {
+    super('rate_limited', message, extra);
+  }
+}
+
 export const invalid = (message: string, extra?: Record<string, unknown>) => new AppError('invalid', message, extra);
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
 export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError('conflict', message, extra);

@@ -5,7 +5,7 @@
  * so the backend's policy sees the user, never the operator (docs/auth.md "The admin proxy").
  * Backend errors keep their status and message.
  */
-import { AppError, type AppErrorKind } from '../../domain/errors.ts';
+import { AppError, RateLimited, type AppErrorKind } from '../../domain/errors.ts';
 import { FORWARDED_BY_PROXY_HEADER, proxyProof } from '../plugins/auth.ts';
 
 const KIND_BY_STATUS: Record<number, AppErrorKind> = {
@@ -42,6 +42,9 @@ export async function backendError(res: Response): Promise<AppError> {
   const payload = (await res.json().catch(() => null)) as { data?: unknown; error?: unknown } | null;
   const message = typeof payload?.error === 'string' ? payload.error : `backend answered ${res.status}`;
   const { data: _d, error: _e, ...extra } = payload ?? {};
+  // The backend's wait goes to the client too (its limits are per client address or credential).
+  const retryAfter = Number(res.headers.get('retry-after'));
+  if (res.status === 429 && Number.isInteger(retryAfter) && retryAfter > 0) return new RateLimited(message, retryAfter, extra);
   return new AppError(KIND_BY_STATUS[res.status] ?? 'upstream', message, extra);
 }
 

@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
-import { AppError, type AppErrorKind } from '../../domain/errors.ts';
+import { AppError, RateLimited, type AppErrorKind } from '../../domain/errors.ts';
 
 export type ErrorStyle = 'envelope' | 'success';
 
@@ -67,6 +67,7 @@ export function installErrorHandling(app: FastifyInstance, style: ErrorStyle) {
     }
     if (error instanceof AppError) {
       const status = STATUS_OF_KIND[error.kind];
+      if (error instanceof RateLimited) reply.header('retry-after', String(error.retryAfterSeconds));
       if (status < 500) return sendError(reply, style, status, error.message, error.extra);
       // A dependency's failure: the full text (an RPC library's includes the node's URL, which in
       // production carries the provider's key, and the request body) goes to the log only.
