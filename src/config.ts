@@ -137,6 +137,8 @@ const shape = {
   OTEL_BSP_SCHEDULE_DELAY: positiveInt.default(5000),
   /** service.heartbeat interval (content-service.md §8: 15 s). */
   TELEMETRY_HEARTBEAT_MS: positiveInt.default(15_000),
+  /** Open job streams (SSE) one signed-in user may hold per backend process; the operator is not counted. */
+  JOB_STREAMS_PER_USER: positiveInt.default(50),
   VIDEO_STREAM_BASE_URL: url.default('https://stream.mux.com'),
   VIDEO_THUMBNAIL_BASE_URL: url.default('https://image.mux.com'),
   /** Shared secret of the provider's signed webhook (POST /webhooks/video); unset: the route answers 503. */

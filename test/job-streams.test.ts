@@ -10,7 +10,7 @@ import { openDatabase, type Database } from '../src/db/client.ts';
 import { applyJobEvent } from '../src/generation/job-events.ts';
 import { InProcessQueue } from '../src/queue/index.ts';
 import type { StepPayload } from '../src/generation/pipeline.ts';
-import { client, svc } from './helpers/content.ts';
+import { bearer, client, svc, userToken } from './helpers/content.ts';
 import { sampleData, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 
 let p: TestPlatform;
@@ -19,7 +19,7 @@ const queue = new InProcessQueue<StepPayload>('generation');
 
 before(async () => {
   // No worker: the job stays queued until this test writes its events.
-  p = await startTestPlatform({}, { jobQueue: queue, sse: { heartbeatMs: 60_000, safetyReadMs: 600_000 } });
+  p = await startTestPlatform({ JOB_STREAMS_PER_USER: '3' }, { jobQueue: queue, sse: { heartbeatMs: 60_000, safetyReadMs: 600_000 } });
   writer = p.database.url ? await openDatabase({ url: p.database.url, poolSize: 2 }) : p.database;
 });
 after(async () => {
@@ -142,4 +142,40 @@ test('a job_update is never older than the history entries it travels with (one 
   }
   assert.equal(frames.at(-1)?.event, 'job_update');
   assert.equal(frames.at(-1)?.data.status, 'failed', 'the stream ends on the terminal status');
+});
+
+test('a signed-in user holds at most JOB_STREAMS_PER_USER open streams (429 with Retry-After); a closed one frees its place', async () => {
+  const api = client(p);
+  const dana = bearer(await userToken('dana-streams'));
+  const created = await api('/nft/collections', dana, { body: { title: 'Dana streams', data: sampleData() } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const gen = await api(`/api/collections/${created.body.data.collection.id}/generate`, dana, { body: { variables: {} } });
+  assert.equal(gen.status, 202, JSON.stringify(gen.body));
+  const url = `${p.backendUrl}/api/jobs/${gen.body.data.jobId}/stream`;
+
+  const open = await Promise.all(
+    Array.from({ length: 3 }, async () => {
+      const ctl = new AbortController();
+      const res = await fetch(url, { headers: dana, signal: ctl.signal });
+      assert.equal(res.status, 200);
+      return ctl;
+    }),
+  );
+  const refused = await fetch(url, { headers: dana });
+  assert.equal(refused.status, 429);
+  assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+  assert.match(((await refused.json()) as { error: string }).error, /at most 3 per user/);
+  // The operator is not counted.
+  const operator = new AbortController();
+  assert.equal((await fetch(url, { headers: svc(), signal: operator.signal })).status, 200);
+
+  open[0]!.abort();
+  let again: Response | undefined;
+  for (let i = 0; i < 50 && again?.status !== 200; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    again = await fetch(url, { headers: dana });
+  }
+  assert.equal(again?.status, 200, 'a place is free again once a stream is closed');
+  await again?.body?.cancel();
+  for (const c of [...open, operator]) c.abort();
 });

@@ -153,7 +153,10 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
     jobs: content.jobs,
     publicUrl: (key) => deps.storage?.publicUrl(key) ?? key,
     streams,
-    ...(deps.sse?.heartbeatMs !== undefined ? { sse: { heartbeatMs: deps.sse.heartbeatMs } } : {}),
+    sse: {
+      maxPerUser: deps.config.JOB_STREAMS_PER_USER,
+      ...(deps.sse?.heartbeatMs !== undefined ? { heartbeatMs: deps.sse.heartbeatMs } : {}),
+    },
   });
   await app.register(workflowRoutes, { workflows: content.workflows });
   await app.register(custodialRoutes, { custodial: content.custodial });

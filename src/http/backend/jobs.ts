@@ -7,7 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { TERMINAL_JOB_STATUSES } from '../../domain/content-statuses.ts';
-import { invalid } from '../../domain/errors.ts';
+import { invalid, RateLimited } from '../../domain/errors.ts';
 import type { JobHistoryRow, JobRow } from '../../db/jobs.ts';
 import type { JobStreamHub } from '../../services/job-stream-hub.ts';
 import type { JobService } from '../../services/jobs.ts';
@@ -33,8 +33,11 @@ export interface JobRoutesOptions {
   publicUrl: (key: string) => string;
   /** One reader per watched job, woken by job_history notifications (services/job-stream-hub.ts). */
   streams: JobStreamHub<JobRow, JobHistoryRow>;
-  /** SSE heartbeat interval (tests shorten it). */
-  sse?: { heartbeatMs?: number };
+  /**
+   * SSE heartbeat interval (tests shorten it), and the open streams one signed-in user may hold in
+   * this process (each holds a socket and a subscription; the operator is not counted).
+   */
+  sse?: { heartbeatMs?: number; maxPerUser?: number };
 }
 
 const SEEN = "Visible to the job's owner and the service key; 404 for anyone else.";
@@ -138,6 +141,9 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
 
   // GET /api/jobs/:id/stream — server-sent events (content-service.md §6.1, docs/jobs.md).
   const heartbeatMs = sse?.heartbeatMs ?? SSE_HEARTBEAT_MS;
+  const maxPerUser = sse?.maxPerUser ?? Number.POSITIVE_INFINITY;
+  /** Open streams per signed-in user in this process. */
+  const openByUser = new Map<string, number>();
   const done = (status: string) => TERMINAL_JOB_STATUSES.includes(status);
   // The hub hands the rows of one read to every stream of the job: each row is presented and
   // serialized once (keyed by the row object), not once per stream.
@@ -176,6 +182,11 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
       // A history id is a positive integer; a larger one cannot be, and would end the stream at once.
       if (!Number.isSafeInteger(lastId)) throw invalid('Last-Event-ID: not a history id (an integer up to 2^53 − 1)');
       const job = await jobs.get(req.caller, req.params.id);
+      const user = req.caller.kind === 'user' ? req.caller.userId : null;
+      if (user && (openByUser.get(user) ?? 0) >= maxPerUser) {
+        throw new RateLimited(`too many open job streams: at most ${maxPerUser} per user; close one first`, 5);
+      }
+      if (user) openByUser.set(user, (openByUser.get(user) ?? 0) + 1);
 
       reply.hijack();
       const res = reply.raw;
@@ -191,12 +202,18 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
       const finish = () => {
         if (closed) return;
         closed = true;
+        if (user) {
+          const left = (openByUser.get(user) ?? 1) - 1;
+          if (left > 0) openByUser.set(user, left);
+          else openByUser.delete(user);
+        }
         clearInterval(beat);
         unsubscribe?.();
         res.end();
       };
       req.raw.on('close', finish);
       res.on('close', finish);
+      if (res.destroyed) finish(); // the client left before the listeners were set
       const frame = (event: string, data: unknown, id?: number) =>
         `${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
       const write = (text: string) => {
