@@ -189,7 +189,11 @@ export async function setupApps(opts: {
   backend?: Partial<BackendDeps>;
   /** Admin replacements, or a function of the backend's URL (known once it listens). */
   admin?: Partial<AdminDeps> | ((backendUrl: string) => Partial<AdminDeps>);
-  /** Listen on ephemeral ports (default true); false drives both apps through `inject()`. */
+  /**
+   * Listen (default true) on ephemeral ports, or on PORT / ADMIN_PORT when `env` names them (a
+   * browser test whose page origin must be one the platform knows, e.g. for Sign-In with
+   * Ethereum); false drives both apps through `inject()`.
+   */
   listen?: boolean;
 }): Promise<TestApps> {
   const listen = opts.listen ?? true;
@@ -202,7 +206,7 @@ export async function setupApps(opts: {
     deps: { metadataBaseUrl: 'http://meta.test', jobQueue: undefined, ...opts.backend, storage },
   });
   if (listen) {
-    await backend.listen({ port: 0, host: '127.0.0.1' });
+    await backend.listen({ port: opts.env?.PORT ? config.PORT : 0, host: '127.0.0.1' });
     backendUrl = urlOf(backend);
   }
   const adminConfig = { ...config, BACKEND_API_URL: backendUrl };
@@ -210,7 +214,7 @@ export async function setupApps(opts: {
     ...(listen ? {} : { backend: createBackendClient(backendUrl, config.API_KEY, injectFetch(backend)) }),
     ...(typeof opts.admin === 'function' ? opts.admin(backendUrl) : opts.admin),
   });
-  if (listen) await admin.listen({ port: 0, host: '127.0.0.1' });
+  if (listen) await admin.listen({ port: opts.env?.ADMIN_PORT ? config.ADMIN_PORT : 0, host: '127.0.0.1' });
   const adminUrl = listen ? urlOf(admin) : INJECT_ADMIN;
   const fetchers = { backend: listen ? fetch : injectFetch(backend), admin: listen ? fetch : injectFetch(admin) };
   return {

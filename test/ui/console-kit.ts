@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
-import { startAnvil, type AnvilInstance } from '../../src/chain/anvil.ts';
+import { freePort, startAnvil, type AnvilInstance } from '../../src/chain/anvil.ts';
 import { createChainServices, type ChainServices } from '../../src/chain/platform-chain.ts';
 import { testConfig, type Config } from '../../src/config.ts';
 import { GeneratorError, ProceduralConnector, type GeneratorConnector } from '../../src/generation/connectors/index.ts';
@@ -90,7 +90,16 @@ export interface UiPlatform {
 
 export async function startUiPlatform(): Promise<UiPlatform> {
   const anvil = await startAnvil();
-  const env = { NFT_RPC_URL: anvil.rpcUrl, NFT_CHAIN_ID: '31337', AUTH_FAILURE_LIMIT: '100000' };
+  // Known ports: the console's origin (the admin proxy's host) is then one the platform makes
+  // Sign-In with Ethereum messages for, as under `npm start` (docs/auth.md "The domain").
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const env = {
+    NFT_RPC_URL: anvil.rpcUrl,
+    NFT_CHAIN_ID: '31337',
+    AUTH_FAILURE_LIMIT: '100000',
+    PORT: String(port),
+    ADMIN_PORT: String(adminPort),
+  };
   const config = testConfig({ API_KEY: SERVICE_KEY, JWT_SECRET, ...env });
   const database = await setupDb();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-ui-'));
