@@ -62,7 +62,8 @@ test('a holder that runs longer than the lease renews it: a duplicate waits and 
         if (r?.status === 'in_progress') r.at = Date.now();
       },
     },
-    { leaseMs: 1_000, pollMs: 20 },
+    // A lease long enough that a loaded machine's timer delays do not pass for a dead holder.
+    { leaseMs: 2_000, pollMs: 20 },
   );
   const app = Fastify();
   let runs = 0;
@@ -74,7 +75,7 @@ test('a holder that runs longer than the lease renews it: a duplicate waits and 
     useIdempotency(scope, idem);
     scope.post('/slow', { config: { idempotency: 'slow' } }, async () => {
       runs++;
-      await new Promise((r) => setTimeout(r, 2_500)); // two and a half leases long
+      await new Promise((r) => setTimeout(r, 5_000)); // two and a half leases long
       return { run: runs };
     });
   });
