@@ -1,7 +1,8 @@
 /**
  * The public identity route is rate limited per client address and per presented token
  * (IDENTITY_RATE_LIMIT per RATE_LIMIT_WINDOW_MS): 429 with Retry-After, then served again once
- * the window has passed (issue 13, item 6).
+ * the window has passed (issue 13, item 6). The window is 5 s: the limit's requests must all fall
+ * in one window even on a loaded machine.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -16,7 +17,7 @@ const token = (sub: string) =>
 
 let p: TestPlatform;
 before(async () => {
-  p = await startTestPlatform({ IDENTITY_RATE_LIMIT: '4', RATE_LIMIT_WINDOW_MS: '1500' });
+  p = await startTestPlatform({ IDENTITY_RATE_LIMIT: '4', RATE_LIMIT_WINDOW_MS: '5000' });
 });
 after(() => p.close());
 
@@ -29,7 +30,7 @@ test('per address: the limit, then 429 with Retry-After for any token; served ag
   assert.equal(limited.statusCode, 429);
   assert.match(limited.json().error, /^too many identity requests: retry after \d+ s$/);
   const retryAfter = Number(limited.headers['retry-after']);
-  assert.ok(retryAfter >= 1 && retryAfter <= 2, `retry-after ${retryAfter}`);
+  assert.ok(retryAfter >= 1 && retryAfter <= 5, `retry-after ${retryAfter}`);
   // Another address is not affected.
   assert.equal((await resolve(await token('addr-other'), '198.51.100.8')).statusCode, 200);
   await new Promise((r) => setTimeout(r, retryAfter * 1000 + 200));
