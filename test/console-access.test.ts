@@ -15,7 +15,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
-import { chromium } from 'playwright-core';
 import { io as connect, type Socket } from 'socket.io-client';
 import { getAddress, type Address, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -32,8 +31,7 @@ import { createIndexer } from '../src/indexer/service.ts';
 import { bearer, userToken } from './helpers/content.ts';
 import { setupApps, setupDb, walletFor, type TestApps } from './helpers/kit.ts';
 import { SERVICE_KEY, asService, call, sampleData } from './helpers/platform.ts';
-
-const CHROMIUM = process.env.ATELIER_TEST_CHROMIUM ?? '/usr/bin/chromium';
+import { CHROMIUM, launchBrowser } from './ui/console-kit.ts';
 
 interface World {
   anvil: AnvilInstance;
@@ -539,27 +537,9 @@ describe('live activity: socket.io on the admin port', () => {
       t.skip('chromium not installed: apt-get install chromium');
       return;
     }
-    const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-console-chromium-'));
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const b = await launchBrowser();
     try {
-      const page = context.pages()[0] ?? (await context.newPage());
-      const violations: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error') violations.push(m.text());
-      });
+      const { page } = b;
       await page.goto(`${w.apps.adminUrl}/`);
       // In the page: the vendored client, a WebSocket to the page's own origin, a room.
       const room = `app:${aAddress}`;
@@ -580,12 +560,11 @@ describe('live activity: socket.io on the admin port', () => {
       assert.equal(getAddress(payload.from), sent.from);
       assert.equal(String(payload.tokenId), sent.tokenId);
       assert.deepEqual(
-        violations.filter((v) => /Content Security Policy|Refused/.test(v)),
+        b.errors.filter((v) => /Content Security Policy|Refused/.test(v)),
         [],
       );
     } finally {
-      await context.close();
-      fs.rmSync(profile, { recursive: true, force: true });
+      await b.close();
     }
   });
 });
