@@ -162,7 +162,7 @@ describe('PATCH, DELETE, publish, lock: the state machine', () => {
     assert.equal((await api(`/decks/${MISSING}/publish`, svc('dana'), { method: 'POST' })).status, 404);
   });
 
-  test('lock: no new outputs (409), status frozen (409), rename still allowed, lock again is fine', async () => {
+  test('lock: no new outputs (409), not straight back to active (409), rename still allowed, lock again is fine', async () => {
     const d = await newDeck();
     assert.equal((await addOutput(d.id)).status, 201);
     const lock = await api(`/decks/${d.id}/lock`, svc('dana'), { method: 'POST' });
@@ -171,15 +171,9 @@ describe('PATCH, DELETE, publish, lock: the state machine', () => {
     const refused = await addOutput(d.id);
     assert.equal(refused.status, 409);
     assert.match(refused.body.error, /locked/);
-    for (const [path, method, body] of [
-      [`/decks/${d.id}`, 'PATCH', { status: 'active' }],
-      [`/decks/${d.id}`, 'PATCH', { status: 'published' }],
-      [`/decks/${d.id}/publish`, 'POST', undefined],
-      [`/decks/${d.id}`, 'DELETE', undefined],
-    ] as const) {
-      const res = await api(path, svc('dana'), { method, body });
-      assert.equal(res.status, 409, `${method} ${path} ${JSON.stringify(body)}`);
-    }
+    const reactivate = await api(`/decks/${d.id}`, svc('dana'), { method: 'PATCH', body: { status: 'active' } });
+    assert.equal(reactivate.status, 409);
+    assert.match(reactivate.body.error, /locked/);
     assert.equal((await api(`/decks/${d.id}/lock`, svc('dana'), { method: 'POST' })).status, 200);
     const renamed = await api(`/decks/${d.id}`, svc('dana'), { method: 'PATCH', body: { name: 'Frozen' } });
     assert.equal(renamed.status, 200);
@@ -187,6 +181,32 @@ describe('PATCH, DELETE, publish, lock: the state machine', () => {
     const row = (await p.database.db.select().from(decks).where(eq(decks.id, d.id)))[0]!;
     assert.equal(row.output_count, 1);
     assert.equal((await api(`/decks/${MISSING}/lock`, svc('dana'), { method: 'POST' })).status, 404);
+  });
+
+  // content-service.md §3 Deck: DELETE, publish and PATCH status apply to "any" deck, locked included.
+  test('a locked deck may be archived, published or given a status through PATCH (§3 "any")', async () => {
+    const viaDelete = await newDeck();
+    await api(`/decks/${viaDelete.id}/lock`, svc('dana'), { method: 'POST' });
+    const archived = await api(`/decks/${viaDelete.id}`, svc('dana'), { method: 'DELETE' });
+    assert.equal(archived.status, 200, JSON.stringify(archived.body));
+    assert.deepEqual(archived.body.data, { id: viaDelete.id, status: 'archived' });
+
+    const viaPublish = await newDeck();
+    await api(`/decks/${viaPublish.id}/lock`, svc('dana'), { method: 'POST' });
+    const published = await api(`/decks/${viaPublish.id}/publish`, svc('dana'), { method: 'POST' });
+    assert.equal(published.status, 200, JSON.stringify(published.body));
+    assert.equal(published.body.data.status, 'published');
+    assert.ok(Date.parse(published.body.data.published_at));
+
+    for (const status of ['published', 'archived'] as const) {
+      const d = await newDeck();
+      await api(`/decks/${d.id}/lock`, svc('dana'), { method: 'POST' });
+      const res = await api(`/decks/${d.id}`, svc('dana'), { method: 'PATCH', body: { status } });
+      assert.equal(res.status, 200, `${status}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.data.status, status);
+    }
+    // Once it is no longer locked, the deck follows its new status: a published deck takes outputs.
+    assert.equal((await addOutput(viaPublish.id)).status, 201);
   });
 
   test('PATCH status locked locks too', async () => {

@@ -102,8 +102,10 @@ export interface DeckPatch {
 }
 
 /**
- * The status change is one conditional statement: it applies only when the deck is not locked
- * (or already has the target status), so it cannot race with a lock.
+ * The status change is one conditional statement. Any status may be set from any other
+ * (content-service.md §3 Deck: PATCH, DELETE and publish apply to "any" deck), except that a locked
+ * deck never returns to `active` (the case the spec leaves open; docs/content.md): that condition
+ * sits in the UPDATE's WHERE, so it cannot race with a lock.
  */
 export async function updateDeck(db: Db, id: string, patch: DeckPatch): Promise<DeckRow> {
   if (patch.cover_output_id) {
@@ -123,8 +125,8 @@ export async function updateDeck(db: Db, id: string, patch: DeckPatch): Promise<
   if (patch.status !== undefined) {
     set.status = patch.status;
     if (patch.status === 'published') set.published_at = sql`coalesce(${decks.published_at}, now())`;
-    // A locked deck stays locked; locking an already locked deck is a no-op.
-    if (patch.status !== 'locked') conditions.push(ne(decks.status, 'locked'));
+    // A locked deck does not return to active; locking an already locked deck is a no-op.
+    if (patch.status === 'active') conditions.push(ne(decks.status, 'locked'));
   }
   const [row] = await db
     .update(decks)
@@ -133,7 +135,9 @@ export async function updateDeck(db: Db, id: string, patch: DeckPatch): Promise<
     .returning();
   if (row) return row;
   const current = await getDeck(db, id); // 404 when missing
-  throw conflict(`deck ${id} is ${current.status}: a locked deck cannot change status`);
+  throw conflict(
+    `deck ${id} is ${current.status}: a locked deck does not return to active directly (archiving or publishing it ends the lock)`,
+  );
 }
 
 export const archiveDeck = (db: Db, id: string) => updateDeck(db, id, { status: 'archived' });

@@ -2,7 +2,7 @@
  * Deck use cases (content-service.md §4.2, docs/content.md): create, read, change, archive,
  * publish, lock, stats, lists. Changes are authorized through domain/policy.ts: the deck's owner,
  * the owner of its collection and the operator; a platform deck (no owner) only the operator.
- * State rules (a locked deck keeps its status) are src/db/decks.ts.
+ * State rules (a locked deck does not go straight back to active) are src/db/decks.ts.
  */
 import type { Db } from '../db/client.ts';
 import {
