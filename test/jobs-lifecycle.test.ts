@@ -89,6 +89,7 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       const short = await generate({ variables: {} }, u);
       assert.equal(short.status, 402);
       assert.match(short.body.error, /^Insufficient credits/);
+      assert.match(short.body.error, /not enough credits/); // content-service.md §7.4
       assert.equal((await api('/api/credits', u)).body.data.balance, 0);
       // A rejected request costs nothing.
       const bad = await generate({ variables: { color: 'green' } }, svc('creator'));

@@ -14,7 +14,7 @@ export class InsufficientCredits extends AppError {
   constructor(needed: number, balance: number) {
     super(
       'payment_required',
-      `Insufficient credits: this generation needs ${needed} credit${needed === 1 ? '' : 's'}, the balance is ${balance}`,
+      `Insufficient credits: not enough credits for this generation (it needs ${needed} credit${needed === 1 ? '' : 's'}, the balance is ${balance})`,
       {
         code: 'INSUFFICIENT_CREDITS',
         required: needed,
