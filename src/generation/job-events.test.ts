@@ -148,6 +148,12 @@ describe('retry rules', () => {
     assert.match(retryRefusal(job('completed', 0, 60), now, stuckMs)!.message, /is completed/);
   });
 
+  test('the refusal names the stuck threshold as configured (30 s is not "1 minutes")', () => {
+    assert.match(retryRefusal(job('processing', 0, 0), now, stuckMs)!.message, /has not changed for 10 minutes$/);
+    assert.match(retryRefusal(job('processing', 0, 0), now, 30_000)!.message, /has not changed for 30 s$/);
+    assert.match(retryRefusal(job('pending', 0, 0), now, 60_000)!.message, /has not changed for 1 minute$/);
+  });
+
   test(`after ${MAX_JOB_RETRIES} retries: 409 MAX_RETRIES_REACHED`, () => {
     const refusal = retryRefusal(job('failed', MAX_JOB_RETRIES, 0), now, stuckMs);
     assert.ok(refusal instanceof AppError);

@@ -244,8 +244,15 @@ export function retryRefusal(
   if (job.status === 'completed') return conflict(`job ${job.id} is completed: only failed or stuck jobs can be retried`);
   if (job.updated_at.getTime() < now.getTime() - stuckAfterMs) return null;
   return conflict(
-    `job ${job.id} is ${job.status} and still moving: it can be retried when it fails or has not changed for ${Math.round(stuckAfterMs / 60000)} minutes`,
+    `job ${job.id} is ${job.status} and still moving: it can be retried when it fails or has not changed for ${duration(stuckAfterMs)}`,
   );
+}
+
+/** "30 s", "1 minute", "10 minutes": the stuck threshold as people read it. */
+function duration(ms: number): string {
+  if (ms < 120_000 && ms % 60_000 !== 0) return `${Math.round(ms / 1000)} s`;
+  const minutes = Math.round(ms / 60_000);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
 /** The retry's state change: back to pending with a new attempt; the output reopens. */
