@@ -89,6 +89,12 @@ describe('platform deployment, stale detection, reset', { timeout: 90_000 }, () 
     assert.equal(again.status, 200);
     assert.equal(again.body.deployed, false, 'a live deployment is not redeployed without force');
     assert.equal(again.body.deployment.contracts.DiamondFactory, factory);
+    // No body at all: chainId defaults to 31337 (§8), as it does in the query of GET.
+    const bare = await fetch(`${p.adminUrl}/api/nft/deploy`, { method: 'POST', headers: asService() });
+    const bareBody = (await bare.json()) as { deployed: boolean; deployment: { chainId: number } };
+    assert.equal(bare.status, 200, JSON.stringify(bareBody));
+    assert.equal(bareBody.deployed, false);
+    assert.equal(bareBody.deployment.chainId, 31337);
 
     const get = await adminCall(p, '/api/nft/deploy');
     assert.equal(get.status, 200);
@@ -282,4 +288,5 @@ describe('platform deployment, stale detection, reset', { timeout: 90_000 }, () 
     });
     assert.equal(conflictR.status, 409);
   });
+
 });
