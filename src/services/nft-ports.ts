@@ -110,7 +110,7 @@ export function deployChainOf(chain: ChainServices): DeployChain {
         throw err;
       }
     },
-    verifyCreated: (chainId, contract, hash) => verifyDeployment(chain, chainId, contract, hash as Hex),
+    verifyCreated: (chainId, contract, hash) => verifyDeployment(chain, chainId, contract, hash as Hex | undefined),
     deploymentOf,
   };
 }
