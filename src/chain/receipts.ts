@@ -114,7 +114,8 @@ async function creationOf(client: PublicClient, factory: Address, fromBlock: num
       abi: diamondFactoryAbi,
       eventName: 'CollectionCreated',
       args: { diamond: contract },
-      fromBlock: BigInt(fromBlock),
+      // A record written before blockNumber was kept has none: from the genesis then.
+      fromBlock: BigInt(Number.isSafeInteger(fromBlock) && fromBlock > 0 ? fromBlock : 0),
       toBlock: 'latest',
     });
   } catch (err) {
