@@ -58,6 +58,26 @@ describe('create', () => {
     assert.equal(res.body.data.collection.editions, 1);
   });
 
+  test('data is optional like the other fields but the title (§4.1 create): an empty v2 definition', async () => {
+    const res = await admin('/api/nft/collections/create', {
+      body: { title: 'No Data Yet', description: 'to be designed', editions: 10, price: 0, blockchain: 'ETHEREUM' },
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const { data } = res.body.collection;
+    assert.equal(data.version, 'v2');
+    assert.deepEqual(data.steps, []);
+    assert.deepEqual(data.generations, { hashes: [], generations: 0, use_custom_hashes: false });
+    // §2.3 rules 2 and 3: social_pfp and ref_image_1..5 are always there.
+    assert.deepEqual(
+      data.variables.map((v: { name: string }) => v.name),
+      ['social_pfp', 'ref_image_1', 'ref_image_2', 'ref_image_3', 'ref_image_4', 'ref_image_5'],
+    );
+    assert.equal(res.body.contractParams.maxSupply, 10);
+    const bad = await backend('/nft/collections', { body: { title: 'Bad Data', data: { version: 'v1' } } });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error, /^body\.data\.version/);
+  });
+
   test('custodial create links a social identity, reused on the second create', async () => {
     const body = { title: 'Held', data: { version: 'v2' }, social_org: 'social_b', social_identifier: '12345' };
     const a = await backend('/nft/collections', { body });
@@ -75,7 +95,6 @@ describe('create', () => {
     ['editions zero', { title: 'x', editions: 0, data: { version: 'v2' } }, /body\.editions/],
     ['negative price', { title: 'x', price: -1, data: { version: 'v2' } }, /body\.price/],
     ['unknown blockchain', { title: 'x', blockchain: 'SOLANA', data: { version: 'v2' } }, /body\.blockchain/],
-    ['data missing', { title: 'x' }, /body\.data/],
     ['wrong data version', { title: 'x', data: { version: 'v1' } }, /body\.data\.version/],
     ['malformed project_id', { title: 'x', project_id: 'nope', data: { version: 'v2' } }, /body\.project_id/],
     [

@@ -241,6 +241,10 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       // A deck the platform made (no user) takes outputs from the service key only.
       const platform = await api(`/collections/${collectionId}/generations`, svc(), { body: {} });
       assert.equal(platform.status, 202);
+      // Every field is optional (nft-service.md §4.2.1): a POST without a body generates too.
+      const bare = await api(`/collections/${collectionId}/generations`, svc('creator'), { method: 'POST' });
+      assert.equal(bare.status, 202, JSON.stringify(bare.body));
+      assert.deepEqual(Object.keys(bare.body.data).sort(), ['deckId', 'jobId', 'outputId']);
       const intoPlatformDeck = await api(`/collections/${collectionId}/generations`, user, {
         body: { deck_id: platform.body.data.deckId },
       });

@@ -3,7 +3,7 @@
  * no RPC: the minted token ids of a mint, the deployment of a createCollection), and a deployment
  * made elsewhere checked on chain. Decoding and checks only; the services decide what to record.
  */
-import { decodeFunctionData, getAddress, parseEventLogs, zeroAddress, type Address, type Hex, type Log } from 'viem';
+import { decodeFunctionData, getAddress, parseEventLogs, zeroAddress, type Address, type Hex, type Log, type PublicClient } from 'viem';
 import { collectionAbi, diamondFactoryAbi } from '../../contracts/abi/index.ts';
 import { AppError, invalid } from '../domain/errors.ts';
 import { receiptCreatedCollection } from './factory.ts';
@@ -63,29 +63,65 @@ export function deploymentOf(tx: {
   };
 }
 
+/** What a checked deployment names: its transaction (given, or found) and the contract's maxSupply. */
+export interface VerifiedDeployment {
+  txHash: Hex;
+  /** `maxSupply()` of the contract; undefined when it does not answer or does not fit a record. */
+  maxSupply: number | undefined;
+}
+
 /**
- * Checks that `contract` has code on `chainId` and that `txHash` created it through the chain's
- * known factory (a CollectionCreated event of that factory naming it). 400 naming the field.
+ * Checks that `contract` has code on `chainId` and that a transaction created it through the
+ * chain's known factory (a CollectionCreated event of that factory naming it): `hash` when given,
+ * else the transaction of the factory's CollectionCreated event for `contract` (nft-service.md
+ * §4.2: deploy-status "carries at least the contract address"). 400 naming the field.
  */
-export async function verifyDeployment(chain: ChainServices, chainId: number, contract: Address, hash: Hex): Promise<void> {
+export async function verifyDeployment(chain: ChainServices, chainId: number, contract: Address, hash?: Hex): Promise<VerifiedDeployment> {
   assertSupportedChain(chainId, 'body.chain_id');
   const record = chain.deployment(chainId);
   if (!record) throw invalid(`body.chain_id: no factory deployment is known for chain ${chainId}`);
   if (!(await chain.hasCode(chainId, contract))) {
     throw invalid(`body.contract_address: no contract code at ${contract} on chain ${chainId}`);
   }
+  const client = chain.client(chainId);
+  const factory = record.contracts.DiamondFactory;
+  const txHash = hash ?? (await creationOf(client, factory, record.blockNumber, chainId, contract));
   let receipt;
   try {
-    receipt = await chain.client(chainId).getTransactionReceipt({ hash });
+    receipt = await client.getTransactionReceipt({ hash: txHash });
   } catch (err) {
     if ((err as Error).name === 'TransactionReceiptNotFoundError' || /could not be found/i.test((err as Error).message)) {
-      throw invalid(`body.deploy_tx_hash: no mined transaction ${hash} on chain ${chainId}`);
+      throw invalid(`body.deploy_tx_hash: no mined transaction ${txHash} on chain ${chainId}`);
     }
     throw new AppError('upstream', `chain ${chainId} RPC did not answer: ${shortError(err)}`);
   }
-  if (receipt.status !== 'success' || !receiptCreatedCollection(receipt, record.contracts.DiamondFactory, contract)) {
-    throw invalid(
-      `body.contract_address: ${contract} was not created by the platform factory ${record.contracts.DiamondFactory} in transaction ${hash}`,
-    );
+  if (receipt.status !== 'success' || !receiptCreatedCollection(receipt, factory, contract)) {
+    throw invalid(`body.contract_address: ${contract} was not created by the platform factory ${factory} in transaction ${txHash}`);
   }
+  const maxSupply = await client
+    .readContract({ address: contract, abi: collectionAbi, functionName: 'maxSupply' })
+    .then((v) => (v <= BigInt(2 ** 31 - 1) ? Number(v) : undefined))
+    .catch(() => undefined);
+  return { txHash, maxSupply };
+}
+
+/** The transaction of `factory`'s CollectionCreated event for `contract` (from the factory's deployment block). */
+async function creationOf(client: PublicClient, factory: Address, fromBlock: number, chainId: number, contract: Address): Promise<Hex> {
+  let logs;
+  try {
+    logs = await client.getContractEvents({
+      address: factory,
+      abi: diamondFactoryAbi,
+      eventName: 'CollectionCreated',
+      args: { diamond: contract },
+      // A record written before blockNumber was kept has none: from the genesis then.
+      fromBlock: BigInt(Number.isSafeInteger(fromBlock) && fromBlock > 0 ? fromBlock : 0),
+      toBlock: 'latest',
+    });
+  } catch (err) {
+    throw new AppError('upstream', `chain ${chainId} RPC did not answer the factory's events (send deploy_tx_hash): ${shortError(err)}`);
+  }
+  const created = logs.at(-1)?.transactionHash;
+  if (!created) throw invalid(`body.contract_address: ${contract} was not created by the platform factory ${factory} on chain ${chainId}`);
+  return created;
 }

@@ -162,6 +162,12 @@ describe('resolveVariables', () => {
     assert.equal(resolveVariables(data(), { caption: 12 }, { seed: 1 }).values.caption, '12');
   });
 
+  test('samples (requiredMayBeOmitted): a required variable left out is resolved like any other (§4.1.2)', () => {
+    // caption has no presets: the empty string of any customizable variable left out.
+    assert.equal(resolveVariables(data(), {}, { seed: 1, requiredMayBeOmitted: true }).values.caption, '');
+    assert.equal(resolveVariables(data(), { caption: 'mine' }, { seed: 1, requiredMayBeOmitted: true }).values.caption, 'mine');
+  });
+
   test('social_pfp: blank, then the caller picture, then an override', () => {
     const d = data();
     assert.equal(resolveVariables(d, base, { seed: 1 }).values.social_pfp, BLANK_IMAGE);

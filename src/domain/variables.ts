@@ -130,6 +130,12 @@ export interface ResolveOptions {
   seed: string | number;
   /** The creator's (sample) or minter's (mint) profile picture; fills `social_pfp` unless overridden. */
   socialPfp?: string | null;
+  /**
+   * Samples (nft-service.md §4.1.2: omitted or empty variables are picked from the presets): a
+   * required customizable variable left out is resolved like any other instead of refused;
+   * `required` binds the minter (§2.3).
+   */
+  requiredMayBeOmitted?: boolean;
 }
 
 const IMAGE_VARIABLES: ReadonlySet<string> = new Set([SOCIAL_PFP, ...REF_IMAGE_NAMES]);
@@ -162,7 +168,7 @@ function describeOptions(v: Variable): string {
  *
  * - An override (from `overrides[name]`) wins. A variable that is not user-customizable accepts
  *   only one of its preset values; a customizable one accepts any string.
- * - A required customizable variable must be supplied.
+ * - A required customizable variable must be supplied (unless `requiredMayBeOmitted`: samples).
  * - `social_pfp`: override, else `opts.socialPfp`, else the blank placeholder (never a random pick).
  * - Otherwise a weighted pick from the presets. Each variable draws from its own stream derived
  *   from (seed, variable name), so overriding one variable never changes another's pick.
@@ -204,7 +210,7 @@ export function resolveVariables(data: GenerationData, overrides: Record<string,
       value = supplied;
     } else if (v.name === SOCIAL_PFP) {
       value = opts.socialPfp && opts.socialPfp.trim() !== '' ? opts.socialPfp : BLANK_IMAGE;
-    } else if (v.is_user_customizable && v.required) {
+    } else if (v.is_user_customizable && v.required && !opts.requiredMayBeOmitted) {
       throw new VariableError(field, 'REQUIRED', `${field} is required: supply a value`);
     } else if (v.value.length === 0) {
       if (!v.is_user_customizable) {

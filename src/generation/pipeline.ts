@@ -143,6 +143,8 @@ export interface JobDataInput {
   /** The seed when `variables.seed` does not fix one. */
   seed: number;
   socialPfp: string | null;
+  /** Samples: a required customizable variable may be left out (domain/variables.ts ResolveOptions). */
+  requiredMayBeOmitted?: boolean;
   deckId: string;
   outputId: string;
   source: string;
@@ -160,7 +162,11 @@ export function buildJobData(input: JobDataInput): JobData {
   let resolved: ReturnType<typeof resolveVariables>;
   let steps: ReturnType<typeof resolveSteps>;
   try {
-    resolved = resolveVariables(data, input.requestedVariables, { seed: input.seed, socialPfp: input.socialPfp });
+    resolved = resolveVariables(data, input.requestedVariables, {
+      seed: input.seed,
+      socialPfp: input.socialPfp,
+      requiredMayBeOmitted: input.requiredMayBeOmitted ?? false,
+    });
     steps = resolveSteps(data, resolved.values, resolved.seed);
   } catch (err) {
     if (err instanceof VariableError) throw variableFailure(collection.id, err);

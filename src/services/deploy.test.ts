@@ -69,7 +69,9 @@ function fakeChain(opts: { fail?: Error; stale?: boolean } = {}) {
       if (opts.fail) throw opts.fail;
       return { address: DIAMOND, txHash: `0x${'AB'.repeat(32)}`, salt: '0x01', predictedAddress: DIAMOND };
     },
-    async verifyCreated() {},
+    async verifyCreated(_chainId, _contract, txHash) {
+      return { txHash: txHash ?? `0x${'CD'.repeat(32)}`, maxSupply: undefined };
+    },
     deploymentOf: (tx) =>
       tx.status === 'mined'
         ? {

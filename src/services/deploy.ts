@@ -60,8 +60,12 @@ export interface DeployChain {
   walletAddress(chainId: number): Address;
   /** createCollection under `key`; DeployPending when sent but not mined. */
   deploy(chainId: number, factory: Address, params: DeployParams, key: string | undefined): Promise<Deployed>;
-  /** 400 naming the field unless `txHash` created `contract` through the chain's known factory. */
-  verifyCreated(chainId: number, contract: Address, txHash: string): Promise<void>;
+  /**
+   * 400 naming the field unless `txHash` (absent: the factory's CollectionCreated event for
+   * `contract`) created `contract` through the chain's known factory; that hash, and the
+   * contract's maxSupply when it answers.
+   */
+  verifyCreated(chainId: number, contract: Address, txHash?: string): Promise<{ txHash: string; maxSupply: number | undefined }>;
   /** A mined createCollection read back from its stored transaction. */
   deploymentOf(tx: DeployTransaction): StoredDeployment | undefined;
 }
@@ -134,8 +138,10 @@ export type StatusUpdate =
   | {
       status: 'deployed';
       contract_address: Address;
-      chain_id: number;
-      deploy_tx_hash: string;
+      /** Default: the backend's chain (NFT_CHAIN_ID). */
+      chain_id?: number;
+      /** Default: the transaction of the factory's CollectionCreated event for the address. */
+      deploy_tx_hash?: string;
       base_token_uri?: string | null;
       max_supply?: number;
     };
@@ -339,19 +345,21 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
         return { row: await store.getCollection(current.id) };
       }
       const contract = getAddress(update.contract_address);
+      const onChain = update.chain_id ?? chainId;
       if (current.contract_address) {
-        if (current.contract_address.toLowerCase() === contract.toLowerCase() && current.chain_id === update.chain_id) {
+        if (current.contract_address.toLowerCase() === contract.toLowerCase() && current.chain_id === onChain) {
           return { row: current }; // the same write again
         }
         throw alreadyDeployed(current);
       }
-      await needChain().verifyCreated(update.chain_id, contract, update.deploy_tx_hash);
+      const verified = await needChain().verifyCreated(onChain, contract, update.deploy_tx_hash);
+      const maxSupply = update.max_supply ?? verified.maxSupply;
       const write = {
         contract_address: contract,
-        chain_id: update.chain_id,
-        deploy_tx_hash: update.deploy_tx_hash.toLowerCase(),
+        chain_id: onChain,
+        deploy_tx_hash: verified.txHash.toLowerCase(),
         base_token_uri: update.base_token_uri ?? metadataUrls(metadataBaseUrl, current.id).baseURI,
-        ...(update.max_supply !== undefined ? { max_supply: update.max_supply } : {}),
+        ...(maxSupply !== undefined ? { max_supply: maxSupply } : {}),
       };
       return { row: await recorded(current.id, await store.finishDeploy(current.id, write, 'undeployed'), contract) };
     },

@@ -7,7 +7,14 @@ import type { CollectionRow } from '../db/collections.ts';
 import type { StartGenerationInput, StartGenerationResult } from './generation.ts';
 
 export interface GenerationPort {
-  /** 400 naming `body.<field>` when the variables do not fit the collection; nothing else happens. */
-  checkVariables(collection: Pick<CollectionRow, 'id' | 'data'>, variables: Record<string, unknown>): void;
+  /**
+   * 400 naming `body.<field>` when the variables do not fit the collection; nothing else happens.
+   * `requiredMayBeOmitted`: samples (a required customizable variable left out is picked like any other).
+   */
+  checkVariables(
+    collection: Pick<CollectionRow, 'id' | 'data'>,
+    variables: Record<string, unknown>,
+    opts?: { requiredMayBeOmitted?: boolean },
+  ): void;
   start(input: StartGenerationInput): Promise<StartGenerationResult>;
 }

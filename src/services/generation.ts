@@ -71,6 +71,8 @@ export interface GenerationRequest {
   workflowId?: string;
   priority?: number;
   socialPfp?: string | null;
+  /** Samples: a required customizable variable may be left out (domain/variables.ts ResolveOptions). */
+  requiredMayBeOmitted?: boolean;
   socialOrg?: string;
   socialIdentifier?: string;
   /** Fixed seed (tests, reproductions); random otherwise. `variables.seed` wins over it. */
@@ -198,6 +200,7 @@ export function createGenerationService(ports: GenerationPorts) {
           requestedVariables: input.variables ?? {},
           seed: jobSeed,
           socialPfp: input.socialPfp ?? null,
+          ...(input.requiredMayBeOmitted ? { requiredMayBeOmitted: true } : {}),
           deckId,
           outputId,
           source: input.source,

@@ -182,7 +182,13 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
    * whose output is the deck's cover and carries the token's ERC-721 document. A retry after a
    * crash finds the deck made the first time (and its artwork, when it was started).
    */
-  async function startArtwork(c: CollectionRow, m: MintedState, userId: string | null, variables: Record<string, unknown>) {
+  async function startArtwork(
+    c: CollectionRow,
+    m: MintedState,
+    userId: string | null,
+    variables: Record<string, unknown>,
+    opts: { requiredMayBeOmitted?: boolean } = {},
+  ) {
     const gen = needGeneration();
     const existing = await store.findTokenDeck(c.id, m.tokenId);
     if (existing?.cover_output_id) {
@@ -197,6 +203,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       source: 'direct_api',
       jobType: 'mint_generation',
       socialPfp: await minterPfp(m.recipient, userId),
+      ...(opts.requiredMayBeOmitted ? { requiredMayBeOmitted: true } : {}),
       ...(existing ? { deckId: existing.id } : {}),
       mintState: { token_id: m.tokenId, tx_hash: m.txHash, recipient: m.recipient, metadata_uri: m.metadataUri },
     });
@@ -216,6 +223,10 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       });
     }
     needChain();
+    // This route takes no variables (§4.2, §4.3), so the artwork it generates picks every variable,
+    // a required one too; checked before the chain is touched, so a refusal spends nothing.
+    const artworkOpts = { requiredMayBeOmitted: true };
+    if (!body.outputId && generation) generation.checkVariables(c, {}, artworkOpts);
     const output = body.outputId ? await store.getOutput(body.outputId) : undefined;
     if (output) {
       if (output.collection_id !== c.id) throw invalid(`body.outputId: output ${output.id} belongs to another collection`);
@@ -247,7 +258,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
         else deckId = (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: owner })).id;
       } else if (generation) {
         // No artwork given: the token's is generated from the collection (random variables).
-        deckId = (await startArtwork(c, m, ownerFor(caller), {})).deckId;
+        deckId = (await startArtwork(c, m, ownerFor(caller), {}, artworkOpts)).deckId;
       } else {
         deckId = (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: ownerFor(caller) })).id;
       }

@@ -110,7 +110,7 @@ export function deployChainOf(chain: ChainServices): DeployChain {
         throw err;
       }
     },
-    verifyCreated: (chainId, contract, hash) => verifyDeployment(chain, chainId, contract, hash as Hex),
+    verifyCreated: (chainId, contract, hash) => verifyDeployment(chain, chainId, contract, hash as Hex | undefined),
     deploymentOf,
   };
 }
@@ -124,10 +124,10 @@ export function generationPortOf(ctx: {
   metadataBaseUrl?: string;
 }): GenerationPort {
   return {
-    checkVariables(collection, variables) {
+    checkVariables(collection, variables, opts = {}) {
       const data = loadGenerationData(collection.id, collection.data);
       try {
-        resolveVariables(data, variables, { seed: 0 });
+        resolveVariables(data, variables, { seed: 0, requiredMayBeOmitted: opts.requiredMayBeOmitted ?? false });
       } catch (err) {
         if (err instanceof VariableError) throw invalid(`body.${err.field}: ${err.message}`, { code: err.code });
         throw err;

@@ -186,7 +186,8 @@ export function createSampleService({ store, generation, payments, defaultChainI
       const c = await store.getCollection(collectionId);
       const variables = b.variables ?? {};
       if (!generation) throw new AppError('unavailable', 'generation is not available: this backend has no job queue configured');
-      generation.checkVariables(c, variables);
+      // §4.1.2: omitted or empty variables are picked from the presets, a required one too (it binds minters).
+      generation.checkVariables(c, variables, { requiredMayBeOmitted: true });
       const subject = subjectOf(caller, b.wallet_address)!;
       const isFree = !b.tx_hash;
       const { paymentId, resumed } = await payFor(caller, c, b, subject);
@@ -209,6 +210,7 @@ export function createSampleService({ store, generation, payments, defaultChainI
             source: 'direct_api',
             jobType: 'sample',
             socialPfp: pfp,
+            requiredMayBeOmitted: true,
           });
           // Each sample row right after its generation: a crash loses at most the one in between.
           await store.insertSamples([

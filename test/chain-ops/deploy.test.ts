@@ -89,6 +89,12 @@ describe('platform deployment, stale detection, reset', { timeout: 90_000 }, () 
     assert.equal(again.status, 200);
     assert.equal(again.body.deployed, false, 'a live deployment is not redeployed without force');
     assert.equal(again.body.deployment.contracts.DiamondFactory, factory);
+    // No body at all: chainId defaults to 31337 (§8), as it does in the query of GET.
+    const bare = await fetch(`${p.adminUrl}/api/nft/deploy`, { method: 'POST', headers: asService() });
+    const bareBody = (await bare.json()) as { deployed: boolean; deployment: { chainId: number } };
+    assert.equal(bare.status, 200, JSON.stringify(bareBody));
+    assert.equal(bareBody.deployed, false);
+    assert.equal(bareBody.deployment.chainId, 31337);
 
     const get = await adminCall(p, '/api/nft/deploy');
     assert.equal(get.status, 200);
@@ -281,5 +287,27 @@ describe('platform deployment, stale detection, reset', { timeout: 90_000 }, () 
       deploy_tx_hash: other.body.txHash,
     });
     assert.equal(conflictR.status, 409);
+  });
+
+  test('deploy-status with the contract address alone (§4.2 "carries at least the contract address")', async () => {
+    const created = await adminCall(p, '/api/nft/collections/create', { title: 'Address only', editions: 9, data: sampleData() });
+    const id = created.body.collection.id;
+    const dep = await adminCall(p, '/api/nft/collections', collectionParams(5, { maxSupply: '9' }));
+    assert.equal(dep.status, 200, JSON.stringify(dep.body));
+    // Not a collection of the factory (the factory itself has code): refused, naming the address.
+    const factoryAddress = (await adminCall(p, '/api/nft/deploy')).body.deployment.contracts.DiamondFactory;
+    const notCreated = await backendCall(p, `/nft/collections/${id}/deploy-status`, { contract_address: factoryAddress });
+    assert.equal(notCreated.status, 400);
+    assert.match(notCreated.body.error, /contract_address: .* was not created by the platform factory/);
+    // The chain is the backend's (31337), the transaction the factory's CollectionCreated of the address.
+    const ok = await backendCall(p, `/nft/collections/${id}/deploy-status`, { contract_address: dep.body.collection.address });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    const c = ok.body.data.collection;
+    assert.equal(c.contract_address, dep.body.collection.address);
+    assert.equal(c.chain_id, 31337);
+    assert.equal(c.deploy_tx_hash, dep.body.txHash.toLowerCase());
+    assert.equal(c.mint_status, 'deployed');
+    assert.equal(c.max_supply, 9, "the contract's maxSupply");
+    assert.equal(c.base_token_uri, `http://meta.test/collections/${id}/tokens/`);
   });
 });

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { and, eq } from 'drizzle-orm';
 import { SignJWT } from 'jose';
+import { collectionAbi } from '../../contracts/abi/index.ts';
 import { collections, decks, jobs, outputs } from '../../src/db/schema/index.ts';
 import { JWT_SECRET, asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';
@@ -88,6 +89,39 @@ test('each mint path: the public document gets the artwork image and the is_feat
       assert.equal(typeof stored.external_url, 'string');
     }
   }
+});
+
+test('the backend mint (no variables in its body) picks a required variable too, and refuses nothing after the chain', async () => {
+  const data = {
+    version: 'v2',
+    steps: [{ id: 1, nodeName: 'image', nodePayload: { intent: 'a cat called $name' } }],
+    variables: [
+      { name: 'name', is_feature: true, feature_name: 'Name', is_user_customizable: true, required: true, value: [{ value: 'Tom' }] },
+    ],
+  };
+  const { id, address } = await mp.deployedCollection({ title: 'Required', data });
+  const recipient = mp.wallet(3).account.address;
+  // §4.2 body and §4.3 body: 201 with artwork (before, the token was minted on chain and the answer was a 400 REQUIRED).
+  for (const body of [{ recipient }, { recipient_address: recipient, quantity: 1 }]) {
+    const r = await call(`${mp.backendUrl}/nft/collections/${id}/mint`, { headers: asService(), body });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const tokenId = r.body.data.token_ids[0];
+    const doc = await waitFor(`token ${tokenId} artwork`, async () => {
+      const d = await call(`${mp.backendUrl}/collections/${id}/tokens/${tokenId}`);
+      return d.body.image ? d.body : undefined;
+    });
+    assert.deepEqual(doc.attributes, [{ trait_type: 'Name', value: 'Tom' }]);
+  }
+  const supply = await mp.client.readContract({ address, abi: collectionAbi, functionName: 'totalSupply' });
+  assert.equal(supply, 2n, 'two answered mints, two tokens');
+  // mint-and-generate takes the minter's variables: there the required one must be given, before the chain.
+  const mg = await call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, {
+    headers: asService(),
+    body: { recipient, variables: {} },
+  });
+  assert.equal(mg.status, 400);
+  assert.equal(mg.body.code, 'REQUIRED');
+  assert.equal(await mp.client.readContract({ address, abi: collectionAbi, functionName: 'totalSupply' }), 2n);
 });
 
 test('a minted deck carries its token fields wherever a deck is shown', async () => {

@@ -99,6 +99,41 @@ describe('samples', () => {
     assert.equal(status.body.paid_count, 0);
   });
 
+  test('a required customizable variable left out of a sample is picked from its presets (§4.1.2: required binds minters)', async () => {
+    const created = await call(`${mp.backendUrl}/nft/collections`, {
+      headers: asService(),
+      body: {
+        title: 'Named',
+        data: {
+          version: 'v2',
+          steps: [{ id: 1, nodeName: 'image', nodePayload: { intent: 'a cat called $name' } }],
+          variables: [
+            {
+              name: 'name',
+              is_feature: true,
+              feature_name: 'Name',
+              is_user_customizable: true,
+              required: true,
+              value: [{ value: 'Tom' }, { value: 'Kit' }],
+            },
+          ],
+        },
+      },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const cid = created.body.data.collection.id;
+    for (const variables of [{}, { name: '' }]) {
+      const r = await post(cid, { count: 1, wallet_address: wallet2, variables });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      const [job] = await mp.database.db.select().from(jobs).where(eq(jobs.id, r.body.samples[0].jobId));
+      assert.ok(['Tom', 'Kit'].includes((job!.data as { variables: Record<string, string> }).variables.name!));
+    }
+    const own = await post(cid, { count: 1, wallet_address: wallet2, variables: { name: 'Felix' } });
+    assert.equal(own.status, 201, JSON.stringify(own.body));
+    const [job] = await mp.database.db.select().from(jobs).where(eq(jobs.id, own.body.samples[0].jobId));
+    assert.equal((job!.data as { variables: Record<string, string> }).variables.name, 'Felix');
+  });
+
   test('the per-user allowance is enforced; without tx_hash the answer is 402 with the amount due', async () => {
     const r = await post(collectionId, { count: 2, wallet_address: wallet1 });
     assert.equal(r.status, 402);

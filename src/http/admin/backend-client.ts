@@ -69,7 +69,8 @@ export function createBackendClient(
       if (apiKey) headers.authorization = `Bearer ${apiKey}`;
       if (opts.userId) headers['user_id'] = opts.userId;
     }
-    if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    // §5.2: every call carries Content-Type: application/json (a GET's has no body to describe; harmless).
+    headers['content-type'] = 'application/json';
     const signals = [...(timeout ? [AbortSignal.timeout(60_000)] : []), ...(opts.signal ? [opts.signal] : [])];
     try {
       return await fetchImpl(url, {

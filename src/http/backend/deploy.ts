@@ -44,8 +44,8 @@ export async function deployRoutes(app: FastifyInstance, { nft, metadataBaseUrl 
             : {
                 status: b.status,
                 contract_address: b.contract_address as Address,
-                chain_id: b.chain_id!,
-                deploy_tx_hash: b.deploy_tx_hash!,
+                chain_id: b.chain_id,
+                deploy_tx_hash: b.deploy_tx_hash,
                 base_token_uri: b.base_token_uri,
                 ...(b.max_supply !== undefined ? { max_supply: b.max_supply } : {}),
               };

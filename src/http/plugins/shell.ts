@@ -28,6 +28,17 @@ export interface AppShellOptions {
   errorStyle?: ErrorStyle;
 }
 
+/**
+ * zod's validator, with one difference: Fastify hands the validator `null` for a request without a
+ * body, which zod would refuse even when the body schema has a default or is optional (`POST
+ * /api/nft/deploy` with no body means chain 31337). An absent body is `undefined` to zod, so the
+ * schema's default applies; a body a route requires is still a 400 naming `body`.
+ */
+const bodyAbsentAsUndefined: typeof validatorCompiler = (route) => {
+  const validate = validatorCompiler(route);
+  return route.httpPart === 'body' ? (data: unknown) => validate(data === null ? undefined : data) : validate;
+};
+
 /** The longest path parameter the router takes: ids are at most 200 characters (job ids). */
 export const MAX_PARAM_LENGTH = 200;
 
@@ -57,7 +68,7 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
             : `path: ${error.message}`,
       ),
   });
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(bodyAbsentAsUndefined);
   app.setSerializerCompiler(serializerCompiler);
   installInputGuards(app);
   // Limits are applied where they are declared (failed authentication, the identity route); the

@@ -95,7 +95,8 @@ export const createCollectionBody = z
     editions: editions.default(1),
     price: price.default(0),
     blockchain: blockchain.default('ARBITRUM'),
-    data: generationDataInput,
+    /** Optional like every field but the title: an empty v2 definition (docs/collections.md). */
+    data: generationDataInput.prefault({ version: 'v2' }),
     project_id: uuid.optional(),
     social_org: socialOrg.optional(),
     social_identifier: z.string().trim().min(1).max(255).optional(),

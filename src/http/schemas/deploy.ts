@@ -14,9 +14,11 @@ import { EXAMPLE_CHAIN, EXAMPLE_URL, withExample } from './examples.ts';
 export const deployStatusBody = z
   .object({
     status: z.enum(['deployed', 'deploying', 'draft']).default('deployed'),
-    contract_address: address.optional(),
-    chain_id: z.number().int().positive().optional(),
-    deploy_tx_hash: txHash.optional(),
+    contract_address: address.optional().describe('status deployed: required'),
+    chain_id: z.number().int().positive().optional().describe("status deployed: the contract's chain (default NFT_CHAIN_ID)"),
+    deploy_tx_hash: txHash
+      .optional()
+      .describe("status deployed: the createCollection transaction (default: found from the factory's CollectionCreated event)"),
     base_token_uri: z.string().min(1).max(2048).nullable().optional(),
     max_supply: z
       .number()
@@ -28,12 +30,7 @@ export const deployStatusBody = z
     claimed_at: z.iso.datetime({ message: 'expected the ISO time of the claim' }).optional(),
   })
   .superRefine((b, ctx) => {
-    const required =
-      b.status === 'deployed'
-        ? (['contract_address', 'chain_id', 'deploy_tx_hash'] as const)
-        : b.status === 'draft'
-          ? (['claimed_at'] as const)
-          : [];
+    const required = b.status === 'deployed' ? (['contract_address'] as const) : b.status === 'draft' ? (['claimed_at'] as const) : [];
     for (const field of required) {
       if (b[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `required when status is ${b.status}` });
     }

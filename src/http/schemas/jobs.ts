@@ -45,7 +45,11 @@ const generationsFields = z.object({
   social_pfp: z.string().trim().max(2048).optional(),
 });
 const GENERATIONS_EXAMPLE = { variables: { fur: 'arctic white' }, workflow_id: 'procedural', job_type: 'collection_generation' };
-export const generationsBody = generationsFields.refine(...socialPair).meta({ example: GENERATIONS_EXAMPLE });
+/** Every field is optional (nft-service.md §4.2.1): a request without a body generates from the collection's defaults. */
+export const generationsBody = generationsFields
+  .refine(...socialPair)
+  .default({ variables: {} })
+  .meta({ example: GENERATIONS_EXAMPLE });
 /** POST /api/jobs: the generations body with the collection it generates from. */
 export const submitJobBody = generationsFields
   .extend({ collection_id: uuid })
