@@ -11,7 +11,8 @@ import { collectionAbi } from '../../contracts/abi/index.ts';
 import type { BackgroundDuty } from '../../src/services/background.ts';
 import { startMetadataUpdater } from '../../src/services/metadata-updates.ts';
 import { metadataUpdatePortsOf } from '../../src/services/nft-ports.ts';
-import { decks, jobs, userIdentities, users } from '../../src/db/schema/index.ts';
+import { TxFailedError } from '../../src/chain/tx-sender.ts';
+import { chainTransactions, decks, jobs, userIdentities, users } from '../../src/db/schema/index.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';
 
@@ -353,5 +354,24 @@ describe('minting', () => {
     const bad = await call(`${mp.adminUrl}/api/nft/mint`, { body: { collectionId: id, recipient: '0x1' }, headers: asService() });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.success, false);
+  });
+
+  test('a mint the contract refuses with an argument of zero bytes is recorded as failed, never left queued', async () => {
+    // Anvil words ERC721InvalidReceiver(address(0)) with the argument's raw bytes (NUL characters),
+    // which a text column refuses: the row stayed `queued` and the request was a 500.
+    const { address } = await mp.deployedCollection({ title: 'Refused' });
+    const data = encodeFunctionData({ abi: collectionAbi, functionName: 'mintTo', args: [`0x${'0'.repeat(40)}`, 1n] });
+    const err = await mp.chain
+      .sender(31337)
+      .send({ purpose: 'test_mint_refused', to: address, data })
+      .then(
+        () => assert.fail('the contract should refuse the mint'),
+        (e: unknown) => e,
+      );
+    assert.ok(err instanceof TxFailedError, String(err));
+    assert.match(err.message, /custom error 0x64a0ae92/);
+    const [row] = await mp.database.db.select().from(chainTransactions).where(eq(chainTransactions.purpose, 'test_mint_refused'));
+    assert.equal(row!.status, 'failed');
+    assert.doesNotMatch(row!.error ?? '', /\u0000/);
   });
 });
