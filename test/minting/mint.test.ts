@@ -356,6 +356,23 @@ describe('minting', () => {
     assert.equal(bad.body.success, false);
   });
 
+  test('the zero address as recipient is a 400 naming the field on every mint route, and nothing is sent', async () => {
+    const { id } = await mp.deployedCollection({ title: 'Nobody' });
+    const zero = `0x${'0'.repeat(40)}`;
+    const before = await mp.database.db.select({ n: count() }).from(chainTransactions);
+    for (const [url, body, field] of [
+      [`${mp.adminUrl}/api/nft/mint`, { collectionId: id, recipient: zero }, 'recipient'],
+      [`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, { recipient: zero }, 'recipient'],
+      [`${mp.backendUrl}/nft/collections/${id}/mint`, { recipient_address: zero, quantity: 1 }, 'recipient_address'],
+      [`${mp.backendUrl}/nft/collections/${id}/tokens/1/mint`, { recipient: zero }, 'recipient'],
+    ] as const) {
+      const r = await call(url, { body, headers: asService() });
+      assert.equal(r.status, 400, `${url}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.error, new RegExp(`^body\\.${field}: the zero address cannot receive a token`));
+    }
+    assert.deepEqual(await mp.database.db.select({ n: count() }).from(chainTransactions), before);
+  });
+
   test('a mint the contract refuses with an argument of zero bytes is recorded as failed, never left queued', async () => {
     // Anvil words ERC721InvalidReceiver(address(0)) with the argument's raw bytes (NUL characters),
     // which a text column refuses: the row stayed `queued` and the request was a 500.
