@@ -304,6 +304,22 @@ describe('minting', () => {
     assert.deepEqual(mints.body.data.mints, []);
   });
 
+  test('a mint above the cap lowered on chain is a 409 naming the sold-out collection, not a 502', async () => {
+    // The record allows 1000, the contract 1 (setMaxSupply): the contract's refusal is what counts.
+    // Anvil words MaxSupplyExceeded(uint256,uint256) as its selector and raw argument bytes only.
+    const { id, address } = await mp.deployedCollection({ title: 'Capped on chain' });
+    await mp.chain.sender(31337).send({
+      purpose: 'test_cap',
+      to: address,
+      data: encodeFunctionData({ abi: collectionAbi, functionName: 'setMaxSupply', args: [1n] }),
+    });
+    const mint = () => call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, { body: { recipient }, headers: asService() });
+    assert.equal((await mint()).status, 201);
+    const over = await mint();
+    assert.equal(over.status, 409, JSON.stringify(over.body));
+    assert.match(over.body.error, /sold out.*\(MaxSupplyExceeded\)/);
+  });
+
   test('per-token mint: the next id is minted, any other id is a 409 naming the next one', async () => {
     const { id } = await mp.deployedCollection({ title: 'Per Token' });
     const wrong = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/5/mint`, {
