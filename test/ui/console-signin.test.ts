@@ -151,6 +151,19 @@ describe('console: creators sign in and see their own collections', () => {
     assert.deepEqual(unexpectedErrors(b.errors), []);
   });
 
+  test('a link with a malformed escape opens the collections, not a page stuck loading', async (t) => {
+    if (!ready(t)) return;
+    const b = await browser();
+    await b.page.goto(`${p!.adminUrl}/#/collections`);
+    await b.page.fill('#jwt', aliceJwt);
+    await b.page.click('#jwt-form button[type=submit]');
+    await b.page.locator(`#collection-list [data-collection="${ids['Alice Foxes']}"]`).waitFor();
+    await b.page.goto(`${p!.adminUrl}/#/collections/%E0%A4%A/tokens`);
+    await b.page.waitForURL(/#\/collections$/);
+    await b.page.locator(`#collection-list [data-collection="${ids['Alice Foxes']}"]`).waitFor();
+    assert.deepEqual(unexpectedErrors(b.errors), []);
+  });
+
   /** A session token (ats_…) from a Sign-In with Ethereum login made outside the console. */
   async function sessionToken(key: `0x${string}`) {
     const account = privateKeyToAccount(key);
