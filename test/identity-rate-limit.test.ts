@@ -94,3 +94,20 @@ test('sign-in through the admin proxy: its clients are counted apart, not as the
   assert.equal(limited.json().success, false);
   assert.ok(Number(limited.headers['retry-after']) >= 1);
 });
+
+// The apps take bodies of up to 16 MB (uploads), and a limiter runs after the body is parsed: the
+// public identity routes take a token or a signed message only, so a larger body is refused unread.
+test('the public identity routes refuse a body over 64 KB with 413, before parsing it, on both apps', async () => {
+  const big = { message: 'x'.repeat(1024 * 1024), signature: '0x00', address: wallet(1), access_token: 'x'.repeat(1024 * 1024) };
+  for (const [app, url] of [
+    ['backend', '/api/auth/resolve'],
+    ['backend', '/api/auth/siwe/nonce'],
+    ['backend', '/api/auth/siwe/login'],
+    ['admin', '/api/nft/auth/siwe/nonce'],
+    ['admin', '/api/nft/auth/siwe/login'],
+  ] as const) {
+    const r = await p[app].inject({ method: 'POST', url, payload: big, remoteAddress: '192.0.2.77' });
+    assert.equal(r.statusCode, 413, `${url}: ${r.body}`);
+    assert.match(r.json().error, /too large/i);
+  }
+});

@@ -10,6 +10,7 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import type { Db } from '../src/db/client.ts';
 import { jobHistory, jobSteps, outputs } from '../src/db/schema/index.ts';
 import { claimStep } from '../src/db/step-runs.ts';
+import { errorMessage } from '../src/generation/errors.ts';
 import { applyJobEvent, finishGeneration, planClaim, planLastStep } from '../src/generation/job-events.ts';
 import type { StepPayload } from '../src/generation/pipeline.ts';
 import { startGenerationWorker } from '../src/generation/runtime.ts';
@@ -223,6 +224,26 @@ test('reconciliation: waiting steps are left, lost ones re-queued (and then comp
   assert.equal(o!.status, 'failed');
   const [s] = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, doomed));
   assert.equal(s!.status, 'failed');
+});
+
+test("a generator's error with NUL characters fails the job (stored without them), never leaves it open", async () => {
+  // PostgreSQL text refuses NUL: the failure write was rejected and the job stayed pending.
+  const jobId = await generate();
+  const failed = await applyJobEvent(p.database.db, jobId, {
+    type: 'error',
+    message: errorMessage(new Error('generator said: bad\u0000bytes')),
+    stepOrder: 0,
+    retryAttempt: 0,
+    source: 'worker',
+  });
+  assert.equal(failed.applied, true);
+  const j = await jobOf(jobId);
+  assert.equal(j.status, 'failed');
+  assert.equal(j.error_message, 'generator said: badbytes');
+  // Any other source of the event too (job-events owns what is written).
+  const other = await generate();
+  await applyJobEvent(p.database.db, other, { type: 'error', message: 'x\u0000y', source: 'failsafe', force: true });
+  assert.equal((await jobOf(other)).error_message, 'xy');
 });
 
 test('spans: job.submit on generate, job.process in the worker', async () => {

@@ -80,8 +80,9 @@ window.addEventListener('atelier:signed-out', (e) => {
   showSignIn(`Signed out: ${e.detail?.message ?? 'the credential was refused'}`);
 });
 $('#sign-out').addEventListener('click', async () => {
-  await signOut();
-  showSignIn();
+  // Why the server did not end the session, when it did not (shown on the sign-in page).
+  const problem = await signOut();
+  showSignIn(problem ?? undefined);
 });
 
 start();

@@ -45,6 +45,14 @@ export function navigate(href, { replace = false } = {}) {
   else location.hash = href;
 }
 
+const decodeOrNull = (part) => {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null;
+  }
+};
+
 /** Shows the page the address names (or the fallback for an unknown one). */
 export async function render() {
   if (!allowed()) return;
@@ -55,7 +63,10 @@ export async function render() {
   for (const r of routes) {
     const m = r.regex.exec(path);
     if (!m) continue;
-    const params = Object.fromEntries(r.names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
+    // A malformed escape (`%E0%A4%A`, from a hand-made link) names no page: the fallback below.
+    const values = m.slice(1).map(decodeOrNull);
+    if (values.includes(null)) break;
+    const params = Object.fromEntries(r.names.map((n, i) => [n, values[i]]));
     const view = await r.page(params, query);
     // A later navigation won while this page loaded: drop this one.
     if (gen !== generation) {

@@ -2,6 +2,7 @@
 // (pasted), or Sign-In with Ethereum (EIP-4361) through the browser wallet (EIP-1193
 // `window.ethereum`: eth_requestAccounts, then personal_sign of the server's message).
 import { ApiError, api, credentialMethod, forgetCredential, getCredential, setCredential } from './api.js';
+import { errorText } from './dom.js';
 
 /** {kind: 'operator'|'user', user_id, display_name, wallets} or null. */
 let caller = null;
@@ -75,11 +76,27 @@ export function forgetCaller() {
   caller = null;
 }
 
-/** Ends a wallet session on the server too; a key or JWT is only forgotten by this tab. */
+/**
+ * Ends a session token (`ats_…`: a wallet sign-in, or such a token pasted in the token form) on
+ * the server too; a key or JWT is only forgotten by this tab. Answers why the server did not end
+ * the session (it then stays valid until it expires), or null.
+ */
 export async function signOut() {
-  if (credentialMethod() === 'siwe') await api('POST', '/api/nft/auth/logout').catch(() => undefined);
+  const credential = getCredential();
+  let problem = null;
+  if (credentialMethod() === 'siwe' || credential?.startsWith('ats_')) {
+    try {
+      await api('POST', '/api/nft/auth/logout');
+    } catch (err) {
+      // A 401: the session had already ended. Anything else: it is still live, and the person is told.
+      if (err?.status !== 401) {
+        problem = `Signed out of this tab, but the server did not end the session (${errorText(err)}): it stays valid until it expires.`;
+      }
+    }
+  }
   forgetCredential();
   caller = null;
+  return problem;
 }
 
 /** The caller's first wallet, to prefill recipient and sample wallet fields. */

@@ -8,7 +8,9 @@ import {
   ContractFunctionRevertedError,
   encodeFunctionData,
   getAddress,
+  toFunctionSelector,
   type Abi,
+  type AbiFunction,
   type Address,
   type Hex,
   type PublicClient,
@@ -211,9 +213,18 @@ export function revertError(err: unknown, what: string): AppError | undefined {
   return undefined;
 }
 
+/** The collection ABI's custom errors by selector (0x + 8 hex digits, lowercase). */
+const ERROR_BY_SELECTOR = new Map(
+  (collectionAbi as Abi)
+    .filter((item) => item.type === 'error')
+    .map((e) => [toFunctionSelector({ ...e, type: 'function', outputs: [], stateMutability: 'nonpayable' } as AbiFunction), e.name]),
+);
+
 /**
  * The custom error named by revert data inside an error message (a node often reports only the
- * raw data, e.g. `execution reverted: 0x914edb0f`), decoded with the collection ABI.
+ * raw data, e.g. `execution reverted: 0x914edb0f`), decoded with the collection ABI. Anvil words
+ * an error with arguments as `custom error 0xea058246: <the arguments' raw bytes>`: the hex is
+ * then only the selector, which names the error without its arguments.
  */
 export function revertNameIn(message: string): string | null {
   for (const [hex] of message.matchAll(/0x[0-9a-fA-F]{8,}/g)) {
@@ -223,7 +234,8 @@ export function revertNameIn(message: string): string | null {
       // not revert data of ours: try the next hex string
     }
   }
-  return null;
+  const selector = /custom error (0x[0-9a-fA-F]{8})/.exec(message)?.[1]?.toLowerCase() as Hex | undefined;
+  return (selector && ERROR_BY_SELECTOR.get(selector)) ?? null;
 }
 
 /** eth_call the write first; a revert becomes a 409 naming the decoded error. */

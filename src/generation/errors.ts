@@ -20,7 +20,11 @@ export function stepFailureAction(err: unknown, attempt: number, attempts: numbe
   return isRetryable(err) && attempt < attempts ? 'retry' : 'fail';
 }
 
-export const errorMessage = (err: unknown) => (err instanceof Error ? err.message : String(err));
+/** Text a PostgreSQL text column takes: without NUL characters (a generator's error may carry some). */
+export const storableText = (text: string) => text.replace(/\u0000/g, '');
+
+/** An error's message, storable (the worker writes it to the job, its history and the output). */
+export const errorMessage = (err: unknown) => storableText(err instanceof Error ? err.message : String(err));
 
 /** A workflow test's failure as the API answers it: 502 when the generator may recover, 400 when the request cannot work. */
 export function workflowTestFailure(err: unknown, workflowName: string): unknown {

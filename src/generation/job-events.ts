@@ -27,6 +27,7 @@ import {
 import { finishLastStep, type ClaimStatement, type LastStepResult, type LastStepStatement } from '../db/step-runs.ts';
 import type { JobRow } from '../db/jobs.ts';
 import { conflict, type AppError } from '../domain/errors.ts';
+import { storableText } from './errors.ts';
 import { MAX_JOB_RETRIES, RETRY_LIMIT_MESSAGE } from './pipeline.ts';
 
 export type JobEvent =
@@ -122,7 +123,9 @@ export function planJobEvent(jobId: string, event: JobEvent): JobStatement {
           progress,
           history: {
             status: 'processing',
-            message: event.message ? `step ${event.stepOrder + 1}/${event.totalSteps}: ${event.message}` : `progress ${progress}%`,
+            message: event.message
+              ? `step ${event.stepOrder + 1}/${event.totalSteps}: ${storableText(event.message)}`
+              : `progress ${progress}%`,
             data: { event: 'node_progress', step_order: event.stepOrder, step_progress: event.progress },
           },
         },
@@ -173,7 +176,7 @@ export function planJobEvent(jobId: string, event: JobEvent): JobStatement {
           to: 'failed',
           // A failsafe fails any job (a completed one too); the others only open jobs.
           jobNotIn: event.force ? ['failed'] : TERMINAL,
-          message: event.message.slice(0, 10_000),
+          message: storableText(event.message).slice(0, 10_000),
           // The step that failed; a failsafe or reconciler failure closes the current attempt's open steps.
           step:
             event.stepOrder !== undefined && event.retryAttempt !== undefined
@@ -181,7 +184,7 @@ export function planJobEvent(jobId: string, event: JobEvent): JobStatement {
               : { openIn: OPEN },
           history: {
             status: 'failed',
-            message: event.message.slice(0, 2000),
+            message: storableText(event.message).slice(0, 2000),
             data: { event: 'error', source: event.source, ...(event.details !== undefined ? { details: event.details } : {}) },
           },
         },

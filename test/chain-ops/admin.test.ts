@@ -296,6 +296,18 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
     assert.match(big.body.metadataError, /larger than/);
   });
 
+  test('an address that is not the kind of contract asked for is a 400 naming the field, not a 502', async () => {
+    const factory = (await p.chain.deploymentStatus(31337)).factoryAddress;
+    for (const type of ['contract', 'token&tokenId=1', 'tokens']) {
+      const r = await adminCall(p, `/api/nft/metadata?address=${factory}&type=${type}`);
+      assert.equal(r.status, 400, `${type}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.error, /^query\.address: 0x[0-9a-fA-F]{40} is not a collection contract on chain 31337 \(\w+\(\) reverted\)$/);
+    }
+    const notFactory = await adminCall(p, `/api/nft/factory?factoryAddress=${collection}`);
+    assert.equal(notFactory.status, 400, JSON.stringify(notFactory.body));
+    assert.match(notFactory.body.error, /^query\.factoryAddress: .* is not a collection factory/);
+  });
+
   test('tokens enumeration is capped at 100', async () => {
     const r = await adminCall(p, '/api/nft/collections', collectionParams(11));
     const addr = r.body.collection.address as Address;

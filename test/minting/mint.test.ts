@@ -11,7 +11,8 @@ import { collectionAbi } from '../../contracts/abi/index.ts';
 import type { BackgroundDuty } from '../../src/services/background.ts';
 import { startMetadataUpdater } from '../../src/services/metadata-updates.ts';
 import { metadataUpdatePortsOf } from '../../src/services/nft-ports.ts';
-import { decks, jobs, userIdentities, users } from '../../src/db/schema/index.ts';
+import { TxFailedError } from '../../src/chain/tx-sender.ts';
+import { chainTransactions, decks, jobs, userIdentities, users } from '../../src/db/schema/index.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';
 
@@ -303,6 +304,22 @@ describe('minting', () => {
     assert.deepEqual(mints.body.data.mints, []);
   });
 
+  test('a mint above the cap lowered on chain is a 409 naming the sold-out collection, not a 502', async () => {
+    // The record allows 1000, the contract 1 (setMaxSupply): the contract's refusal is what counts.
+    // Anvil words MaxSupplyExceeded(uint256,uint256) as its selector and raw argument bytes only.
+    const { id, address } = await mp.deployedCollection({ title: 'Capped on chain' });
+    await mp.chain.sender(31337).send({
+      purpose: 'test_cap',
+      to: address,
+      data: encodeFunctionData({ abi: collectionAbi, functionName: 'setMaxSupply', args: [1n] }),
+    });
+    const mint = () => call(`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, { body: { recipient }, headers: asService() });
+    assert.equal((await mint()).status, 201);
+    const over = await mint();
+    assert.equal(over.status, 409, JSON.stringify(over.body));
+    assert.match(over.body.error, /sold out.*\(MaxSupplyExceeded\)/);
+  });
+
   test('per-token mint: the next id is minted, any other id is a 409 naming the next one', async () => {
     const { id } = await mp.deployedCollection({ title: 'Per Token' });
     const wrong = await call(`${mp.backendUrl}/nft/collections/${id}/tokens/5/mint`, {
@@ -353,5 +370,41 @@ describe('minting', () => {
     const bad = await call(`${mp.adminUrl}/api/nft/mint`, { body: { collectionId: id, recipient: '0x1' }, headers: asService() });
     assert.equal(bad.status, 400);
     assert.equal(bad.body.success, false);
+  });
+
+  test('the zero address as recipient is a 400 naming the field on every mint route, and nothing is sent', async () => {
+    const { id } = await mp.deployedCollection({ title: 'Nobody' });
+    const zero = `0x${'0'.repeat(40)}`;
+    const before = await mp.database.db.select({ n: count() }).from(chainTransactions);
+    for (const [url, body, field] of [
+      [`${mp.adminUrl}/api/nft/mint`, { collectionId: id, recipient: zero }, 'recipient'],
+      [`${mp.backendUrl}/nft/collections/${id}/mint-and-generate`, { recipient: zero }, 'recipient'],
+      [`${mp.backendUrl}/nft/collections/${id}/mint`, { recipient_address: zero, quantity: 1 }, 'recipient_address'],
+      [`${mp.backendUrl}/nft/collections/${id}/tokens/1/mint`, { recipient: zero }, 'recipient'],
+    ] as const) {
+      const r = await call(url, { body, headers: asService() });
+      assert.equal(r.status, 400, `${url}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.error, new RegExp(`^body\\.${field}: the zero address cannot receive a token`));
+    }
+    assert.deepEqual(await mp.database.db.select({ n: count() }).from(chainTransactions), before);
+  });
+
+  test('a mint the contract refuses with an argument of zero bytes is recorded as failed, never left queued', async () => {
+    // Anvil words ERC721InvalidReceiver(address(0)) with the argument's raw bytes (NUL characters),
+    // which a text column refuses: the row stayed `queued` and the request was a 500.
+    const { address } = await mp.deployedCollection({ title: 'Refused' });
+    const data = encodeFunctionData({ abi: collectionAbi, functionName: 'mintTo', args: [`0x${'0'.repeat(40)}`, 1n] });
+    const err = await mp.chain
+      .sender(31337)
+      .send({ purpose: 'test_mint_refused', to: address, data })
+      .then(
+        () => assert.fail('the contract should refuse the mint'),
+        (e: unknown) => e,
+      );
+    assert.ok(err instanceof TxFailedError, String(err));
+    assert.match(err.message, /custom error 0x64a0ae92/);
+    const [row] = await mp.database.db.select().from(chainTransactions).where(eq(chainTransactions.purpose, 'test_mint_refused'));
+    assert.equal(row!.status, 'failed');
+    assert.doesNotMatch(row!.error ?? '', /\u0000/);
   });
 });

@@ -150,4 +150,61 @@ describe('console: creators sign in and see their own collections', () => {
     assert.equal(after.status, 401);
     assert.deepEqual(unexpectedErrors(b.errors), []);
   });
+
+  test('a link with a malformed escape opens the collections, not a page stuck loading', async (t) => {
+    if (!ready(t)) return;
+    const b = await browser();
+    await b.page.goto(`${p!.adminUrl}/#/collections`);
+    await b.page.fill('#jwt', aliceJwt);
+    await b.page.click('#jwt-form button[type=submit]');
+    await b.page.locator(`#collection-list [data-collection="${ids['Alice Foxes']}"]`).waitFor();
+    await b.page.goto(`${p!.adminUrl}/#/collections/%E0%A4%A/tokens`);
+    await b.page.waitForURL(/#\/collections$/);
+    await b.page.locator(`#collection-list [data-collection="${ids['Alice Foxes']}"]`).waitFor();
+    assert.deepEqual(unexpectedErrors(b.errors), []);
+  });
+
+  /** A session token (ats_…) from a Sign-In with Ethereum login made outside the console. */
+  async function sessionToken(key: `0x${string}`) {
+    const account = privateKeyToAccount(key);
+    const n = await call(`${p!.adminUrl}/api/nft/auth/siwe/nonce`, { body: { address: account.address } });
+    assert.equal(n.status, 201, JSON.stringify(n.body));
+    const signature = await account.signMessage({ message: n.body.message });
+    const login = await call(`${p!.adminUrl}/api/nft/auth/siwe/login`, { body: { message: n.body.message, signature } });
+    assert.equal(login.status, 200, JSON.stringify(login.body));
+    return login.body.token as string;
+  }
+
+  test('a session token pasted in the token form is ended on the server at sign-out; a failed sign-out is said', async (t) => {
+    if (!ready(t)) return;
+    const b = await browser();
+    const signInWith = async (token: string) => {
+      await b.page.goto(`${p!.adminUrl}/#/collections`);
+      await b.page.fill('#jwt', token);
+      await b.page.click('#jwt-form button[type=submit]');
+      await b.page.locator('[data-field=caller-kind]', { hasText: 'Creator' }).waitFor();
+    };
+    const live = async (token: string) => (await call(`${p!.adminUrl}/api/nft/session`, { headers: bearer(token) })).status;
+
+    const pasted = await sessionToken(ANVIL_PRIVATE_KEYS[4] as `0x${string}`);
+    await signInWith(pasted);
+    await b.page.click('#sign-out');
+    await b.page.locator('#jwt').waitFor();
+    assert.equal(await b.page.evaluate(() => sessionStorage.getItem('atelier.credential')), null);
+    assert.equal(await live(pasted), 401, 'the pasted session no longer works');
+
+    // The server cannot be reached at sign-out: the tab forgets the token and says it is still live.
+    const kept = await sessionToken(ANVIL_PRIVATE_KEYS[5] as `0x${string}`);
+    await signInWith(kept);
+    await b.page.route('**/api/nft/auth/logout', (route) => route.abort());
+    await b.page.click('#sign-out');
+    await b.page.locator('#signin-reason', { hasText: 'the server did not end the session' }).waitFor();
+    assert.equal(await b.page.evaluate(() => sessionStorage.getItem('atelier.credential')), null);
+    assert.equal(await live(kept), 200);
+    await b.page.unroute('**/api/nft/auth/logout');
+    assert.deepEqual(
+      unexpectedErrors(b.errors).filter((e) => !/ERR_FAILED/.test(e)),
+      [],
+    );
+  });
 });

@@ -154,6 +154,27 @@ describe('describeError', () => {
     assert.doesNotMatch(text, /127\.0\.0\.1|eth_sendRawTransaction|0x02f8/);
   });
 
+  test("no NUL or other control character: anvil renders a custom error's arguments as their raw bytes", async () => {
+    // ERC721InvalidReceiver(address(0)) as anvil words it: the zero argument is 32 NUL characters,
+    // which the row's text column refuses (the row then stayed `queued`, the request a 500).
+    const nul = '\u0000'.repeat(32);
+    const err = await rejection(
+      rpcError({
+        code: 3,
+        message: `execution reverted: custom error 0x64a0ae92: ${nul}`,
+        data: `0x64a0ae92${'0'.repeat(64)}`,
+      }).estimateGas({
+        account: WALLET,
+        to: WALLET,
+      }),
+    );
+    assert.match(String((err as Error).message), /\u0000/, 'the node really sent NUL characters');
+    const text = describeError(err);
+    assert.match(text, /custom error 0x64a0ae92/);
+    assert.doesNotMatch(text, /[\u0000-\u001f\u007f]/);
+    assert.equal(describeError(new Error('a\tb\u0000c')), 'a bc');
+  });
+
   test('a plain error: its first line; anything else: its string form; at most 1000 characters', () => {
     assert.equal(describeError(new Error('first\nsecond')), 'first');
     assert.equal(describeError('boom'), 'boom');

@@ -88,6 +88,12 @@ export function describeError(err: unknown): string {
   const details = typeof first?.details === 'string' ? first.details : undefined;
   const message = typeof first?.message === 'string' ? first.message.split('\n')[0] : String(err);
   const text = short ? (details && !short.includes(details) ? `${short} (${details})` : short) : message;
-  // One line: some of viem's short messages span two.
-  return text!.replace(/\s*\n\s*/g, ' ').slice(0, 1000);
+  // One line: some of viem's short messages span two. No other control characters: a node's
+  // rendering of a custom error's arguments carries their raw bytes (NUL for a zero argument),
+  // which a PostgreSQL text column refuses (the row could then never be marked failed).
+  return text!
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\u0000/g, '')
+    .replace(/[\u0001-\u001f\u007f]/g, ' ')
+    .slice(0, 1000);
 }

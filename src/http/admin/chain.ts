@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { getAddress, type Address, type PublicClient } from 'viem';
+import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, getAddress, type Address, type PublicClient } from 'viem';
 import { z } from 'zod';
 import { collectionAbi } from '../../../contracts/abi/index.ts';
 import { readCollection } from '../../chain/collection.ts';
@@ -42,12 +42,22 @@ export async function requireContract(chain: ChainServices, chainId: number, add
   return getAddress(addr);
 }
 
-/** An RPC read; a failure that is not ours is a 502 naming what was read. */
-export const rpc = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+/** Whether a contract read failed because the contract refused it (a revert, or no data back). */
+const refusedByContract = (err: unknown): boolean =>
+  err instanceof BaseError &&
+  Boolean(err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError));
+
+/**
+ * An RPC read; a failure that is not ours is a 502 naming what was read. `notA`: the read is of
+ * an address the client named, as a kind of contract; a revert (or no data back) then means the
+ * address is not that kind of contract — the client's mistake, a 400 (`notA` names the field).
+ */
+export const rpc = async <T>(what: string, fn: () => Promise<T>, notA?: string): Promise<T> => {
   try {
     return await fn();
   } catch (err) {
     if (err instanceof AppError) throw err;
+    if (notA && refusedByContract(err)) throw new AppError('invalid', `${notA} (${what} reverted)`);
     throw new AppError('upstream', `${what}: ${shortError(err)}`);
   }
 };
@@ -131,7 +141,12 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
           error: `factory ${factoryAddress} has no code on chain ${chainId} (was the chain reset?); redeploy with POST /api/nft/deploy`,
         };
       }
-      const factory = await rpc(`reading factory ${factoryAddress}`, () => readFactory(chain.client(chainId), factoryAddress));
+      const factory = await rpc(
+        `reading factory ${factoryAddress}`,
+        () => readFactory(chain.client(chainId), factoryAddress),
+        // The recorded factory refusing is ours to fix (502); an address the client named, theirs.
+        req.query.factoryAddress ? `query.factoryAddress: ${factoryAddress} is not a collection factory on chain ${chainId}` : undefined,
+      );
       return { success: true as const, stale: false, factory };
     },
   );
@@ -229,11 +244,12 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
         const m = await fetchMetadata(uri, fetchOpts);
         return { metadata: m.ok ? m.metadata : null, ...(m.ok ? {} : { metadataError: m.error }) };
       };
+      const notACollection = `query.address: ${addr} is not a collection contract on chain ${chainId}`;
       if (type === 'contract') {
-        const uri = await rpc('contractURI()', () => read<string>(client, addr, 'contractURI'));
+        const uri = await rpc('contractURI()', () => read<string>(client, addr, 'contractURI'), notACollection);
         return { success: true as const, uri, ...(await fetched(uri)) };
       }
-      const totalSupply = () => rpc('totalSupply()', () => read<bigint>(client, addr, 'totalSupply'));
+      const totalSupply = () => rpc('totalSupply()', () => read<bigint>(client, addr, 'totalSupply'), notACollection);
       if (type === 'token') {
         if (req.query.tokenId === undefined) throw new AppError('invalid', 'query.tokenId: required when type is token');
         const tokenId = BigInt(req.query.tokenId);

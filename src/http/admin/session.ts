@@ -8,7 +8,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getAddress } from 'viem';
 import type { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
-import { publicRouteLimiter } from '../plugins/public-limit.ts';
+import { PUBLIC_BODY_LIMIT, publicRouteLimiter } from '../plugins/public-limit.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
 import { consoleCaller, siweLoginBody, siweNonce, siweNonceBody, siweSession, signedOut } from '../schemas/sign-in.ts';
 import type { AdminDeps } from './app.ts';
@@ -69,6 +69,7 @@ export async function adminSessionRoutes(app: FastifyInstance, deps: AdminDeps) 
     '/api/nft/auth/siwe/nonce',
     {
       config: { public: true },
+      bodyLimit: PUBLIC_BODY_LIMIT,
       preValidation: signInLimit,
       schema: {
         operationId: 'adminSignInNonce',
@@ -96,6 +97,7 @@ export async function adminSessionRoutes(app: FastifyInstance, deps: AdminDeps) 
     '/api/nft/auth/siwe/login',
     {
       config: { public: true },
+      bodyLimit: PUBLIC_BODY_LIMIT,
       preValidation: signInLimit,
       schema: {
         operationId: 'adminSignIn',

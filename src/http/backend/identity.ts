@@ -9,7 +9,7 @@ import { unauthorized } from '../../domain/errors.ts';
 import type { CredentialPort } from '../../services/credentials.ts';
 import type { IdentityService } from '../../services/identity.ts';
 import { AuthFailure, claimsOf, createAuthenticator, profileClaimsOf } from '../plugins/auth.ts';
-import { publicRouteLimiter } from '../plugins/public-limit.ts';
+import { PUBLIC_BODY_LIMIT, publicRouteLimiter } from '../plugins/public-limit.ts';
 import { presentApiKey, presentProfile } from '../present/identity.ts';
 import { ok } from '../schemas/common.ts';
 import {
@@ -58,6 +58,7 @@ export const identityRoutes: FastifyPluginAsync<IdentityRoutesOptions> = async (
     '/api/auth/resolve',
     {
       config: { public: true },
+      bodyLimit: PUBLIC_BODY_LIMIT,
       preValidation: identityLimit,
       schema: {
         tags,

@@ -9,7 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.ts';
 import type { SessionService } from '../../services/sessions.ts';
 import type { WalletService } from '../../services/wallets.ts';
-import { publicRouteLimiter } from '../plugins/public-limit.ts';
+import { PUBLIC_BODY_LIMIT, publicRouteLimiter } from '../plugins/public-limit.ts';
 import { ok } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
 import { walletListResponse, walletNonceBody, walletNonceResponse, walletVerifyBody, walletVerifyResponse } from '../schemas/identity.ts';
@@ -76,6 +76,7 @@ export const walletRoutes: FastifyPluginAsync<{ wallets: WalletService; sessions
     '/api/auth/siwe/nonce',
     {
       config: { public: true },
+      bodyLimit: PUBLIC_BODY_LIMIT,
       preValidation: signInLimit,
       schema: {
         tags,
@@ -97,6 +98,7 @@ export const walletRoutes: FastifyPluginAsync<{ wallets: WalletService; sessions
     '/api/auth/siwe/login',
     {
       config: { public: true },
+      bodyLimit: PUBLIC_BODY_LIMIT,
       preValidation: signInLimit,
       schema: {
         tags,

@@ -26,6 +26,14 @@ export interface PublicLimitOptions {
   trustServiceKey?: boolean;
 }
 
+/**
+ * The body limit of the public identity routes: their bodies are a token or a signed message and
+ * its signature (at most ~25 KB), while the apps take up to 16 MB (uploads). Without it anyone,
+ * signed in or not, could make a process parse 16 MB of JSON per request: the limiter runs after
+ * the body is parsed, so even a request it refuses was read whole first.
+ */
+export const PUBLIC_BODY_LIMIT = 64 * 1024;
+
 const fingerprint = (s: string) => createHash('sha256').update(s).digest('base64url').slice(0, 22);
 
 export function publicRouteLimiter(app: FastifyInstance, config: Config, opts: PublicLimitOptions) {

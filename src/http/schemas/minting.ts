@@ -17,9 +17,15 @@ const publicMintFields = {
     .describe("public mints on a Merkle allowlist: the recipient's proof"),
 };
 
+/**
+ * Who receives a minted token: any address but the zero address, which no ERC-721 token may be
+ * minted to (the contract reverts; refused here as a 400 naming the field).
+ */
+const recipientAddress = address.refine((a) => !/^0x0{40}$/.test(a), 'the zero address cannot receive a token');
+
 export const mintAndGenerateBody = withExample(
   z.object({
-    recipient: address,
+    recipient: recipientAddress,
     variables: variables.default({}),
     chainId: z.number().int().positive().optional(),
     ...publicMintFields,
@@ -31,8 +37,8 @@ export const mintAndGenerateBody = withExample(
 /** One path, two spec bodies (§4.2 backend mint, §4.3 design-stage mint): both are accepted. */
 export const mintBody = z
   .object({
-    recipient: address.optional(),
-    recipient_address: address.optional(),
+    recipient: recipientAddress.optional(),
+    recipient_address: recipientAddress.optional(),
     chainId: z.number().int().positive().optional(),
     outputId: uuid.optional(),
     quantity: z.number().int().min(1, 'quantity must be 1 to 100').max(100, 'quantity must be 1 to 100').default(1),
