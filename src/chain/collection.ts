@@ -104,6 +104,8 @@ const urlValue = z
     }
   });
 
+const ZERO_ADDRESS = /^0x0{40}$/;
+
 const VALUE_PARSERS: Record<AdminAction, z.ZodType> = {
   // JSON true/false only: the strings "true"/"false" are refused (docs/chain-operations.md).
   setMintActive: z.boolean(),
@@ -124,6 +126,14 @@ const VALUE_PARSERS: Record<AdminAction, z.ZodType> = {
 
 /** Checks `value` against the action's type; 400 naming `value` and the expected type. */
 export function parseAdminValue(action: AdminAction, value: unknown): boolean | string {
+  // The contract takes the zero address, and then nobody can mint (setMinter) or administer it
+  // again (transferOwnership): one click in the console would brick the collection for good.
+  if ((action === 'setMinter' || action === 'transferOwnership') && typeof value === 'string' && ZERO_ADDRESS.test(value)) {
+    throw new AppError(
+      'invalid',
+      `body.value: ${action} to the zero address is refused: nobody could ${action === 'setMinter' ? 'mint' : 'administer the contract'} again`,
+    );
+  }
   const r = VALUE_PARSERS[action].safeParse(value);
   if (!r.success) {
     const expected = ADMIN_ACTIONS[action].type;

@@ -176,6 +176,8 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
       ['setMinter', true, /address/],
       ['freezeUpgrades', false, /true/],
       ['transferOwnership', 'alice', /address/],
+      ['transferOwnership', `0x${'0'.repeat(40)}`, /zero address/],
+      ['setMinter', `0x${'0'.repeat(40)}`, /zero address/],
       ['setMaxSupply', 100, /unsigned integer/],
       ['setMaxSupply', '-1', /unsigned integer/],
       ['setMaxSupply', '1.5', /unsigned integer/],
