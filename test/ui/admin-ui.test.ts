@@ -48,6 +48,17 @@ describe('admin UI routes', () => {
     }
   });
 
+  test('the API docs beside the console have a CSP of their own: scripts from this origin only', async () => {
+    for (const url of ['/docs', '/docs/static/index.html', '/docs/static/swagger-initializer.js']) {
+      const res = await admin.inject({ method: 'GET', url });
+      assert.ok(res.statusCode === 200 || res.statusCode === 302, `${url}: ${res.statusCode}`);
+      const csp = String(res.headers['content-security-policy']);
+      assert.match(csp, /script-src 'self'(;|$)/, url);
+      assert.match(csp, /frame-ancestors 'none'/, url);
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https:/, url);
+    }
+  });
+
   test('the API routes still need the key', async () => {
     const res = await admin.inject({ method: 'GET', url: '/api/nft/deploy' });
     assert.equal(res.statusCode, 401);

@@ -182,6 +182,15 @@ export function documentedRoutes(app: FastifyInstance): readonly DocumentedRoute
 /** `/files/*` and `/x/:id` as the document writes them: `/files/{*}`, `/x/{id}`. */
 const documentPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{*}');
 
+/**
+ * The Content-Security-Policy of the Swagger UI pages (`/docs/*`). The one style hash is the
+ * inline style Swagger UI 5 injects at start (chromium names it when it is missing).
+ */
+export const DOCS_CSP =
+  "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'none'; " +
+  "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; " +
+  "style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='";
+
 export async function installOpenApi(app: FastifyInstance, info: { title: string; description: string }) {
   const routes: DocumentedRoute[] = [];
   documented.set(app, routes);
@@ -221,6 +230,12 @@ export async function installOpenApi(app: FastifyInstance, info: { title: string
     },
     transform: transformWithExamples,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  // The docs share the admin proxy's origin with the console, whose tab holds the operator's key:
+  // scripts from this origin only, no inline code, nothing from outside (no validator badge).
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list', validatorUrl: null },
+    staticCSP: DOCS_CSP,
+  });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 }
