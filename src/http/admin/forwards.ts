@@ -4,13 +4,14 @@
  * user's with that user's own credential, so the backend authorizes the user as the user
  * (`actingAs`; docs/auth.md "The admin proxy"). One table declares them all:
  * method and admin path, request schema (shared with the backend, src/http/schemas/), the backend
- * route it calls, and the answer `{success: true, …}` built from the backend's `data`. Backend
+ * route it calls, and the answer `{success: true, …}` built from the backend's `data` (the table's
+ * shape and shared helpers: forward-table.ts; the console's views: forwards-views.ts). Backend
  * errors keep their status and message (backend-client.ts).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError, forbidden } from '../../domain/errors.ts';
+import { forbidden } from '../../domain/errors.ts';
 import { can } from '../../domain/policy.ts';
 import { assertUploadSize, decodedLength } from '../../domain/uploads.ts';
 import { exampleOf } from '../plugins/openapi.ts';
@@ -27,80 +28,13 @@ import {
 import { uuid } from '../schemas/common.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
 import { mintAndGenerateBody, mintAndGenerateResult, mintsList } from '../schemas/minting.ts';
-import {
-  activity,
-  activityQuery,
-  collectionList,
-  collectionListQuery,
-  collectionOverview,
-  coverBody,
-  rarity,
-  tokenDetail,
-  tokenDetailParams,
-  tokenList,
-  tokenListQuery,
-} from '../schemas/collection-views.ts';
-import { designDeployBody, designDeployFields, designDeployResult } from '../schemas/deploy.ts';
 import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/samples.ts';
 import type { AdminDeps } from './app.ts';
+import { actingAs, byCollection, collectionId, type Forward, forward, type Input, plusCollection } from './forward-table.ts';
+import { VIEW_FORWARDS } from './forwards-views.ts';
 
-type Input = Record<string, unknown>;
-
-interface BackendCall {
-  method: 'GET' | 'POST' | 'PUT';
-  path: string;
-  body?: unknown;
-  query?: Record<string, string | readonly string[] | undefined>;
-  /** The user an operator call acts for (user_id header); a user's call is always the user's own. */
-  userId?: string | null;
-  /** The Idempotency-Key header goes along. */
-  idempotent?: boolean;
-}
-
-interface Forward<I extends Input = Input> {
-  method: 'GET' | 'POST' | 'PUT';
-  url: string;
-  operationId: string;
-  summary: string;
-  description: string;
-  tags: string[];
-  /** Request schema: the body (POST/PUT) or the query string (GET). */
-  input: z.ZodType<I>;
-  backend: (input: I, req: FastifyRequest) => BackendCall;
-  /** Success fields beside `success: true` (an object: its fields, documented with its example). */
-  response: z.ZodRawShape | z.ZodObject;
-  /** The fields from the backend's `data` (default: all of them). */
-  answer?: (data: unknown) => Record<string, unknown>;
-  status?: 200 | 201;
-  /** Checked here before forwarding (so the status is not lost in forwarding). */
-  check?: (input: I, req: FastifyRequest) => void;
-}
-
-/**
- * How a call reaches the backend for this caller: a signed-in user's with their own credential
- * (never the service key, never a user_id: the backend's policy must see the user, not the
- * operator); the operator's with the service key and the user it names.
- */
-export function actingAs(req: FastifyRequest, operatorUserId?: string | null): { credential: string } | { userId: string | null } {
-  if (req.caller.kind === 'user') {
-    if (!req.auth.forwardCredential) throw new AppError('unauthorized', 'a user call without its credential');
-    return { credential: req.auth.forwardCredential };
-  }
-  return { userId: operatorUserId === undefined ? req.auth.userId : operatorUserId };
-}
-
-/** A parsed query as the backend's query string again (numbers as text, arrays repeated). */
-const asQuery = (q: Record<string, unknown>): Record<string, string | string[] | undefined> =>
-  Object.fromEntries(Object.entries(q).map(([k, v]) => [k, v === undefined ? undefined : Array.isArray(v) ? v.map(String) : String(v)]));
-
-/** Typing help: each entry's functions see its own input type. */
-const forward = <I extends Input>(f: Forward<I>): Forward => f as unknown as Forward;
-
-const collectionId = withExample(uuid, EXAMPLE_ID.collection);
-const byCollection = z.object({ collectionId });
 const byCollectionAndWallet = byCollection.extend({ wallet_address: samplesBody.shape.wallet_address.optional() });
-/** The example of a backend body, with the collection the admin proxy's body names. */
-const plusCollection = (body: z.ZodType) => ({ example: { collectionId: EXAMPLE_ID.collection, ...(exampleOf(body, 'input') as object) } });
+
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
 
 export const FORWARDS: Forward[] = [
@@ -165,111 +99,7 @@ export const FORWARDS: Forward[] = [
     backend: (b, req) => ({ method: 'POST', path: `nft/collections/${b.collectionId}/reset`, userId: req.auth.userId }),
     response: collectionWithParams,
   }),
-
-  // ---- the console's views (issue 15; docs/collections.md "Console views") ----
-  forward({
-    method: 'GET',
-    url: '/api/nft/collections/list',
-    operationId: 'adminListCollections',
-    summary: 'List collections',
-    description:
-      "Forwarded to GET /nft/collections: every collection for the operator (or one user's with user_id), a signed-in user's own; newest first, cursor pagination, q (title), status, chain_id.",
-    tags: ['collections'],
-    input: collectionListQuery,
-    backend: (q, req) => ({ method: 'GET', path: 'nft/collections', query: asQuery(q), userId: req.auth.userId }),
-    response: collectionList,
-  }),
-  forward({
-    method: 'POST',
-    url: '/api/nft/collections/deploy',
-    operationId: 'adminDeployCollectionById',
-    summary: 'Deploy a collection by its id',
-    description:
-      'Forwarded to POST /nft/collections/:id/deploy: deploys on NFT_CHAIN_ID from the record alone (name, symbol and URIs from its contractParams, maxSupply its editions, no royalty), each overridable. 409 when deployed or being deployed.',
-    tags: ['collections'],
-    input: z.object({ collectionId }).extend(designDeployFields.shape).meta(plusCollection(designDeployBody)),
-    backend: ({ collectionId, ...body }, req) => ({
-      method: 'POST',
-      path: `nft/collections/${collectionId}/deploy`,
-      body,
-      userId: req.auth.userId,
-    }),
-    response: designDeployResult,
-  }),
-  forward({
-    method: 'GET',
-    url: '/api/nft/collections/overview',
-    operationId: 'adminCollectionOverview',
-    summary: 'A collection and its contract',
-    description: 'Forwarded to GET /nft/collections/:id/overview: the record beside what its contract says now.',
-    tags: ['collections'],
-    input: byCollection,
-    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/overview` }),
-    response: collectionOverview,
-  }),
-  forward({
-    method: 'GET',
-    url: '/api/nft/tokens',
-    operationId: 'adminListTokens',
-    summary: 'Tokens of a collection, paged',
-    description:
-      'Forwarded to GET /nft/collections/:id/tokens: traits, owner, image and generation state; trait=<trait_type>:<value> (repeatable) filters.',
-    tags: ['minting'],
-    input: byCollection.extend(tokenListQuery.shape),
-    backend: ({ collectionId, ...q }) => ({ method: 'GET', path: `nft/collections/${collectionId}/tokens`, query: asQuery(q) }),
-    response: tokenList,
-  }),
-  forward({
-    method: 'GET',
-    url: '/api/nft/token',
-    operationId: 'adminGetToken',
-    summary: 'One token in full',
-    description:
-      'Forwarded to GET /nft/collections/:id/tokens/:tokenId: traits, owner, generation state, ERC-721 document, transfers and transactions.',
-    tags: ['minting'],
-    input: tokenDetailParams,
-    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/tokens/${q.tokenId}` }),
-    response: tokenDetail,
-  }),
-  forward({
-    method: 'GET',
-    url: '/api/nft/collections/rarity',
-    operationId: 'adminCollectionRarity',
-    summary: 'Trait rarity',
-    description: 'Forwarded to GET /nft/collections/:id/rarity: each trait value with its count and share of minted tokens.',
-    tags: ['collections'],
-    input: byCollection,
-    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/rarity` }),
-    response: rarity,
-  }),
-  forward({
-    method: 'GET',
-    url: '/api/nft/collections/activity',
-    operationId: 'adminCollectionActivity',
-    summary: 'Mints and transfers of a collection',
-    description: 'Forwarded to GET /nft/collections/:id/activity: indexed Transfer events, newest first, cursor pagination.',
-    tags: ['collections'],
-    input: byCollection.extend(activityQuery.shape),
-    backend: ({ collectionId, ...q }) => ({ method: 'GET', path: `nft/collections/${collectionId}/activity`, query: asQuery(q) }),
-    response: activity,
-  }),
-  forward({
-    method: 'POST',
-    url: '/api/nft/collections/cover',
-    operationId: 'adminSetCollectionCover',
-    summary: 'Upload the cover image',
-    description: "Forwarded to PUT /nft/collections/:id/cover: the image becomes the collection's cover_image_url (the ERC-7572 image).",
-    tags: ['collections'],
-    input: byCollection.extend(coverBody.shape).meta(plusCollection(coverBody)),
-    check: (b) => assertUploadSize(decodedLength(b.base64Data)),
-    backend: ({ collectionId, ...body }, req) => ({
-      method: 'PUT',
-      path: `nft/collections/${collectionId}/cover`,
-      body,
-      userId: req.auth.userId,
-    }),
-    response: collectionWithParams,
-  }),
+  ...VIEW_FORWARDS,
 
   // ---- minting and samples ----
   forward({

@@ -18,7 +18,7 @@ import { adminSuccess } from '../schemas/envelope.ts';
 import { adminRetryFields, job, jobIdParams as params, streamQuery } from '../schemas/jobs.ts';
 import type { AdminDeps } from './app.ts';
 import { backendError } from './backend-client.ts';
-import { actingAs } from './forwards.ts';
+import { actingAs } from './forward-table.ts';
 
 export async function adminJobRoutes(app: FastifyInstance, deps: AdminDeps) {
   const r = app.withTypeProvider<ZodTypeProvider>();

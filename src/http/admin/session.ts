@@ -12,7 +12,7 @@ import { PUBLIC_BODY_LIMIT, publicRouteLimiter } from '../plugins/public-limit.t
 import { adminSuccess } from '../schemas/envelope.ts';
 import { consoleCaller, siweLoginBody, siweNonce, siweNonceBody, siweSession, signedOut } from '../schemas/sign-in.ts';
 import type { AdminDeps } from './app.ts';
-import { actingAs } from './forwards.ts';
+import { actingAs } from './forward-table.ts';
 
 interface Profile {
   id: string;
