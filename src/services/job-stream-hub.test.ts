@@ -184,3 +184,24 @@ test('a cut page is read on until the end, and a terminal job ends only after it
   assert.equal(a.ended(), true);
   await hub.close();
 });
+
+test('after close, a new stream ends at once and no LISTEN is opened, also for one subscribing during close', async () => {
+  const s = store();
+  let listens = 0;
+  const ports = { ...s.ports, listen: (...a: Parameters<typeof s.ports.listen>) => ((listens += 1), s.ports.listen(...a)) };
+  const hub = createJobStreamHub(ports);
+  const early = subscriber(0);
+  await hub.subscribe('job-1', early.sub);
+  assert.equal(listens, 1);
+  // One subscribing while close() runs, and one after it.
+  const during = subscriber(0);
+  const racing = hub.subscribe('job-1', during.sub);
+  await hub.close();
+  await racing;
+  const late = subscriber(0);
+  const stop = await hub.subscribe('job-1', late.sub);
+  stop();
+  assert.equal(late.ended(), true, 'a stream after close ends at once');
+  assert.equal(listens, 1, 'no LISTEN opened after close');
+  assert.equal(hub.watchedJobs(), 0);
+});

@@ -61,6 +61,8 @@ export function createJobStreamHub<J, H extends HistoryEntry>(
   const due = new Set<string>();
   let flushing = false;
   let listening: Promise<() => Promise<void>> | undefined;
+  /** After close() no stream is added and no LISTEN is opened (it would outlive the process's database). */
+  let closed = false;
 
   const ensureListening = () => {
     listening ??= ports
@@ -162,7 +164,13 @@ export function createJobStreamHub<J, H extends HistoryEntry>(
      * committed between its snapshot and this call is missed.
      */
     async subscribe(jobId: string, sub: JobStreamSubscriber<J, H>): Promise<() => void> {
-      await ensureListening();
+      // A stream that arrives while the process shuts down ends at once: a LISTEN opened now would
+      // never be stopped (seen: a test's process kept reconnecting to its dropped database).
+      if (!closed) await ensureListening();
+      if (closed) {
+        sub.end();
+        return () => undefined;
+      }
       let w = watched.get(jobId);
       if (!w) {
         w = { subs: new Set(), reading: false, again: false };
@@ -183,6 +191,7 @@ export function createJobStreamHub<J, H extends HistoryEntry>(
     /** Jobs with at least one stream (for metrics and tests). */
     watchedJobs: () => watched.size,
     async close(): Promise<void> {
+      closed = true;
       for (const w of watched.values()) clearTimeout(w.timer);
       watched.clear();
       due.clear();
