@@ -43,7 +43,7 @@ export async function walletMintCount(db: Db, collectionId: string, wallet: stri
 }
 
 /** Claims a verified mint payment: 409 PAYMENT_ALREADY_USED when the hash was accepted before. */
-export async function claimMintPayment(db: Db, p: PaymentRecord, collectionId: string): Promise<string> {
+export async function claimMintPayment(db: Db, p: PaymentRecord, collectionId: string, requestKey?: string): Promise<string> {
   try {
     const [row] = await db
       .insert(payments)
@@ -56,6 +56,7 @@ export async function claimMintPayment(db: Db, p: PaymentRecord, collectionId: s
         amount: p.amount.toString(),
         purpose: 'mint',
         collection_id: collectionId,
+        request_key: requestKey ?? null,
       })
       .returning({ id: payments.id });
     return row!.id;
@@ -72,19 +73,30 @@ export async function releaseMintPayment(db: Db, paymentId: string): Promise<voi
   await db.delete(payments).where(eq(payments.id, paymentId));
 }
 
+/** How a retry meets a mint payment claimed by an earlier run of the same request. */
+export type EarlierMintPayment =
+  /** Its mint transaction is queued, sent or mined: the sender replays it. */
+  | { kind: 'replay' }
+  /** That run claimed the payment and died before recording a mint transaction: mint with it now. */
+  | { kind: 'claimed'; paymentId: string };
+
 /**
  * Whether a claimed mint payment belongs to an earlier run of the same request (same payer and
- * collection, and a mint transaction under the same sender key that is queued, sent or mined):
- * a retry after a timeout resumes it instead of being refused as a reused hash.
+ * collection, and the same sender key: on its mint transaction, or recorded with the claim), so a
+ * retry resumes it instead of being refused as a reused hash; null when it does not.
  */
-export async function resumableMintPayment(
+export async function earlierMintPayment(
   db: Db,
   q: { chainId: number; txHash: string; payer: string; collectionId: string; senderKey: string },
-): Promise<boolean> {
+): Promise<EarlierMintPayment | null> {
   const rows = await db
-    .select({ id: payments.id })
+    .select({
+      id: payments.id,
+      requestKey: payments.request_key,
+      live: sql<boolean>`exists (select 1 from ${chainTransactions} where ${chainTransactions.idempotency_key} = ${q.senderKey}
+        and ${chainTransactions.status} in ('queued', 'signed', 'sent', 'mined'))`,
+    })
     .from(payments)
-    .innerJoin(chainTransactions, eq(chainTransactions.idempotency_key, q.senderKey))
     .where(
       and(
         eq(payments.chain_id, q.chainId),
@@ -92,9 +104,11 @@ export async function resumableMintPayment(
         eq(payments.purpose, 'mint'),
         eq(payments.collection_id, q.collectionId),
         sql`lower(${payments.payer}) = ${q.payer.toLowerCase()}`,
-        sql`${chainTransactions.status} in ('queued', 'signed', 'sent', 'mined')`,
       ),
     )
     .limit(1);
-  return rows.length === 1;
+  const row = rows[0];
+  if (!row) return null;
+  if (row.live) return { kind: 'replay' };
+  return row.requestKey === q.senderKey ? { kind: 'claimed', paymentId: row.id } : null;
 }

@@ -11,6 +11,7 @@
  */
 import { getAddress, type Address, type Hex } from 'viem';
 import type { CollectionRow } from '../db/collections.ts';
+import type { EarlierMintPayment } from '../db/mint-policy.ts';
 import type { PaymentRecord } from '../db/samples.ts';
 import { AppError, conflict, invalid } from '../domain/errors.ts';
 import { mintPriceOf, publicMintRefusal } from '../domain/mint-policy.ts';
@@ -23,9 +24,16 @@ export interface MintGateStore {
   takeWalletMints(collectionId: string, wallet: string, n: number, limit: number): Promise<boolean>;
   returnWalletMints(collectionId: string, wallet: string, n: number): Promise<void>;
   walletMintCount(collectionId: string, wallet: string): Promise<number>;
-  claimMintPayment(p: PaymentRecord, collectionId: string): Promise<string>;
+  /** `requestKey`: the request's chain-write key, so a retry of it after a crash may use the claim again. */
+  claimMintPayment(p: PaymentRecord, collectionId: string, requestKey?: string): Promise<string>;
   releaseMintPayment(paymentId: string): Promise<void>;
-  resumableMintPayment(q: { chainId: number; txHash: string; payer: string; collectionId: string; senderKey: string }): Promise<boolean>;
+  earlierMintPayment(q: {
+    chainId: number;
+    txHash: string;
+    payer: string;
+    collectionId: string;
+    senderKey: string;
+  }): Promise<EarlierMintPayment | null>;
 }
 
 export interface MintGatePorts {
@@ -75,14 +83,17 @@ export function createMintGate({ store, payments, now = () => new Date() }: Mint
       });
 
       const due = mintPriceOf(c) * BigInt(req.quantity);
-      // A retry (same Idempotency-Key) of a mint that timed out after its payment and count were
-      // taken: the sender replays that transaction, so nothing is taken twice.
+      let paymentId: string | null = null;
+      // A retry (same Idempotency-Key) of a paid mint: after a timeout its transaction is replayed
+      // by the sender, so nothing is taken twice; after a crash between the claim and recording the
+      // transaction, the payment it claimed pays for this run (the wallet's count is taken again).
       if (due > 0n && req.tx_hash && req.senderKey && c.chain_id !== null) {
         const again = { chainId: c.chain_id, txHash: req.tx_hash, payer: wallet, collectionId: c.id, senderKey: req.senderKey };
-        if (await store.resumableMintPayment(again)) return { as: 'public', undo: NOTHING };
+        const earlier = await store.earlierMintPayment(again);
+        if (earlier?.kind === 'replay') return { as: 'public', undo: NOTHING };
+        if (earlier?.kind === 'claimed') paymentId = earlier.paymentId;
       }
-      let paymentId: string | null = null;
-      if (due > 0n) paymentId = await pay(c, wallet, due, req.tx_hash);
+      if (due > 0n && !paymentId) paymentId = await pay(c, wallet, due, req.tx_hash, req.senderKey);
       const release = async () => {
         if (paymentId) await store.releaseMintPayment(paymentId).catch(() => undefined);
       };
@@ -105,7 +116,7 @@ export function createMintGate({ store, payments, now = () => new Date() }: Mint
   };
 
   /** Verifies and claims the payment of `due` from `payer` to the collection's payout address. */
-  async function pay(c: CollectionRow, payer: Address, due: bigint, txHash: string | undefined): Promise<string> {
+  async function pay(c: CollectionRow, payer: Address, due: bigint, txHash: string | undefined, requestKey?: string): Promise<string> {
     if (!c.payout_address) {
       throw conflict(`collection ${c.id} has no payout_address: its owner must set one before a paid public mint`, {
         code: 'NO_PAYOUT_ADDRESS',
@@ -131,6 +142,6 @@ export function createMintGate({ store, payments, now = () => new Date() }: Mint
       minAmount: due,
       confirmations: s.confirmations,
     });
-    return store.claimMintPayment(verified, c.id);
+    return store.claimMintPayment(verified, c.id, requestKey);
   }
 }

@@ -113,7 +113,7 @@ function world(c: CollectionRow, opts: { timeoutOnce?: string } = {}) {
         return claimed.get(p.txHash)!;
       },
       releaseMintPayment: async (id) => void [...claimed].filter(([, v]) => v === id).forEach(([k]) => claimed.delete(k)),
-      resumableMintPayment: async (q) => claimed.has(q.txHash) && byKey.has(q.senderKey),
+      earlierMintPayment: async (q) => (claimed.has(q.txHash) && byKey.has(q.senderKey) ? { kind: 'replay' as const } : null),
     },
     payments: {
       settings: () => ({ token: TOKEN, recipient: TOKEN, confirmations: 1 }),

@@ -50,7 +50,7 @@ import { addCredits, debitCredits } from '../db/credits.ts';
 import {
   claimMintPayment,
   releaseMintPayment,
-  resumableMintPayment,
+  earlierMintPayment,
   returnWalletMints,
   takeWalletMints,
   walletMintCount,
@@ -264,7 +264,7 @@ export function createNftServices(deps: NftServiceDeps) {
           walletMintCount,
           claimMintPayment,
           releaseMintPayment,
-          resumableMintPayment,
+          earlierMintPayment,
         }),
         payments: access ? paymentChainOf(config, access) : undefined,
       }),

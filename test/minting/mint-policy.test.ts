@@ -9,7 +9,7 @@ import { getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
-import { resumableMintPayment } from '../../src/db/mint-policy.ts';
+import { claimMintPayment, earlierMintPayment } from '../../src/db/mint-policy.ts';
 import { chainTransactions, collections } from '../../src/db/schema/index.ts';
 import { merkleProof, merkleRoot } from '../../src/domain/mint-policy.ts';
 import { bearer, userToken } from '../helpers/content.ts';
@@ -108,9 +108,9 @@ describe('mint policy: owner-only by default, public by policy, paid from the mi
       .from(chainTransactions)
       .where(eq(chainTransactions.hash, ok.body.data.tx_hash));
     const q = { chainId: 31337, txHash: hash, payer: bobWallet.address, collectionId, senderKey: sent!.key! };
-    assert.equal(await resumableMintPayment(mp.database.db, q), true);
-    assert.equal(await resumableMintPayment(mp.database.db, { ...q, senderKey: 'mint:another-request' }), false);
-    assert.equal(await resumableMintPayment(mp.database.db, { ...q, payer: strayWallet.address }), false);
+    assert.deepEqual(await earlierMintPayment(mp.database.db, q), { kind: 'replay' });
+    assert.equal(await earlierMintPayment(mp.database.db, { ...q, senderKey: 'mint:another-request' }), null);
+    assert.equal(await earlierMintPayment(mp.database.db, { ...q, payer: strayWallet.address }), null);
   });
 
   test('max_per_wallet: over the limit is refused and its payment given back; the limit holds', async () => {
@@ -160,6 +160,41 @@ describe('mint policy: owner-only by default, public by policy, paid from the mi
     });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     assert.equal(await credits(), before - mp.config.CREDITS_PER_GENERATION);
+  });
+
+  test('a retry after a crash between claiming the payment and recording the mint uses that payment, once', async () => {
+    const withKey = (key: string, body: Record<string, unknown>) =>
+      call(`${mp.backendUrl}/nft/collections/${collectionId}/mint`, { headers: { ...bearer(bob), 'idempotency-key': key }, body });
+    // A paid mint with a key names the request's chain-write key (a crashed run's differs only by its key).
+    const paid = await payStablecoin(mp, 2, payout, PRICE);
+    const first = await withKey('crash-probe-1', { recipient: bobWallet.address, quantity: 1, tx_hash: paid });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const [sent] = await mp.database.db
+      .select({ key: chainTransactions.idempotency_key })
+      .from(chainTransactions)
+      .where(eq(chainTransactions.hash, first.body.data.tx_hash));
+    assert.match(sent!.key!, /:crash-probe-1$/);
+    const crashedKey = sent!.key!.replace(/crash-probe-1$/, 'crash-probe-2');
+
+    // What a kill -9 leaves between the two steps: the payment claimed by that request, no mint transaction.
+    const hash = await payStablecoin(mp, 2, payout, PRICE);
+    const record = { chainId: 31337, txHash: hash, token: mp.stablecoin, payer: bobWallet.address, recipient: payout, amount: PRICE };
+    await claimMintPayment(mp.database.db, record, collectionId, crashedKey);
+    const body = { recipient: bobWallet.address, quantity: 1, tx_hash: hash };
+    const other = await withKey('not-that-request', body);
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.match(other.body.error, /already used/);
+    const retry = await withKey('crash-probe-2', body);
+    assert.equal(retry.status, 201, JSON.stringify(retry.body));
+    const tokenId = BigInt(retry.body.data.token_ids[0]);
+    const owner = await mp.client.readContract({ address: contract, abi: collectionAbi, functionName: 'ownerOf', args: [tokenId] });
+    assert.equal(getAddress(owner as string), bobWallet.address);
+    // Once: the same hash under a new key is refused, and the retried key replays its answer.
+    const again = await withKey('crash-probe-3', body);
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    const replayed = await withKey('crash-probe-2', body);
+    assert.equal(replayed.status, 201);
+    assert.deepEqual(replayed.body.data.token_ids, retry.body.data.token_ids);
   });
 
   test('max_per_wallet holds under concurrency: 6 free public mints at once, limit 2, exactly 2 minted', async () => {

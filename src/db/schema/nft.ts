@@ -69,6 +69,11 @@ export const payments = pgTable(
     sample_count: integer('sample_count'),
     /** While set and in the future, a request is creating this payment's samples (retries wait). */
     lease_until: ts('lease_until'),
+    /**
+     * The chain-write key of the mint request that claimed it: a retry of that request (same
+     * Idempotency-Key) after a crash before its mint transaction was recorded may use it again.
+     */
+    request_key: varchar('request_key', { length: 300 }),
     created_at: createdAt(),
   },
   (t) => [uniqueIndex('payments_chain_tx').on(t.chain_id, t.tx_hash)],
