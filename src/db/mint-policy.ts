@@ -78,7 +78,7 @@ export type EarlierMintPayment =
   /** Its mint transaction is queued, sent or mined: the sender replays it. */
   | { kind: 'replay' }
   /** That run claimed the payment and died before recording a mint transaction: mint with it now. */
-  | { kind: 'claimed'; paymentId: string };
+  | { kind: 'claimed'; paymentId: string; amount: bigint };
 
 /**
  * Whether a claimed mint payment belongs to an earlier run of the same request (same payer and
@@ -93,6 +93,7 @@ export async function earlierMintPayment(
     .select({
       id: payments.id,
       requestKey: payments.request_key,
+      amount: payments.amount,
       live: sql<boolean>`exists (select 1 from ${chainTransactions} where ${chainTransactions.idempotency_key} = ${q.senderKey}
         and ${chainTransactions.status} in ('queued', 'signed', 'sent', 'mined'))`,
     })
@@ -110,5 +111,5 @@ export async function earlierMintPayment(
   const row = rows[0];
   if (!row) return null;
   if (row.live) return { kind: 'replay' };
-  return row.requestKey === q.senderKey ? { kind: 'claimed', paymentId: row.id } : null;
+  return row.requestKey === q.senderKey ? { kind: 'claimed', paymentId: row.id, amount: BigInt(row.amount) } : null;
 }

@@ -91,7 +91,8 @@ export function createMintGate({ store, payments, now = () => new Date() }: Mint
         const again = { chainId: c.chain_id, txHash: req.tx_hash, payer: wallet, collectionId: c.id, senderKey: req.senderKey };
         const earlier = await store.earlierMintPayment(again);
         if (earlier?.kind === 'replay') return { as: 'public', undo: NOTHING };
-        if (earlier?.kind === 'claimed') paymentId = earlier.paymentId;
+        // Only while it still covers the price (the owner may have raised it since).
+        if (earlier?.kind === 'claimed' && earlier.amount >= due) paymentId = earlier.paymentId;
       }
       if (due > 0n && !paymentId) paymentId = await pay(c, wallet, due, req.tx_hash, req.senderKey);
       const release = async () => {

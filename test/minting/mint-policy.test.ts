@@ -195,6 +195,12 @@ describe('mint policy: owner-only by default, public by policy, paid from the mi
     const replayed = await withKey('crash-probe-2', body);
     assert.equal(replayed.status, 201);
     assert.deepEqual(replayed.body.data.token_ids, retry.body.data.token_ids);
+
+    // A claim that no longer covers the price (half of it here) does not pay for the retry.
+    const half = await payStablecoin(mp, 2, payout, PRICE / 2n);
+    await claimMintPayment(mp.database.db, { ...record, txHash: half, amount: PRICE / 2n }, collectionId, crashedKey.replace(/2$/, '4'));
+    const short = await withKey('crash-probe-4', { ...body, tx_hash: half });
+    assert.ok(short.status >= 400 && short.status < 500, JSON.stringify(short.body));
   });
 
   test('max_per_wallet holds under concurrency: 6 free public mints at once, limit 2, exactly 2 minted', async () => {
