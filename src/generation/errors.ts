@@ -5,6 +5,7 @@
  * retry. Pure.
  */
 import { AppError } from '../domain/errors.ts';
+import { storableText } from '../domain/text.ts';
 import { GeneratorError } from './connectors/types.ts';
 
 /** Whether another try of the same step may succeed. */
@@ -19,9 +20,6 @@ export function isRetryable(err: unknown): boolean {
 export function stepFailureAction(err: unknown, attempt: number, attempts: number): 'retry' | 'fail' {
   return isRetryable(err) && attempt < attempts ? 'retry' : 'fail';
 }
-
-/** Text a PostgreSQL text column takes: without NUL characters (a generator's error may carry some). */
-export const storableText = (text: string) => text.replace(/\u0000/g, '');
 
 /** An error's message, storable (the worker writes it to the job, its history and the output). */
 export const errorMessage = (err: unknown) => storableText(err instanceof Error ? err.message : String(err));

@@ -27,7 +27,7 @@ import {
 import { finishLastStep, type ClaimStatement, type LastStepResult, type LastStepStatement } from '../db/step-runs.ts';
 import type { JobRow } from '../db/jobs.ts';
 import { conflict, type AppError } from '../domain/errors.ts';
-import { storableText } from './errors.ts';
+import { storableText } from '../domain/text.ts';
 import { MAX_JOB_RETRIES, RETRY_LIMIT_MESSAGE } from './pipeline.ts';
 
 export type JobEvent =

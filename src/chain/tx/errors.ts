@@ -5,6 +5,7 @@
  * Pure. The node's own words win over transport hints: a refusal that arrives with HTTP 500 is
  * still a refusal.
  */
+import { storableText } from '../../domain/text.ts';
 
 export type ErrorKind =
   /** Network trouble, timeouts, 5xx, rate limits: the same call may succeed later. */
@@ -91,9 +92,7 @@ export function describeError(err: unknown): string {
   // One line: some of viem's short messages span two. No other control characters: a node's
   // rendering of a custom error's arguments carries their raw bytes (NUL for a zero argument),
   // which a PostgreSQL text column refuses (the row could then never be marked failed).
-  return text!
-    .replace(/\s*\n\s*/g, ' ')
-    .replace(/\u0000/g, '')
+  return storableText(text!.replace(/\s*\n\s*/g, ' '))
     .replace(/[\u0001-\u001f\u007f]/g, ' ')
     .slice(0, 1000);
 }
