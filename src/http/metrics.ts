@@ -10,7 +10,7 @@
  * - atelier_tx_pending{chain_id,wallet}, atelier_tx_nonce_lag{chain_id,wallet}: the platform
  *   wallet's transactions not final, and recorded nonces the chain has not mined yet;
  * - atelier_indexer_lag_blocks{chain_id}, atelier_indexer_running{chain_id};
- * - atelier_duty_leader{duty}: 1 where this process holds the duty's lease (db/leased-duty.ts).
+ * - atelier_duty_leader{duty}: 1 where this process holds the duty's lease (src/duties/runner.ts).
  *
  * Access: open when METRICS_TOKEN is unset (aggregates only: no identifiers, no secrets), else
  * `Authorization: Bearer <METRICS_TOKEN>`, a scrape-only credential (never the service key).
@@ -18,7 +18,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { dutyLeaders } from '../db/leased-duty.ts';
+import { dutyLeaders } from '../duties/runner.ts';
 import type { LiveStatus } from '../indexer/watchdog.ts';
 
 /** The aggregates /metrics reads from the database (src/db/metrics.ts implements them). */

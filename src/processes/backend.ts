@@ -30,7 +30,8 @@ import { createIndexerReads } from '../services/indexer-reads.ts';
 import { createJobStreamHub } from '../services/job-stream-hub.ts';
 import { MetadataCache } from '../services/metadata-documents.ts';
 import { createMetadataInvalidation } from '../services/metadata-invalidation.ts';
-import { createNftServices, startNftDuties } from '../services/nft-ports.ts';
+import { createNftServices } from '../services/nft-ports.ts';
+import { startNftDuties } from '../duties/nft.ts';
 import { sessionServiceOn } from '../services/sessions.ts';
 import { videoWebhookServiceOn } from '../services/video-webhook.ts';
 import { walletServiceOn } from '../services/wallet-ports.ts';
@@ -220,8 +221,15 @@ export async function runBackend(config: Config): Promise<RunningProcess & { url
   });
   const app = await startBackend(config, database, { chain });
   // ERC-4906 for completed artwork and the crash repair (mints, deploys): every replica is a
-  // candidate, the holder of each duty's lease runs it (db/leased-duty.ts, docs/operations.md).
-  const duties = startNftDuties({ db: database.db, config, chain, metadataBaseUrl: metadataBaseUrlOf(config), log: app.log });
+  // candidate, the holder of each duty's lease runs it (src/duties/, docs/operations.md).
+  const duties = startNftDuties({
+    db: database.db,
+    chain,
+    chainId: config.NFT_CHAIN_ID,
+    leaseTtlMs: config.DUTY_LEASE_TTL_MS,
+    metadataBaseUrl: metadataBaseUrlOf(config),
+    log: app.log,
+  });
   return {
     url: publicBaseUrl(config),
     async stop() {

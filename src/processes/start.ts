@@ -9,7 +9,7 @@ import { startPlatformChain, stderrChainLogger } from '../chain/dev-chain.ts';
 import type { Database } from '../db/client.ts';
 import { clearLeases } from '../db/leases.ts';
 import { startIndexer } from '../indexer/service.ts';
-import { startNftDuties } from '../services/nft-ports.ts';
+import { startNftDuties } from '../duties/nft.ts';
 import { closeAppWithin } from '../startup/graceful.ts';
 import { startProcessTelemetry } from '../telemetry.ts';
 import { startAdmin } from './admin.ts';
@@ -86,8 +86,9 @@ export async function runStart(loaded: Config): Promise<RunningPlatform> {
   // (services/metadata-updates.ts, services/crash-repair.ts; docs/minting.md).
   const duties = startNftDuties({
     db: database.db,
-    config,
     chain: chain.services,
+    chainId: config.NFT_CHAIN_ID,
+    leaseTtlMs: config.DUTY_LEASE_TTL_MS,
     metadataBaseUrl: metadataBaseUrlOf(config),
     log: backend.log,
   });
