@@ -135,7 +135,7 @@ const shape = {
   OTEL_SERVICE_NAME: z.string().trim().min(1).max(100).optional(),
   /** Longest wait before buffered spans are sent to the collector. */
   OTEL_BSP_SCHEDULE_DELAY: positiveInt.default(5000),
-  /** service.heartbeat interval (content-service.md §8: 15 s). */
+  /** service.heartbeat interval (docs/api/content.md §8: 15 s). */
   TELEMETRY_HEARTBEAT_MS: positiveInt.default(15_000),
   /** Open job streams (SSE) one signed-in user may hold per backend process; the operator is not counted. */
   JOB_STREAMS_PER_USER: positiveInt.default(50),

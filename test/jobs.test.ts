@@ -1,5 +1,5 @@
 /**
- * Generation jobs end to end (content-service.md §3 Job, §4.3, §6.1), on both queue
+ * Generation jobs end to end (docs/api/content.md §3 Job, §4.3, §6.1), on both queue
  * implementations: generate → worker → output completed with a stored PNG and thumbnail → job
  * completed with workflow_output; the SSE stream read by a real EventSource client.
  */

@@ -1,4 +1,4 @@
-/** Output routes (content-service.md §4.1): state machine, custody, decks, counters, thumbnails. */
+/** Output routes (docs/api/content.md §4.1): state machine, custody, decks, counters, thumbnails. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 /**
- * The statements that change a job's state (content-service.md §3 Job). Which states a change
+ * The statements that change a job's state (docs/api/content.md §3 Job). Which states a change
  * applies from and to, and what its history entry says, are decided by
  * src/generation/job-events.ts (the single owner of the rules); this module only runs them.
  *

@@ -1,5 +1,5 @@
 /**
- * Minted tokens (decks with a token id, nft-service.md §2.5): the SQL of the mint path, the public
+ * Minted tokens (decks with a token id, docs/api/nft.md §2.5): the SQL of the mint path, the public
  * metadata read, the crash repair's and the MetadataUpdate emitter's candidates. Rows only: the
  * responses are shaped in http/present/minting.ts.
  */

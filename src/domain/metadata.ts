@@ -1,5 +1,5 @@
 /**
- * Public metadata documents (nft-service.md §2.11): ERC-721 token metadata and ERC-7572 collection
+ * Public metadata documents (docs/api/nft.md §2.11): ERC-721 token metadata and ERC-7572 collection
  * metadata, built from database rows by pure functions. The cache policy lives here too, so the
  * routes and their tests agree on it (docs/minting.md).
  */

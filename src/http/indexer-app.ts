@@ -1,5 +1,5 @@
 /**
- * `atelier indexer` as its own process: the indexer package API (nft-service.md §4.4), the
+ * `atelier indexer` as its own process: the indexer package API (docs/api/nft.md §4.4), the
  * ownership/status routes and socket.io on one port (PORT), over the same database.
  */
 import type { FastifyInstance } from 'fastify';

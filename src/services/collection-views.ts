@@ -53,7 +53,7 @@ export interface CollectionViewPorts {
 
 export type GenerationState = 'queued' | 'generating' | 'completed' | 'failed' | 'none';
 
-/** The artwork's state as the console shows it (job states: content-service.md §3). */
+/** The artwork's state as the console shows it (job states: docs/api/content.md §3). */
 export function generationState(row: Pick<TokenViewRow, 'output_id' | 'output_status' | 'job_status'>): GenerationState {
   if (!row.output_id) return 'none';
   if (row.output_status === 'completed') return 'completed';

@@ -1,5 +1,5 @@
 /**
- * Direct contract reads and contract info of the indexer package API (nft-service.md §4.4,
+ * Direct contract reads and contract info of the indexer package API (docs/api/nft.md §4.4,
  * docs/indexer.md): a view function of a named ABI over the chain's RPC, the result as a string.
  *
  * Errors: an unknown contract or function → 404; a bad argument list, a non-view function or a

@@ -1,5 +1,5 @@
 /**
- * Admin proxy chain routes (nft-service.md §4.1; docs/chain-operations.md): platform deployment,
+ * Admin proxy chain routes (docs/api/nft.md §4.1; docs/chain-operations.md): platform deployment,
  * factory state, collection reads, admin actions, metadata. Every write goes through the chain's
  * tx sender. The whole plugin needs chain services (503 without). Collection deployment is
  * admin/deploy.ts.
@@ -281,7 +281,7 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
 
 /**
  * The owners of the collection records naming a contract, asked of the backend with the service
- * key (the proxy's own lookup, nft-service.md §5.2): the policy needs every record, not the
+ * key (the proxy's own lookup, docs/api/nft.md §5.2): the policy needs every record, not the
  * caller's view of them.
  */
 export function contractRecordsOf(deps: AdminDeps): ContractRecords {

@@ -1,5 +1,5 @@
 /**
- * The public feed for the mini application (content-service.md §4.7). Public: the mini app
+ * The public feed for the mini application (docs/api/content.md §4.7). Public: the mini app
  * shows it before anyone signs in (a decision: the spec leaves feed authentication open).
  */
 import type { FastifyPluginAsync } from 'fastify';

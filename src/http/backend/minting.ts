@@ -1,5 +1,5 @@
 /**
- * Backend minting routes (nft-service.md §3 Minting, §4.2, §4.3; docs/minting.md): mint-and-generate,
+ * Backend minting routes (docs/api/nft.md §3 Minting, §4.2, §4.3; docs/minting.md): mint-and-generate,
  * the backend/design-stage mint, the per-token mint (all three under the Idempotency-Key
  * protocol), new artwork for a token, and the token reads. Availability is decided per plugin
  * scope: mints need the chain, artwork needs the job queue.

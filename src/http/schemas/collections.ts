@@ -1,4 +1,4 @@
-/** Collection request and response schemas (nft-service.md §2.1, §2.4, §4.1, §4.2, §4.3), shared by the backend and the admin proxy. */
+/** Collection request and response schemas (docs/api/nft.md §2.1, §2.4, §4.1, §4.2, §4.3), shared by the backend and the admin proxy. */
 import { z } from 'zod';
 import { deriveContractParams } from '../../domain/contract-params.ts';
 import { generationDataInput, normalizeGenerationData, type GenerationData, type Variable } from '../../domain/generation-data.ts';
