@@ -114,7 +114,7 @@ const shape = {
   WORKER_CONCURRENCY: positiveInt.default(2),
   CREDITS_INITIAL_GRANT: z.coerce.number().int().min(0).default(100),
   CREDITS_PER_GENERATION: z.coerce.number().int().min(0).default(1),
-  /** Reconciliation of pending steps with the queue store: at start, then this often (issue 18.3: within a minute). */
+  /** Reconciliation of pending steps with the queue store: at start, then this often, so a lost step is re-queued within a minute (docs/jobs.md "Crash safety and reconciliation"). */
   JOB_RECONCILE_INTERVAL_MS: positiveInt.default(20_000),
   /** An Idempotency-Key in progress whose holder stopped renewing it is taken over after this (docs/chain-operations.md). */
   IDEMPOTENCY_LEASE_MS: positiveInt.default(30_000),

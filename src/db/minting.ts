@@ -125,7 +125,7 @@ export async function deckWithArtwork(db: Db, deckId: string) {
  * collection and cover output, for a list of token ids (`token_id = any(…)` on the
  * (collection_id, token_id) index, in the generic plan too). Prepared once per database: a
  * marketplace crawling a collection hits it for every token, and building the query per request
- * cost more CPU than running it (issue 16; docs/minting.md). The metadata service batches the
+ * cost more CPU than running it (docs/minting.md "Bench"). The metadata service batches the
  * reads of one event-loop turn into one call.
  */
 function prepareTokensForMetadata(db: Db) {
@@ -258,7 +258,7 @@ export async function avatarOfWallet(db: Db, address: string): Promise<string | 
 /**
  * Decks whose mint transaction can never land (the chain lost it and it was dropped, or it
  * failed) are released: their token id and mint state cleared, so the deck no longer claims a
- * token the chain does not have (issue 13.1, 18.5). The collection's `tokens_minted` then follows
+ * token the chain does not have (docs/minting.md "Crash repair", "Reorgs"). The collection's `tokens_minted` then follows
  * the highest token id still held by a deck. Returns the released deck ids.
  */
 /**

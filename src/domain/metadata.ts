@@ -110,7 +110,7 @@ export function mintTokenMetadata(src: Omit<TokenSource, 'output'> & { attribute
 
 /**
  * Final artwork: 5 minutes, then revalidated (ETag → 304). A token can be regenerated, so a day
- * (as it was) served a replaced picture for a day after its MetadataUpdate (issue 18.4).
+ * (as it was) served a replaced picture for a day after its MetadataUpdate (docs/minting.md "Metadata documents and cache policy").
  */
 export const CACHE_FINAL = 'public, max-age=300, stale-while-revalidate=3600';
 export const CACHE_PENDING = 'public, max-age=10, must-revalidate';

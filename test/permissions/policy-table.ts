@@ -1,5 +1,5 @@
 /**
- * The permission walk's table (issue 12, docs/permissions.md): for every operationId of both
+ * The permission walk's table (docs/permissions.md): for every operationId of both
  * OpenAPI documents, what each actor gets, and the request that asks it. The walk takes the route
  * list from /openapi.json itself, so a route added without an entry here fails.
  *
@@ -75,7 +75,7 @@ export const TABLE: Record<string, Entry> = {
   getMintStatus: { expect: SIGNED_IN },
   listMints: { expect: SIGNED_IN },
   listTokens: { expect: SIGNED_IN, query: () => ({ trait: 'Color:Red' }) },
-  // the console's views (issue 15): reads open to signed-in callers, the list scoped by owner
+  // the console's views (docs/collections.md "Console views"): reads open to signed-in callers, the list scoped by owner
   listCollections: { expect: SIGNED_IN, query: () => ({ limit: '5' }) },
   getCollectionOverview: { expect: SIGNED_IN },
   getToken: { expect: SIGNED_IN },

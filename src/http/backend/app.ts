@@ -92,7 +92,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   installErrorHandling(app, 'envelope');
   const credentials = credentialsOn(deps.database.db);
   installAuth(app, { config: deps.config, credentials, style: 'envelope' });
-  // One metadata cache per replica; a changed token is dropped in every replica (issue 18.4).
+  // One metadata cache per replica; a changed token is dropped in every replica (services/metadata-invalidation.ts).
   const metadataCache = deps.metadataCache ?? new MetadataCache();
   const invalidation = createMetadataInvalidation(metadataCache, deps.config.REDIS_URL);
   app.addHook('onClose', () => invalidation.close());

@@ -30,7 +30,7 @@ const NO_CHAIN = 'chain operations are not available: this backend has no chain 
 const NO_QUEUE = 'generation is not available: this backend has no job queue configured';
 const IDEMPOTENT = ' Send an Idempotency-Key header to make retries safe: a repeat gets the first answer (idempotent-replayed: true).';
 
-/** One log line per mint (issue 15.6), with the ids an operator looks for. */
+/** One log line per mint (the shared format: logging/log-lines.ts), with the ids an operator looks for. */
 function logMinted(req: FastifyRequest, collectionId: string, m: { tokenIds: number[]; txHash: string; deckIds: string[] }) {
   req.log.info({ collection_id: collectionId, token_ids: m.tokenIds, tx_hash: m.txHash, deck_ids: m.deckIds }, 'minted');
 }

@@ -60,7 +60,7 @@ export const completeJobBody = withExample(
   z.object({
     outputs: z.unknown().optional(),
     metadata: z.unknown().optional(),
-    /** Becomes the output's URL: validated like every output URL (issue 13, item 7). */
+    /** Becomes the output's URL: validated like every output URL: an http(s) URL or a storage path, never `javascript:` or `data:` (docs/security.md). */
     workflow_output: urlOrPath,
   }),
   { workflow_output: EXAMPLE_URL.image, metadata: { renderer: 'comfyui', duration_ms: 11840 } },
