@@ -121,9 +121,9 @@ const shape = {
   JOB_STALE_STEP_MS: positiveInt.default(30_000),
   /** A singleton duty's lease (docs/operations.md "Singleton duties"): a holder that died is replaced after at most this. */
   DUTY_LEASE_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
-  /** SIGTERM: how long in-flight requests, steps and transactions get to finish before the process exits anyway. */
   /** `/metrics`: when set, scrapes need `Authorization: Bearer <METRICS_TOKEN>` (docs/operations.md "Metrics"). */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** SIGTERM: how long in-flight requests, steps and transactions get to finish before the process exits anyway. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(25_000),
   COMFYUI_URL: url.optional(),
   OPENAI_BASE_URL: url.optional(),
@@ -145,7 +145,6 @@ const shape = {
   VIDEO_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Largest distance (seconds) between a webhook's signed timestamp and now; older ones are replays. */
   VIDEO_WEBHOOK_TOLERANCE_SECONDS: positiveInt.default(300),
-  /** Failed authentications allowed per client address (and per presented credential) in a window; then 429. */
   /**
    * The reverse proxies or load balancers in front of the apps whose X-Forwarded-For is believed:
    * comma-separated addresses or CIDRs (or loopback, linklocal, uniquelocal), so rate limits count
@@ -167,6 +166,7 @@ const shape = {
       'expected comma-separated proxy addresses or CIDRs (or loopback, linklocal, uniquelocal)',
     )
     .optional(),
+  /** Failed authentications allowed per client address (and per presented credential) in a window; then 429. */
   AUTH_FAILURE_LIMIT: positiveInt.default(100),
   /** Requests to the public identity route per client address (and per token) in a window. */
   IDENTITY_RATE_LIMIT: positiveInt.default(60),

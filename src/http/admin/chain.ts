@@ -299,10 +299,10 @@ function read<T>(client: PublicClient, address: Address, functionName: string, a
   return client.readContract({ address, abi: collectionAbi, functionName: functionName as never, args: args as never }) as Promise<T>;
 }
 
-/** Our own metadata host resolves through the backend this proxy talks to. */
 /**
  * Hosts a metadata URI may name even on an internal address: our own backend and metadata host
- * (the embedded setup serves them on loopback) and OUTSIDE_FETCH_ALLOW_ORIGINS. Configuration only.
+ * (the embedded setup serves them on loopback; our metadata host resolves through the backend this
+ * proxy talks to) and OUTSIDE_FETCH_ALLOW_ORIGINS. Configuration only.
  */
 function ownOrigins(deps: AdminDeps): string[] {
   const { METADATA_BASE_URL, BACKEND_API_URL, OUTSIDE_FETCH_ALLOW_ORIGINS } = deps.config;

@@ -204,10 +204,10 @@ export const setupCollectionBody = withExample(
 
 const nullableString = z.string().nullable();
 
-/** Generation data v2 as stored: version, steps, generations, variables (docs/collections.md "Generation data"). */
 /** The example as stored: normalized (placeholders for social_pfp and ref_image_1..5 added). */
 const STORED_DATA_EXAMPLE = normalizeGenerationData(GENERATION_DATA_EXAMPLE) as GenerationData & Record<string, unknown>;
 
+/** Generation data v2 as stored: version, steps, generations, variables (docs/collections.md "Generation data"). */
 export const generationData = z
   .looseObject({ version: z.string() })
   .describe('generation data v2: {version: "v2", steps, generations, variables}, normalized (docs/collections.md)')
