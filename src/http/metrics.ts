@@ -19,9 +19,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/client.ts';
-import { dutyLeaders } from '../db/leased-duty.ts';
-import { jobsByState, pendingSteps, txSenderState } from '../db/metrics.ts';
 import type { LiveStatus } from '../indexer/watchdog.ts';
+import { dutyLeaders, jobsByState, pendingSteps, txSenderState } from '../services/metric-reads.ts';
 
 export interface MetricSources {
   /** Label of every series: backend, admin, worker, indexer. */
