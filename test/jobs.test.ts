@@ -179,7 +179,7 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       assert.equal(thumb.subarray(8, 12).toString('ascii'), 'WEBP');
       assert.ok(row.flat_file_id);
 
-      // Steps: one per collection step, with the spec's submission fields.
+      // Steps: one per collection step, with the submission fields of docs/api/content.md §4.3.
       const steps = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, jobId));
       assert.equal(steps.length, 1);
       assert.equal(steps[0]!.status, 'completed');

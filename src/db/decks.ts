@@ -104,7 +104,7 @@ export interface DeckPatch {
 /**
  * The status change is one conditional statement. Any status may be set from any other
  * (docs/api/content.md §3 Deck: PATCH, DELETE and publish apply to "any" deck), except that a locked
- * deck never returns to `active` (the case the spec leaves open; docs/content.md): that condition
+ * deck never returns to `active` (the case docs/api/content.md §3 leaves open; docs/content.md): that condition
  * sits in the UPDATE's WHERE, so it cannot race with a lock.
  */
 export async function updateDeck(db: Db, id: string, patch: DeckPatch): Promise<DeckRow> {
