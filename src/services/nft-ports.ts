@@ -75,7 +75,8 @@ import { loadGenerationData, type StepPayload } from '../generation/pipeline.ts'
 import { startGeneration } from './generation.ts';
 import type { WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
-import type { BackgroundDuty } from './background.ts';
+import { every, type BackgroundDuty } from './background.ts';
+import { webhookDelivererOn, webhookSettingsOf } from './webhook-ports.ts';
 import { createCollectionService } from './collections.ts';
 import { startRepairer } from './crash-repair.ts';
 import { allDuties, DUTY, startLeasedDuty } from '../db/leased-duty.ts';
@@ -342,7 +343,16 @@ export function startNftDuties(opts: {
       onError: (err) => log.warn({ err, duty: name }, 'duty lease failed'),
       onChange: (leader) => log.info({ duty: name, leader }, leader ? 'duty lease taken' : 'duty lease given up'),
     });
+  // Webhook delivery runs in every process (claims keep deliverers apart; docs/webhooks.md).
+  const webhooks = webhookDelivererOn(db, webhookSettingsOf(opts.config), log);
   return allDuties([
+    every(
+      1000,
+      async () => {
+        while ((await webhooks.pass()) > 0);
+      },
+      (err) => log.warn({ err }, 'webhook delivery failed'),
+    ),
     leased(DUTY.metadataUpdates, () =>
       startMetadataUpdater(metadataUpdatePortsOf(db, chain), {
         onError: (err) => log.warn({ err }, 'MetadataUpdate failed'),

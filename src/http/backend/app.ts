@@ -43,6 +43,8 @@ import { generationRoutes } from './generation.ts';
 import { createContentServices } from '../../services/content.ts';
 import { videoWebhookServiceOn } from '../../services/video-webhook.ts';
 import { videoWebhookRoutes } from './video-webhook.ts';
+import { webhookRoutes } from './webhooks.ts';
+import { webhookServiceOn, webhookSettingsOf } from '../../services/webhook-ports.ts';
 
 export interface BackendDeps {
   config: Config;
@@ -168,6 +170,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
       toleranceSeconds: deps.config.VIDEO_WEBHOOK_TOLERANCE_SECONDS,
     }),
   });
+  await app.register(webhookRoutes, { webhooks: webhookServiceOn(deps.database.db, webhookSettingsOf(deps.config)) });
   await app.register(identityRoutes, { identity: content.identity, config: deps.config, credentials });
   // Sign-in sessions last at most as long as a JWT may (docs/auth.md "Sessions").
   const sessions = sessionServiceOn(deps.database.db, deps.config.JWT_MAX_AGE_SECONDS);
