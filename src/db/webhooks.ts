@@ -254,3 +254,31 @@ export async function pendingDeliveryCount(db: Db): Promise<number> {
   const r = await firstRow<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`);
   return r?.n ?? 0;
 }
+
+/**
+ * `token.transferred` events for the transfers (not mints) a committed indexer range added, in the
+ * indexer's transaction. Keyed by (chain, tx hash, log index) like the transfers themselves, so a
+ * range committed again adds nothing. Written only while someone subscribes to them, so a
+ * backfill with no subscriber pays one cheap check.
+ */
+export async function recordTransferEvents(db: Executor, chainId: number, fromBlock: number, toBlock: number): Promise<void> {
+  await db.execute(sql`
+    WITH ev AS (
+      INSERT INTO webhook_events (id, type, owner_id, payload)
+      SELECT 'msg_' || substr(encode(sha256(convert_to('token.transferred:' || tr.chain_id || ':' || lower(tr.tx_hash) || ':' || tr.log_index, 'UTF8')), 'hex'), 1, 32),
+        'token.transferred', c.user_id,
+        jsonb_build_object('type', 'token.transferred', 'timestamp', now(), 'data', jsonb_build_object(
+          'collection_id', c.id, 'chain_id', tr.chain_id, 'contract_address', tr.collection_address, 'token_id', tr.token_id::text,
+          'from', tr.from_address, 'to', tr.to_address, 'block_number', tr.block_number, 'tx_hash', tr.tx_hash, 'log_index', tr.log_index))
+      FROM transfers tr
+      LEFT JOIN collections c ON c.chain_id = tr.chain_id AND lower(c.contract_address) = lower(tr.collection_address)
+      WHERE tr.chain_id = ${chainId} AND tr.block_number BETWEEN ${fromBlock} AND ${toBlock}
+        AND tr.from_address <> '0x0000000000000000000000000000000000000000'
+        AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.enabled AND 'token.transferred' = ANY(s.events))
+      ON CONFLICT DO NOTHING
+      RETURNING id, owner_id)
+    INSERT INTO webhook_deliveries (subscription_id, event_id)
+    SELECT s.id, ev.id FROM ev, webhook_subscriptions s
+    WHERE s.enabled AND 'token.transferred' = ANY(s.events) AND (s.owner_id IS NULL OR s.owner_id = ev.owner_id)
+    ON CONFLICT DO NOTHING`);
+}

@@ -12,7 +12,9 @@ import { count, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { openDatabase } from '../../src/db/client.ts';
 import { webhookDeliveries, webhookEvents, webhookSubscriptions } from '../../src/db/schema/index.ts';
+import { finishDeploy } from '../../src/db/deploy-claims.ts';
 import { claimDueDeliveries, finishAttempt, recordWebhookEvent } from '../../src/db/webhooks.ts';
+import { createDbStore } from '../../src/indexer/store.ts';
 import { webhookDelivererOn, webhookSettingsOf } from '../../src/services/webhook-ports.ts';
 import { bearer, userToken } from '../helpers/content.ts';
 import { asService, call } from '../helpers/platform.ts';
@@ -356,5 +358,93 @@ describe('outbound webhooks', () => {
     });
     assert.equal(late.recorded, false);
     await disable(sub.id);
+  });
+});
+
+describe('webhook events written with their state change', () => {
+  let mp: MintingPlatform;
+  before(async () => {
+    mp = await startMintingPlatform({ worker: false });
+    await mp.database.db.insert(webhookSubscriptions).values({
+      owner_id: null,
+      url: 'https://receiver.example/hooks',
+      events: ['collection.deployed', 'token.transferred'],
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    });
+  });
+  after(async () => mp.close());
+
+  const eventsOf = async (type: string) =>
+    (await mp.database.db.select().from(webhookEvents).where(eq(webhookEvents.type, type))).map(
+      (e) => e.payload as { data: Record<string, unknown> },
+    );
+
+  test('collection.deployed commits with the deployment write, once', async () => {
+    const created = await call(`${mp.backendUrl}/nft/collections`, { body: { title: 'Deployed hook', editions: 5 }, headers: asService() });
+    const id = created.body.data.collection.id as string;
+    const write = {
+      contract_address: '0x00000000000000000000000000000000000000aa',
+      chain_id: 31337,
+      deploy_tx_hash: `0x${'ab'.repeat(32)}`,
+      base_token_uri: 'http://meta.test/x/',
+    };
+    assert.ok(await finishDeploy(mp.database.db, id, write, 'undeployed'));
+    assert.equal(await finishDeploy(mp.database.db, id, write, 'undeployed'), undefined, 'a second write does not qualify');
+    const events = (await eventsOf('collection.deployed')).filter((e) => e.data.collection_id === id);
+    assert.equal(events.length, 1);
+    assert.equal(events[0]!.data.contract_address, write.contract_address);
+    const [delivery] = await mp.database.db
+      .select({ n: count() })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.event_id))
+      .where(eq(webhookEvents.type, 'collection.deployed'));
+    assert.equal(delivery!.n, 1);
+  });
+
+  test('token.transferred commits with the indexed range (not for mints), once per log', async () => {
+    const store = createDbStore(mp.database.db, 31337);
+    await store.ensureState(1);
+    const located = (n: number, log: number) => ({
+      block_number: n,
+      block_hash: `0x${n.toString(16).padStart(64, '0')}`,
+      tx_hash: `0x${(n * 100 + log).toString(16).padStart(64, '0')}`,
+      log_index: log,
+      timestamp: new Date(),
+    });
+    const collection = '0x00000000000000000000000000000000000000bb';
+    const mint = {
+      collection_address: collection,
+      token_id: '1',
+      from_address: '0x0000000000000000000000000000000000000000',
+      to_address: '0x00000000000000000000000000000000000000c1',
+      ...located(5, 0),
+    };
+    const move = {
+      collection_address: collection,
+      token_id: '1',
+      from_address: '0x00000000000000000000000000000000000000c1',
+      to_address: '0x00000000000000000000000000000000000000c2',
+      ...located(6, 1),
+    };
+    const write = {
+      from: 5,
+      to: 6,
+      lastHash: located(6, 0).block_hash,
+      status: 'idle' as const,
+      head: 6,
+      latest: [move],
+      blocks: [],
+      apps: [],
+      transfers: [mint, move],
+      mints: [],
+      owners: [],
+      upgrades: [],
+    };
+    await store.commitRange(write as never);
+    await store.commitRange(write as never);
+    const events = await eventsOf('token.transferred');
+    assert.equal(events.length, 1, 'the move, not the mint, once');
+    assert.equal(events[0]!.data.to, move.to_address);
+    assert.equal(events[0]!.data.token_id, '1');
   });
 });
