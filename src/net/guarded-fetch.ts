@@ -152,10 +152,10 @@ export async function checkOutsideUrl(target: string, options: Pick<GuardedFetch
   try {
     answers = await (options.resolve ?? systemResolver)(host);
   } catch {
-    throw new OutsideFetchError('NETWORK', `${host} does not resolve`);
+    // A name that does not resolve now is no way in: every connection is checked when it is made.
+    return url;
   }
   const blocked = answers.find((a) => blockedReason(a.address) !== null);
-  if (answers.length === 0) throw new OutsideFetchError('NETWORK', `${host} does not resolve`);
   if (blocked)
     throw new OutsideFetchError(
       'BLOCKED',

@@ -75,37 +75,6 @@ export const webhookRoutes: FastifyPluginAsync<{ webhooks: WebhookService }> = a
     async (req) => ok((await webhooks.list(req.caller)).map(present)),
   );
 
-  r.get(
-    '/api/webhooks/:id',
-    {
-      schema: {
-        tags,
-        operationId: 'getWebhook',
-        summary: 'One subscription',
-        description: `A subscription without its secret: events, whether enabled, failures in a row and why it was disabled. ${who}`,
-        params: webhookIdParams,
-        response: { 200: webhookResponse },
-      },
-    },
-    async (req) => ok(present(await webhooks.get(req.caller, req.params.id))),
-  );
-
-  r.patch(
-    '/api/webhooks/:id',
-    {
-      schema: {
-        tags,
-        operationId: 'updateWebhook',
-        summary: 'Change a subscription',
-        description: `Changes the URL or events, or pauses (enabled false) and re-enables one (an automatically disabled one too; its failure count restarts). ${who}`,
-        params: webhookIdParams,
-        body: webhookUpdateBody,
-        response: { 200: webhookResponse },
-      },
-    },
-    async (req) => ok(present(await webhooks.update(req.caller, req.params.id, req.body))),
-  );
-
   r.post(
     '/api/webhooks/:id/rotate',
     {
@@ -122,24 +91,6 @@ export const webhookRoutes: FastifyPluginAsync<{ webhooks: WebhookService }> = a
     async (req) => {
       const s = await webhooks.rotate(req.caller, req.params.id, req.body?.overlap_seconds);
       return ok({ ...present(s), secret: s.secret });
-    },
-  );
-
-  r.delete(
-    '/api/webhooks/:id',
-    {
-      schema: {
-        tags,
-        operationId: 'deleteWebhook',
-        summary: 'Delete a subscription',
-        description: `Deletes the subscription with its deliveries; nothing more is sent to it. ${who}`,
-        params: webhookIdParams,
-        response: { 200: webhookDeletedResponse },
-      },
-    },
-    async (req) => {
-      await webhooks.remove(req.caller, req.params.id);
-      return ok({ deleted: true as const });
     },
   );
 
@@ -214,5 +165,54 @@ export const webhookRoutes: FastifyPluginAsync<{ webhooks: WebhookService }> = a
       },
     },
     async (req, reply) => reply.code(202).send(ok(await webhooks.test(req.caller, req.params.id))),
+  );
+  // The record's own routes after its sub-resources: the documents list the deletion last.
+  r.get(
+    '/api/webhooks/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'getWebhook',
+        summary: 'One subscription',
+        description: `A subscription without its secret: events, whether enabled, failures in a row and why it was disabled. ${who}`,
+        params: webhookIdParams,
+        response: { 200: webhookResponse },
+      },
+    },
+    async (req) => ok(present(await webhooks.get(req.caller, req.params.id))),
+  );
+
+  r.patch(
+    '/api/webhooks/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'updateWebhook',
+        summary: 'Change a subscription',
+        description: `Changes the URL or events, or pauses (enabled false) and re-enables one (an automatically disabled one too; its failure count restarts). ${who}`,
+        params: webhookIdParams,
+        body: webhookUpdateBody,
+        response: { 200: webhookResponse },
+      },
+    },
+    async (req) => ok(present(await webhooks.update(req.caller, req.params.id, req.body))),
+  );
+
+  r.delete(
+    '/api/webhooks/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteWebhook',
+        summary: 'Delete a subscription',
+        description: `Deletes the subscription with its deliveries; nothing more is sent to it. ${who}`,
+        params: webhookIdParams,
+        response: { 200: webhookDeletedResponse },
+      },
+    },
+    async (req) => {
+      await webhooks.remove(req.caller, req.params.id);
+      return ok({ deleted: true as const });
+    },
   );
 };
