@@ -197,6 +197,20 @@ const shape = {
       }
       return out;
     }),
+  /** Delays between webhook delivery attempts, ms, comma-separated (docs/webhooks.md "Retries"). */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .default('5000,300000,1800000,7200000,18000000,36000000,36000000')
+    .transform((v, ctx) => {
+      const out = v.split(',').map((x) => Number(x.trim()));
+      if (out.length === 0 || out.length > 20 || out.some((n) => !Number.isInteger(n) || n < 0 || n > 7 * 86_400_000)) {
+        ctx.addIssue({ code: 'custom', message: 'expected up to 20 comma-separated delays in milliseconds (0 to 7 days each)' });
+        return z.NEVER;
+      }
+      return out;
+    }),
+  /** Failed webhook attempts in a row that disable a subscription. */
+  WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(10_000).default(50),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 } as const;
 

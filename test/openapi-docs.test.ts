@@ -65,6 +65,16 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
  * 2xx; these must answer exactly this status and error (past every check of the example's form).
  */
 const NOT_2XX: Record<string, { status: number; error: RegExp; why: string }> = {
+  replayWebhookDelivery: {
+    status: 404,
+    error: /^delivery not found$/,
+    why: 'a delivery exists once an event was sent to the subscription; the documents make none with an id to learn',
+  },
+  adminReplayWebhookDelivery: {
+    status: 404,
+    error: /^delivery not found$/,
+    why: 'a delivery exists once an event was sent to the subscription; the documents make none with an id to learn',
+  },
   resolveIdentity: {
     status: 401,
     error: /^invalid token: ERR_JWS_SIGNATURE_VERIFICATION_FAILED$/,

@@ -9,6 +9,7 @@ import { and, desc, eq, isNull, like, ne, or, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
 import type { CollectionRow } from './collections.ts';
 import { chainTransactions, collections } from './schema/index.ts';
+import { recordWebhookEvent } from './webhooks.ts';
 
 /** The fields a deployment writes back. */
 export interface DeploymentWrite {
@@ -43,19 +44,36 @@ export async function finishDeploy(
   write: DeploymentWrite,
   condition: 'claimed' | 'undeployed',
 ): Promise<CollectionRow | undefined> {
-  const [row] = await db
-    .update(collections)
-    // `status` is the record's lifecycle the console lists by; `mint_status` the deployment's.
-    .set({ ...write, status: 'deployed', mint_status: 'deployed', updated_at: sql`now()` })
-    .where(
-      and(
-        eq(collections.id, id),
-        isNull(collections.contract_address),
-        condition === 'claimed' ? eq(collections.mint_status, 'deploying') : undefined,
-      ),
-    )
-    .returning();
-  return row;
+  return db.transaction(async (t) => {
+    const [row] = await t
+      .update(collections)
+      // `status` is the record's lifecycle the console lists by; `mint_status` the deployment's.
+      .set({ ...write, status: 'deployed', mint_status: 'deployed', updated_at: sql`now()` })
+      .where(
+        and(
+          eq(collections.id, id),
+          isNull(collections.contract_address),
+          condition === 'claimed' ? eq(collections.mint_status, 'deploying') : undefined,
+        ),
+      )
+      .returning();
+    // The `collection.deployed` webhook event commits with the deployment (docs/webhooks.md).
+    if (row) {
+      await recordWebhookEvent(t, {
+        key: `collection.deployed:${row.id}:${row.chain_id}:${String(row.contract_address).toLowerCase()}`,
+        type: 'collection.deployed',
+        ownerId: row.user_id,
+        payload: {
+          collection_id: row.id,
+          chain_id: row.chain_id,
+          contract_address: row.contract_address,
+          deploy_tx_hash: row.deploy_tx_hash,
+          title: row.title,
+        },
+      });
+    }
+    return row;
+  });
 }
 
 /**

@@ -12,6 +12,8 @@
  * With a mint state the output is the token's artwork: the deck's cover, carrying the token's
  * ERC-721 document (docs/api/nft.md §4.2 step 6).
  */
+import { createHash } from 'node:crypto';
+import { webhookMessageId } from '../domain/standard-webhooks.ts';
 import type { Db } from './client.ts';
 import { collectionVersionSql } from './collections.ts';
 import { isUniqueViolation } from './errors.ts';
@@ -169,9 +171,32 @@ function statement(r: GenerationRows) {
       insert into job_steps (job_id, step_name, step_type, step_order, retry_attempt, status, input_data, queue_job_id)
       select id, ${p(r.step0.stepName.slice(0, 100))}::varchar, ${p(r.step0.stepType.slice(0, 50))}::varchar, 0, 0, 'pending',
         ${p(JSON.stringify(r.step0.input))}::jsonb, ${p(r.step0.queueJobId)}::text
-      from j)
+      from j)${m ? tokenMintedOutbox(p, r.built.collection.id, m) : ''}
     select (select id::text from d) as deck_id, exists (select 1 from g) as fresh, ${result}`;
   return { statement: { name: variant, text }, values: b.values };
+}
+
+/**
+ * The `token.minted` webhook event of a token minted with its artwork job, in the same statement
+ * as its deck (the outbox, docs/webhooks.md): the same event as db/minting.ts writes, keyed alike.
+ */
+function tokenMintedOutbox(p: (v: unknown) => string, collectionId: string, m: DeckMintFields): string {
+  const key = `token.minted:${collectionId}:${m.token_id}:${String(m.tx_hash ?? '').toLowerCase()}`;
+  const id = webhookMessageId(createHash('sha256').update(key).digest('hex'));
+  return `,
+    we as (
+      insert into webhook_events (id, type, owner_id, payload)
+      select ${p(id)}::text, 'token.minted', c.user_id, jsonb_build_object('type', 'token.minted', 'timestamp', now(), 'data', jsonb_build_object(
+        'collection_id', c.id, 'chain_id', c.chain_id, 'contract_address', c.contract_address, 'token_id', ${p(m.token_id)}::bigint,
+        'deck_id', d.id, 'recipient', ${p(m.recipient ?? null)}::text, 'tx_hash', ${p(m.tx_hash ?? null)}::text, 'metadata_uri', ${p(m.metadata_uri ?? null)}::text))
+      from d, collections c where c.id = ${p(collectionId)}::uuid
+      on conflict do nothing
+      returning id, owner_id),
+    wd as (
+      insert into webhook_deliveries (subscription_id, event_id)
+      select s.id, we.id from we, webhook_subscriptions s
+      where s.enabled and 'token.minted' = any(s.events) and (s.owner_id is null or s.owner_id = we.owner_id)
+      on conflict do nothing)`;
 }
 
 export async function insertGenerationRows(db: Db, r: GenerationRows): Promise<GenerationRowsResult> {

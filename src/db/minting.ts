@@ -4,7 +4,8 @@
  * responses are shaped in http/present/minting.ts.
  */
 import { and, asc, desc, eq, isNotNull, isNull, or, sql } from 'drizzle-orm';
-import { rows, type Db } from './client.ts';
+import { firstRow, rows, type Db, type Executor } from './client.ts';
+import { recordWebhookEvent } from './webhooks.ts';
 import { collections, decks, jobs, outputs, userIdentities, users } from './schema/index.ts';
 import { notFound } from '../domain/errors.ts';
 import { UUID_RE } from '../domain/ids.ts';
@@ -38,22 +39,54 @@ export async function createMintedDeck(
     userId: string | null;
   },
 ) {
-  const [row] = await db
-    .insert(decks)
-    .values({
-      collection_id: m.collectionId,
-      user_id: m.userId,
-      name: `${m.title} #${m.tokenId}`,
-      token_id: m.tokenId,
-      mint_tx_hash: m.txHash,
-      mint_recipient: m.recipient,
-      mint_status: 'minted',
-      minted_at: new Date(),
-      metadata_uri: m.metadataUri,
-    })
-    .onConflictDoNothing()
-    .returning();
+  // The deck and its `token.minted` webhook event commit together (docs/webhooks.md "Outbox").
+  const row = await db.transaction(async (t) => {
+    const [inserted] = await t
+      .insert(decks)
+      .values({
+        collection_id: m.collectionId,
+        user_id: m.userId,
+        name: `${m.title} #${m.tokenId}`,
+        token_id: m.tokenId,
+        mint_tx_hash: m.txHash,
+        mint_recipient: m.recipient,
+        mint_status: 'minted',
+        minted_at: new Date(),
+        metadata_uri: m.metadataUri,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted) await recordTokenMinted(t, m.collectionId, { ...m, deckId: inserted.id });
+    return inserted;
+  });
   return row ?? (await findTokenDeck(db, m.collectionId, m.tokenId))!;
+}
+
+/** The `token.minted` event of one token (once per collection and token id, whatever retries). */
+async function recordTokenMinted(
+  t: Executor,
+  collectionId: string,
+  m: { tokenId: number; txHash: string; recipient: string; metadataUri: string; deckId: string },
+) {
+  const c = await firstRow<{ user_id: string | null; chain_id: number | null; contract_address: string | null }>(
+    t,
+    sql`SELECT user_id, chain_id, contract_address FROM collections WHERE id = ${collectionId}`,
+  );
+  await recordWebhookEvent(t, {
+    key: `token.minted:${collectionId}:${m.tokenId}:${m.txHash.toLowerCase()}`,
+    type: 'token.minted',
+    ownerId: c?.user_id ?? null,
+    payload: {
+      collection_id: collectionId,
+      chain_id: c?.chain_id ?? null,
+      contract_address: c?.contract_address ?? null,
+      token_id: m.tokenId,
+      deck_id: m.deckId,
+      recipient: m.recipient,
+      tx_hash: m.txHash,
+      metadata_uri: m.metadataUri,
+    },
+  });
 }
 
 /**
@@ -65,20 +98,23 @@ export async function setMintState(
   deckId: string,
   m: { tokenId: number; txHash: string; recipient: string; metadataUri: string },
 ): Promise<boolean> {
-  const updated = await db
-    .update(decks)
-    .set({
-      token_id: m.tokenId,
-      mint_tx_hash: m.txHash,
-      mint_recipient: m.recipient,
-      mint_status: 'minted',
-      minted_at: sql`now()`,
-      metadata_uri: m.metadataUri,
-      updated_at: sql`now()`,
-    })
-    .where(and(eq(decks.id, deckId), or(isNull(decks.token_id), eq(decks.token_id, m.tokenId))))
-    .returning({ id: decks.id });
-  return updated.length > 0;
+  return db.transaction(async (t) => {
+    const updated = await t
+      .update(decks)
+      .set({
+        token_id: m.tokenId,
+        mint_tx_hash: m.txHash,
+        mint_recipient: m.recipient,
+        mint_status: 'minted',
+        minted_at: sql`now()`,
+        metadata_uri: m.metadataUri,
+        updated_at: sql`now()`,
+      })
+      .where(and(eq(decks.id, deckId), or(isNull(decks.token_id), eq(decks.token_id, m.tokenId))))
+      .returning({ id: decks.id, collection_id: decks.collection_id });
+    if (updated[0]) await recordTokenMinted(t, updated[0].collection_id, { ...m, deckId });
+    return updated.length > 0;
+  });
 }
 
 /** The output becomes the token's artwork: the deck's cover, carrying token_metadata. */

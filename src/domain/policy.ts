@@ -124,6 +124,12 @@ export const POLICY = {
   'api_key.create': SIGNED_IN,
   'api_key.revoke': OWNERS,
 
+  // Outbound webhooks (docs/webhooks.md): the operator's subscriptions are the platform's (every
+  // collection's events); a user's see the events of their own records.
+  'webhook.create': SIGNED_IN,
+  'webhook.read': OWNERS,
+  'webhook.manage': OWNERS,
+
   // Public documents.
   'metadata.read': EVERYONE,
 } as const satisfies Record<string, readonly Actor[]>;

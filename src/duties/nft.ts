@@ -1,14 +1,16 @@
 /**
  * The background duties of a process with a chain: the MetadataUpdate emitter and the crash
- * repair (mints and deploys). Each runs in one process at a time, the holder of its lease
- * (src/duties/runner.ts); every replica is a candidate and takes over when the holder dies.
+ * repair (mints and deploys), each in one process at a time, the holder of its lease
+ * (src/duties/runner.ts; every replica is a candidate and takes over when the holder dies); and
+ * webhook delivery, in every process (its claims keep deliverers apart; docs/webhooks.md).
  */
 import type { ChainServices } from '../chain/platform-chain.ts';
 import type { Db } from '../db/client.ts';
 import { deployServiceOf, metadataUpdatePortsOf, repairPortsOf } from '../services/nft-ports.ts';
 import { startRepairer } from './crash-repair.ts';
 import { startMetadataUpdater } from './metadata-updates.ts';
-import { allDuties, type BackgroundDuty, DUTY, startLeasedDuty } from './runner.ts';
+import { webhookDelivererOn, type WebhookSettings } from '../services/webhook-ports.ts';
+import { allDuties, type BackgroundDuty, DUTY, every, startLeasedDuty } from './runner.ts';
 
 export function startNftDuties(opts: {
   db: Db;
@@ -17,6 +19,7 @@ export function startNftDuties(opts: {
   /** The NFT chain (the deploy service's default) and the lease time-to-live. */
   chainId: number;
   leaseTtlMs: number;
+  webhooks: WebhookSettings;
   log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }): BackgroundDuty {
   const { db, chain, log } = opts;
@@ -30,7 +33,15 @@ export function startNftDuties(opts: {
       onError: (err) => log.warn({ err, duty: name }, 'duty lease failed'),
       onChange: (leader) => log.info({ duty: name, leader }, leader ? 'duty lease taken' : 'duty lease given up'),
     });
+  const webhooks = webhookDelivererOn(db, opts.webhooks, log);
   return allDuties([
+    every(
+      1000,
+      async () => {
+        while ((await webhooks.pass()) > 0);
+      },
+      (err) => log.warn({ err }, 'webhook delivery failed'),
+    ),
     leased(DUTY.metadataUpdates, () =>
       startMetadataUpdater(metadataUpdatePortsOf(db, chain), {
         onError: (err) => log.warn({ err }, 'MetadataUpdate failed'),

@@ -4,6 +4,7 @@
  * either all of it or none of it, and a restart resumes at `last_indexed_block + 1`.
  */
 import { type Db, tx } from '../db/client.ts';
+import { recordTransferEvents } from '../db/webhooks.ts';
 import {
   createIndexerState,
   deleteAbove,
@@ -75,6 +76,8 @@ export function createDbStore(db: Db, chainId: number): IndexerStore {
           c,
           linked.filter((x) => x.from_address !== ZERO_ADDRESS),
         );
+        // Outbound `token.transferred` webhooks commit with the range (docs/webhooks.md).
+        if (transfers.length > 0) await recordTransferEvents(t, c, w.from, w.to);
         const mints = await insertMints(t, c, w.mints);
         const owners = await insertOwnerTransfers(t, c, w.owners);
         const upgrades = await insertUpgrades(t, c, w.upgrades);

@@ -23,8 +23,10 @@ import { blockedReason } from './address-ranges.ts';
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export interface GuardedFetchOptions {
-  method?: 'GET' | 'HEAD';
+  method?: 'GET' | 'HEAD' | 'POST';
   headers?: Record<string, string>;
+  /** The request body (POST: outbound webhooks). */
+  body?: string;
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
@@ -127,8 +129,39 @@ function requestOnce(
       else if (signal.aborted) reject(new OutsideFetchError('TIMEOUT', `fetching ${url.origin} timed out`));
       else reject(new OutsideFetchError('NETWORK', `fetching ${url.origin} failed: ${err.message}`));
     });
-    req.end();
+    req.end(opts.body);
   });
+}
+
+/**
+ * Checks a URL before it is stored (a webhook receiver): scheme, no credentials, and every address
+ * its host resolves to now must be public unless its origin is allowed. The connection is checked
+ * again at send time (a name may change what it resolves to).
+ */
+export async function checkOutsideUrl(target: string, options: Pick<GuardedFetchOptions, 'allowOrigins' | 'resolve'> = {}): Promise<URL> {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new OutsideFetchError('SCHEME', 'not a URL');
+  }
+  const allowInternal = checkTarget(url, options.allowOrigins ?? []);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (allowInternal || isIP(host)) return url;
+  let answers: LookupAddress[];
+  try {
+    answers = await (options.resolve ?? systemResolver)(host);
+  } catch {
+    // A name that does not resolve now is no way in: every connection is checked when it is made.
+    return url;
+  }
+  const blocked = answers.find((a) => blockedReason(a.address) !== null);
+  if (blocked)
+    throw new OutsideFetchError(
+      'BLOCKED',
+      `${host} resolves to a ${blockedReason(blocked.address)} address: outside requests may not reach it`,
+    );
+  return url;
 }
 
 /** GETs `target` under the rules above. Throws OutsideFetchError; any HTTP status is returned. */

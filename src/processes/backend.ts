@@ -32,6 +32,7 @@ import { MetadataCache } from '../services/metadata-documents.ts';
 import { createMetadataInvalidation } from '../services/metadata-invalidation.ts';
 import { createNftServices } from '../services/nft-ports.ts';
 import { startNftDuties } from '../duties/nft.ts';
+import { webhookServiceOn, webhookSettingsOf } from '../services/webhook-ports.ts';
 import { sessionServiceOn } from '../services/sessions.ts';
 import { videoWebhookServiceOn } from '../services/video-webhook.ts';
 import { walletServiceOn } from '../services/wallet-ports.ts';
@@ -173,6 +174,7 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
       ...(config.VIDEO_WEBHOOK_SECRET ? { secret: config.VIDEO_WEBHOOK_SECRET } : {}),
       toleranceSeconds: config.VIDEO_WEBHOOK_TOLERANCE_SECONDS,
     }),
+    webhooks: webhookServiceOn(db, webhookSettingsOf(config)),
     sessions,
     wallets: walletServiceOn(db, config, o.mintingChain ?? chain, sessions),
   });
@@ -223,6 +225,7 @@ export async function runBackend(config: Config): Promise<RunningProcess & { url
   // ERC-4906 for completed artwork and the crash repair (mints, deploys): every replica is a
   // candidate, the holder of each duty's lease runs it (src/duties/, docs/operations.md).
   const duties = startNftDuties({
+    webhooks: webhookSettingsOf(config),
     db: database.db,
     chain,
     chainId: config.NFT_CHAIN_ID,

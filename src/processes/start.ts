@@ -10,6 +10,7 @@ import type { Database } from '../db/client.ts';
 import { clearLeases } from '../db/leases.ts';
 import { startIndexer } from '../indexer/service.ts';
 import { startNftDuties } from '../duties/nft.ts';
+import { webhookSettingsOf } from '../services/webhook-ports.ts';
 import { closeAppWithin } from '../startup/graceful.ts';
 import { startProcessTelemetry } from '../telemetry.ts';
 import { startAdmin } from './admin.ts';
@@ -85,6 +86,7 @@ export async function runStart(loaded: Config): Promise<RunningPlatform> {
   // ERC-4906 MetadataUpdate for completed artwork, and the crash repair of mints and deploys
   // (services/metadata-updates.ts, services/crash-repair.ts; docs/minting.md).
   const duties = startNftDuties({
+    webhooks: webhookSettingsOf(config),
     db: database.db,
     chain: chain.services,
     chainId: config.NFT_CHAIN_ID,

@@ -13,7 +13,7 @@ import { EXAMPLE_ID, withExample } from '../schemas/examples.ts';
 export type Input = Record<string, unknown>;
 
 export interface BackendCall {
-  method: 'GET' | 'POST' | 'PUT';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   body?: unknown;
   query?: Record<string, string | readonly string[] | undefined>;

@@ -32,6 +32,7 @@ import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/
 import type { AdminDeps } from './deps.ts';
 import { actingAs, byCollection, collectionId, type Forward, forward, type Input, plusCollection } from './forward-table.ts';
 import { VIEW_FORWARDS } from './forwards-views.ts';
+import { WEBHOOK_FORWARDS } from './forwards-webhooks.ts';
 
 const byCollectionAndWallet = byCollection.extend({ wallet_address: samplesBody.shape.wallet_address.optional() });
 
@@ -100,6 +101,7 @@ export const FORWARDS: Forward[] = [
     response: collectionWithParams,
   }),
   ...VIEW_FORWARDS,
+  ...WEBHOOK_FORWARDS,
 
   // ---- minting and samples ----
   forward({

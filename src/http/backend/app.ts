@@ -37,6 +37,8 @@ import { generationRoutes } from './generation.ts';
 import type { ContentServices } from '../../services/content.ts';
 import type { VideoWebhookService } from '../../services/video-webhook.ts';
 import { videoWebhookRoutes } from './video-webhook.ts';
+import type { WebhookService } from '../../services/webhooks.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** What the backend app is built from: services already wired to their ports. */
 export interface BackendServices {
@@ -62,6 +64,8 @@ export interface BackendServices {
   /** HLS and thumbnail bases of the video feed. */
   videoStream: { hlsBase: string; thumbnailBase: string };
   video: VideoWebhookService;
+  /** Outbound webhook subscriptions (docs/webhooks.md). */
+  webhooks: WebhookService;
   sessions: SessionService;
   wallets: WalletService;
 }
@@ -99,6 +103,7 @@ export async function buildBackendApp(s: BackendServices): Promise<FastifyInstan
   await app.register(uploadRoutes, { uploads: content.uploads });
   await app.register(feedRoutes, { feed: content.feed, stream: s.videoStream });
   await app.register(videoWebhookRoutes, { video: s.video });
+  await app.register(webhookRoutes, { webhooks: s.webhooks });
   await app.register(identityRoutes, { identity: content.identity, config: s.config, credentials: s.credentials });
   await app.register(walletRoutes, { wallets: s.wallets, sessions: s.sessions, config: s.config });
   return app;

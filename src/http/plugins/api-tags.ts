@@ -33,4 +33,9 @@ export const API_TAGS = [
   { name: 'uploads', description: 'File uploads (images and video) and stored files (docs/content.md).' },
   { name: 'feed', description: 'The public feed and the custodial collections of social identities (docs/feed.md, docs/custodial.md).' },
   { name: 'identity', description: 'Users, provider identities, profiles and wallet links (Sign-In with Ethereum; docs/auth.md).' },
+  {
+    name: 'webhooks',
+    description:
+      'Outbound webhooks: subscriptions, signed deliveries (Standard Webhooks), the delivery log, replay and test events (docs/webhooks.md).',
+  },
 ] as const;

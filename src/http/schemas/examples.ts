@@ -32,6 +32,8 @@ export const EXAMPLE_ID = {
   identity: '52840868-59b0-4317-a43c-b91b73ebe4e6',
   socialLink: 'bd001f6e-236f-4d3e-8b58-bd0284725978',
   transfer: 'd64c1399-1cb0-41ef-984f-7751b632a83c',
+  webhook: '5b0f3a52-7c4e-4d8a-9e61-2f3b7a9c1d04',
+  webhookDelivery: 'a3c91e07-58d2-4b6f-8a1e-6c0d2f4b9e73',
 } as const;
 
 /** Chain values: the dev chain of `npm start` (anvil, chain id 31337) and its well-known accounts. */
