@@ -1,5 +1,5 @@
 /**
- * Truthful health (issue 18.6): /readyz of every process names each dependency with its state,
+ * Truthful health (docs/operations.md): /readyz of every process names each dependency with its state,
  * and answers 503 while any is down. Real parts: PostgreSQL or PGlite, Redis, a real worker
  * process; "down" is a port nothing listens on.
  */

@@ -334,7 +334,7 @@ export function startWorker(ctx: WorkerContext, opts: { concurrency: number }): 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Stale step reconciliation (content-service.md §3, §8)
+// Stale step reconciliation (docs/api/content.md §3, §8)
 // ---------------------------------------------------------------------------------------------
 
 export const STALE_STEP_MS = 30 * 1000;

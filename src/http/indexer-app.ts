@@ -1,5 +1,5 @@
 /**
- * The app of `atelier indexer` as its own process: the indexer package API (nft-service.md §4.4)
+ * The app of `atelier indexer` as its own process: the indexer package API (docs/api/nft.md §4.4)
  * and the ownership/status routes on one port (PORT). Built from wired services by
  * src/processes/indexer.ts, which also attaches socket.io.
  */

@@ -56,7 +56,7 @@ export interface RepairOptions {
   /**
    * Leave rows younger than this alone: their request may still be writing them. Default 10 s: a
    * live request writes its deck within a second or two of the receipt, and a replica killed
-   * mid-burst must leave every on-chain token with its deck within 30 s (issue 18).
+   * mid-burst must leave every on-chain token with its deck within 30 s (docs/minting.md "Crash repair").
    */
   graceMs?: number;
   /** Look back this far for mint transactions. Default 7 days. */

@@ -1,5 +1,5 @@
 /**
- * Reads of the ownership routes (nft-service.md §4.2) and the indexer package API's lists (§4.4):
+ * Reads of the ownership routes (docs/api/nft.md §4.2) and the indexer package API's lists (§4.4):
  * indexed rows from the database and the live state of an indexer in this process
  * (docs/indexer.md "Routes"). Contract reads are in contract-reads.ts.
  *

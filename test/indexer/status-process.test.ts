@@ -1,5 +1,5 @@
 /**
- * The indexer status says where the indexer runs and when none does (issue 18.6): a backend
+ * The indexer status says where the indexer runs and when none does (docs/indexer.md "Where the indexer runs"): a backend
  * without an indexer of its own reads the chain's indexer lease (src/duties/runner.ts), so a status
  * persisted by an indexer that died is not shown as live.
  */

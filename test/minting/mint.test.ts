@@ -1,5 +1,5 @@
 /**
- * Minting on anvil (nft-service.md §3 Minting, §4.1 mint, §4.2, §4.3): the end-to-end path
+ * Minting on anvil (docs/api/nft.md §3 Minting, §4.1 mint, §4.2, §4.3): the end-to-end path
  * create → deploy → mint-and-generate → mint-status → artwork → tokenURI over HTTP → ERC-4906
  * MetadataUpdate; 100 concurrent mints; Idempotency-Key; the backend and design-stage routes.
  */

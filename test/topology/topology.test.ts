@@ -1,5 +1,5 @@
 /**
- * Issues 17 and 18, Done-when: the topology of `npm run topology` (scripts/topology) as real processes
+ * Separate processes (docs/deployment.md): the topology of `npm run topology` (scripts/topology) as real processes
  * on PostgreSQL, an own Redis and anvil: `atelier migrate`, `atelier deploy`, two `atelier backend`,
  * two `atelier worker`, `atelier admin`, `atelier indexer`. Load is spread over both replicas and
  * both workers; then kill -9 of a worker mid-step, of a replica mid-mint burst, of the indexer

@@ -1,5 +1,5 @@
 /**
- * The admin proxy's database operations (nft-service.md §4.1): each is forwarded to a backend
+ * The admin proxy's database operations (docs/api/nft.md §4.1): each is forwarded to a backend
  * route over HTTP — the operator's with the service key (and the user_id it names), a signed-in
  * user's with that user's own credential, so the backend authorizes the user as the user
  * (`actingAs`; docs/auth.md "The admin proxy"). One table declares them all:
