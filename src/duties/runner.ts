@@ -1,7 +1,8 @@
 /**
  * The duty runner: timed passes (`every`) and singleton duties (docs/operations.md "Singleton
- * duties"). A singleton duty must run once across any number of processes (the MetadataUpdate emitter, crash repair, stale-step reconciliation, the
- * indexer of a chain) runs only in the process holding its lease in the database (db/leases.ts).
+ * duties"). A singleton duty must run once across any number of processes (the MetadataUpdate
+ * emitter, crash repair, stale-step reconciliation, the indexer of a chain); it runs only in the
+ * process holding its lease in the database (db/leases.ts).
  *
  * Every candidate tries to take or renew the lease every `renewMs` (ttl / 3). The holder renews
  * it before it expires; when the holder dies (kill -9), its lease expires after at most `ttlMs`

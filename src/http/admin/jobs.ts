@@ -17,6 +17,7 @@ import { AppError } from '../../domain/errors.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
 import { adminRetryFields, job, jobIdParams as params, streamQuery } from '../schemas/jobs.ts';
 import type { AdminDeps } from './deps.ts';
+import { openSse } from '../sse.ts';
 import { backendError } from './backend-client.ts';
 import { actingAs } from './forward-table.ts';
 
@@ -100,34 +101,27 @@ export async function adminJobRoutes(app: FastifyInstance, deps: AdminDeps) {
       if (!upstream.ok) throw await backendError(upstream);
       if (!upstream.body) throw new AppError('upstream', 'the backend answered the job stream without a body');
 
-      reply.hijack();
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      });
-      res.flushHeaders();
+      // The relay: the backend's frames pass through as they come (src/http/sse.ts opens the stream).
+      const stream = openSse(req, reply, { flush: true, requestClose: false });
       const reader = upstream.body.getReader();
-      const close = () => {
+      stream.onClose(() => {
         upstreamAbort.abort();
         reader.cancel().catch(() => undefined);
-        if (!res.writableEnded) res.end();
-      };
-      if (upstreamAbort.signal.aborted) return close();
-      upstreamAbort.signal.addEventListener('abort', close, { once: true });
+      });
+      if (upstreamAbort.signal.aborted) return stream.end();
+      upstreamAbort.signal.addEventListener('abort', () => stream.end(), { once: true });
       try {
         for (;;) {
           const { done, value } = await reader.read();
           if (done || upstreamAbort.signal.aborted) break;
           // Each chunk as it comes: nothing here buffers or compresses.
-          res.write(value);
+          stream.write(value);
         }
       } catch (err) {
         // The client left (abort) or the backend went away: either way this stream is over.
         if (!upstreamAbort.signal.aborted) req.log.warn({ err: (err as Error).message }, 'job stream relay ended early');
       } finally {
-        close();
+        stream.end();
       }
     },
   );

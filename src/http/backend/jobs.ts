@@ -7,7 +7,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { TERMINAL_JOB_STATUSES } from '../../domain/content-statuses.ts';
-import { invalid, RateLimited } from '../../domain/errors.ts';
+import { invalid } from '../../domain/errors.ts';
+import { createStreamCounter, openSse, SSE_HEARTBEAT_MS, sseFrame } from '../sse.ts';
 import type { JobHistoryRow, JobRow } from '../../db/jobs.ts';
 import type { JobStreamHub } from '../../services/job-stream-hub.ts';
 import type { JobService } from '../../services/jobs.ts';
@@ -24,8 +25,6 @@ import {
   jobResponse,
   streamQuery,
 } from '../schemas/jobs.ts';
-
-export const SSE_HEARTBEAT_MS = 15_000;
 
 export interface JobRoutesOptions {
   jobs: JobService;
@@ -141,9 +140,8 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
 
   // GET /api/jobs/:id/stream — server-sent events (docs/api/content.md §6.1, docs/jobs.md).
   const heartbeatMs = sse?.heartbeatMs ?? SSE_HEARTBEAT_MS;
-  const maxPerUser = sse?.maxPerUser ?? Number.POSITIVE_INFINITY;
   /** Open streams per signed-in user in this process. */
-  const openByUser = new Map<string, number>();
+  const openByUser = createStreamCounter(sse?.maxPerUser);
   const done = (status: string) => TERMINAL_JOB_STATUSES.includes(status);
   // The hub hands the rows of one read to every stream of the job: each row is presented and
   // serialized once (keyed by the row object), not once per stream.
@@ -182,73 +180,36 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
       // A history id is a positive integer; a larger one cannot be, and would end the stream at once.
       if (!Number.isSafeInteger(lastId)) throw invalid('Last-Event-ID: not a history id (an integer up to 2^53 − 1)');
       const job = await jobs.get(req.caller, req.params.id);
-      const user = req.caller.kind === 'user' ? req.caller.userId : null;
-      if (user && (openByUser.get(user) ?? 0) >= maxPerUser) {
-        throw new RateLimited(`too many open job streams: at most ${maxPerUser} per user; close one first`, 5);
-      }
-      if (user) openByUser.set(user, (openByUser.get(user) ?? 0) + 1);
+      const release = openByUser.take(req.caller.kind === 'user' ? req.caller.userId : null);
 
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      });
-      let closed = false;
-      let beat: NodeJS.Timeout | undefined;
-      let unsubscribe: (() => void) | undefined;
-      const finish = () => {
-        if (closed) return;
-        closed = true;
-        if (user) {
-          const left = (openByUser.get(user) ?? 1) - 1;
-          if (left > 0) openByUser.set(user, left);
-          else openByUser.delete(user);
-        }
-        clearInterval(beat);
-        unsubscribe?.();
-        res.end();
-      };
-      req.raw.on('close', finish);
-      res.on('close', finish);
-      if (res.destroyed) finish(); // the client left before the listeners were set
-      const frame = (event: string, data: unknown, id?: number) =>
-        `${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-      const write = (text: string) => {
-        if (!closed) res.write(text);
-      };
-      const send = (event: string, data: unknown, id?: number) => write(frame(event, data, id));
-
+      const stream = openSse(req, reply);
+      stream.onClose(release);
       try {
-        res.write('retry: 1000\n\n');
+        stream.write('retry: 1000\n\n');
         const init = await jobs.snapshot(job.id, lastId, 10_000);
         if (init.history.length > 0) lastId = init.history[init.history.length - 1]!.id;
-        send('history_init', init.history.map(presentHistory), lastId > 0 ? lastId : undefined);
+        stream.send('history_init', init.history.map(presentHistory), lastId > 0 ? lastId : undefined);
         const current = init.job ?? job;
-        send('job_update', presentJob(current));
+        stream.send('job_update', presentJob(current));
         // The terminal entry is written with the status change, so init already holds it.
-        if (done(current.status)) return finish();
+        if (done(current.status)) return stream.end();
         // New entries come from the job's shared reader, woken by their notification.
         const stop = await streams.subscribe(job.id, {
           lastId,
           deliver(history, now) {
             let text = '';
-            for (const row of history) text += frameOf(row, () => frame('job_history', presentHistory(row), row.id));
-            write(text + frameOf(now, () => frame('job_update', presentJob(now))));
+            for (const row of history) text += frameOf(row, () => sseFrame('job_history', presentHistory(row), row.id));
+            stream.write(text + frameOf(now, () => sseFrame('job_update', presentJob(now))));
           },
-          end: finish,
+          end: () => stream.end(),
         });
-        if (closed) return stop();
-        unsubscribe = stop;
+        if (stream.closed) return stop();
+        stream.onClose(stop);
       } catch (err) {
         req.log.error({ err }, 'job stream failed');
-        return finish();
+        return stream.end();
       }
-      beat = setInterval(() => {
-        if (!closed) res.write(': heartbeat\n\n');
-      }, heartbeatMs);
+      stream.heartbeat(heartbeatMs);
     },
   );
 };
