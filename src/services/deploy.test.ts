@@ -26,6 +26,9 @@ function memoryStore(rows: CollectionRow[], txs: DeployTransaction[] = []) {
     async linkedWalletOf() {
       return null;
     },
+    async isWalletOf() {
+      return false;
+    },
     async getCollection(id) {
       const r = byId.get(id);
       if (!r) throw notFound(`collection ${id}`);
