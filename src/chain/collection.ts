@@ -77,7 +77,6 @@ export async function readRoyalty(client: PublicClient, address: Address): Promi
 
 // ------------------------------------------------------------------ admin actions (§4.1.4)
 
-
 export const ADMIN_ACTIONS = {
   setMintActive: { type: 'boolean', fn: 'setMintActive' },
   setMinter: { type: 'address', fn: 'setMinter' },

@@ -16,8 +16,7 @@ export class PrivateNodeFS extends NodeFS {
     const { emscriptenOpts } = await super.init(pg, opts);
     const ownerOnly = (mod: EmscriptenModule) => {
       const setAttr = mod.NODEFS.doSetAttr;
-      mod.NODEFS.doSetAttr = (arg, node, attr, chmod, ...rest) =>
-        setAttr(arg, node, attr, (p, mode) => chmod(p, mode & 0o700), ...rest);
+      mod.NODEFS.doSetAttr = (arg, node, attr, chmod, ...rest) => setAttr(arg, node, attr, (p, mode) => chmod(p, mode & 0o700), ...rest);
     };
     // First, before the data directory is mounted.
     return { emscriptenOpts: { ...emscriptenOpts, preRun: [ownerOnly, ...(emscriptenOpts.preRun ?? [])] } };

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { collectionView, contractParams, COLLECTION_EXAMPLE, DEPLOYED_COLLECTION_EXAMPLE } from './collections.ts';
 import { deriveContractParams } from '../../domain/contract-params.ts';
-import { MAX_NAME_BYTES, MAX_ROYALTY_BPS } from '../../domain/contract-limits.ts';
+import { MAX_NAME_BYTES, MAX_ROYALTY_BPS, MAX_URI_BYTES } from '../../domain/contract-limits.ts';
 import { address, maxBytes, txHash } from './common.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_URL, withExample } from './examples.ts';
 
@@ -20,7 +20,8 @@ export const deployStatusBody = z
     deploy_tx_hash: txHash
       .optional()
       .describe("status deployed: the createCollection transaction (default: found from the factory's CollectionCreated event)"),
-    base_token_uri: z.string().min(1).max(2048).nullable().optional(),
+    // Any baseURI a contract takes (the admin proxy writes back the one it deployed with).
+    base_token_uri: z.string().min(1).pipe(maxBytes(MAX_URI_BYTES)).nullable().optional(),
     max_supply: z
       .number()
       .int()
