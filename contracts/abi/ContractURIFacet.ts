@@ -12,6 +12,27 @@ export const contractURIFacetAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "string",
+        "name": "field",
+        "type": "string"
+      },
+      {
+        "internalType": "uint256",
+        "name": "length",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxLength",
+        "type": "uint256"
+      }
+    ],
+    "name": "URITooLong",
+    "type": "error"
+  },
+  {
     "anonymous": false,
     "inputs": [],
     "name": "ContractURIUpdated",

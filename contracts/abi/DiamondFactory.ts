@@ -79,6 +79,27 @@ export const diamondFactoryAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "string",
+        "name": "field",
+        "type": "string"
+      },
+      {
+        "internalType": "uint256",
+        "name": "length",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxLength",
+        "type": "uint256"
+      }
+    ],
+    "name": "URITooLong",
+    "type": "error"
+  },
+  {
     "anonymous": false,
     "inputs": [
       {

@@ -174,6 +174,27 @@ export const metadataUpdateFacetAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "string",
+        "name": "field",
+        "type": "string"
+      },
+      {
+        "internalType": "uint256",
+        "name": "length",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxLength",
+        "type": "uint256"
+      }
+    ],
+    "name": "URITooLong",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "UpgradesAreFrozen",
     "type": "error"

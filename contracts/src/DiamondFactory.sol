@@ -188,8 +188,9 @@ contract DiamondFactory is ICollectionFactoryCallback {
     function _validate(CollectionParams calldata p) private pure {
         if (bytes(p.name).length == 0 || bytes(p.name).length > 255) revert InvalidCollectionParams("name");
         if (bytes(p.symbol).length == 0 || bytes(p.symbol).length > 255) revert InvalidCollectionParams("symbol");
-        if (bytes(p.baseURI).length > 0xffff) revert InvalidCollectionParams("baseURI");
-        if (bytes(p.contractURI).length > 0xffff) revert InvalidCollectionParams("contractURI");
+        // URIs live in the collection's code (EIP-170: 24,576 bytes at most): LibCore.MAX_URI_BYTES each.
+        LibCore.enforceURILength("baseURI", bytes(p.baseURI).length);
+        LibCore.enforceURILength("contractURI", bytes(p.contractURI).length);
         if (p.maxSupply > LibCore.MASK40 - 1) revert InvalidCollectionParams("maxSupply");
         if (p.royaltyBps > 10_000 || (p.royaltyReceiver == address(0) && p.royaltyBps != 0)) {
             revert InvalidCollectionParams("royalty");

@@ -18,6 +18,7 @@ import {
 import { z } from 'zod';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { AppError } from '../domain/errors.ts';
+import { MAX_CONTRACT_SUPPLY, MAX_URI_BYTES, utf8Bytes } from '../domain/contract-limits.ts';
 import { TxFailedError, type TxSender } from './tx/api.ts';
 
 export interface OnChainCollection {
@@ -76,8 +77,6 @@ export async function readRoyalty(client: PublicClient, address: Address): Promi
 
 // ------------------------------------------------------------------ admin actions (§4.1.4)
 
-const UINT256_MAX = (1n << 256n) - 1n;
-
 export const ADMIN_ACTIONS = {
   setMintActive: { type: 'boolean', fn: 'setMintActive' },
   setMinter: { type: 'address', fn: 'setMinter' },
@@ -92,9 +91,10 @@ export const ADMIN_ACTIONS = {
 export type AdminAction = keyof typeof ADMIN_ACTIONS;
 export const ADMIN_ACTION_NAMES = Object.keys(ADMIN_ACTIONS) as [AdminAction, ...AdminAction[]];
 
+/** A URI the contract takes: at most MAX_URI_BYTES of UTF-8 (docs/contracts.md "URI limits"). */
 const urlValue = z
   .string()
-  .max(65_535)
+  .refine((v) => utf8Bytes(v) <= MAX_URI_BYTES)
   .refine((v) => {
     try {
       const u = new URL(v);
@@ -114,7 +114,7 @@ const VALUE_PARSERS: Record<AdminAction, z.ZodType> = {
   setMaxSupply: z
     .string()
     .regex(/^(0|[1-9][0-9]{0,77})$/)
-    .refine((v) => /^[0-9]+$/.test(v) && BigInt(v) <= UINT256_MAX),
+    .refine((v) => /^[0-9]+$/.test(v) && BigInt(v) <= BigInt(MAX_CONTRACT_SUPPLY)),
   setBaseURI: urlValue,
   setContractURI: urlValue,
   // No argument; `true` (or nothing) confirms the intent.
@@ -141,12 +141,12 @@ export function parseAdminValue(action: AdminAction, value: unknown): boolean | 
       action === 'setMintActive'
         ? ' (JSON true or false)'
         : action === 'setMaxSupply'
-          ? ' (for example "1000"; at most 2^256-1)'
+          ? ` (for example "1000"; at most ${MAX_CONTRACT_SUPPLY}, 2^40 - 2)`
           : ADMIN_ACTIONS[action].type === 'address'
             ? ' (0x followed by 40 hex digits)'
             : action === 'freezeUpgrades'
               ? ''
-              : ' (http, https, ipfs or ar)';
+              : ` (http, https, ipfs or ar; at most ${MAX_URI_BYTES.toLocaleString('en-US')} bytes of UTF-8)`;
     throw new AppError('invalid', `body.value: ${action} expects a ${expected}${hint}, got ${JSON.stringify(value)?.slice(0, 100)}`);
   }
   return r.data as boolean | string;

@@ -14,6 +14,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
+import { PrivateNodeFS } from './pglite-private-fs.ts';
 
 export type Schema = typeof schema;
 /** The database for both drivers: node-postgres and PGlite both are a PgDatabase over this schema. */
@@ -85,7 +86,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     };
   }
   if (opts.dataDir) fs.mkdirSync(opts.dataDir, { recursive: true });
-  const client = new PGlite(opts.dataDir);
+  // On a data directory, through a file system whose chmods stay owner-only (db/pglite-private-fs.ts).
+  const client = opts.dataDir ? new PGlite({ fs: new PrivateNodeFS(opts.dataDir) }) : new PGlite();
   await client.waitReady;
   const db: Db = drizzlePglite(client, { schema });
   return {

@@ -9,6 +9,7 @@ import { recordWebhookEvent } from './webhooks.ts';
 import { collections, decks, jobs, outputs, userIdentities, users } from './schema/index.ts';
 import { notFound } from '../domain/errors.ts';
 import { UUID_RE } from '../domain/ids.ts';
+import { tokenDeckName } from '../domain/deck-name.ts';
 
 /** tokens_minted follows the chain: ids are sequential from 1, so the highest id minted is the count. */
 export async function recordMinted(db: Db, collectionId: string, highestTokenId: number) {
@@ -46,7 +47,7 @@ export async function createMintedDeck(
       .values({
         collection_id: m.collectionId,
         user_id: m.userId,
-        name: `${m.title} #${m.tokenId}`,
+        name: tokenDeckName(m.title, m.tokenId),
         token_id: m.tokenId,
         mint_tx_hash: m.txHash,
         mint_recipient: m.recipient,

@@ -5,8 +5,10 @@ import {
   merkleLeaf,
   merkleProof,
   merkleRoot,
+  MAX_PRICE,
   mintPriceOf,
   publicMintRefusal,
+  unitsOfPrice,
   verifyMerkleProof,
   type MintPolicyFields,
 } from './mint-policy.ts';
@@ -66,4 +68,20 @@ test('merkle: sorted-pair keccak256 over keccak256(address) leaves; every member
   assert.equal(publicMintRefusal(gated, { wallet: C, now })?.code, 'NOT_ALLOWLISTED');
   const outsider = '0x00000000000000000000000000000000000000f6';
   assert.equal(publicMintRefusal(gated, { wallet: outsider, now, proof: merkleProof(list, C) })?.code, 'NOT_ALLOWLISTED');
+});
+
+test('unitsOfPrice: exact decimal units, half up at the 6th decimal, any finite price reads', () => {
+  assert.equal(unitsOfPrice(0), 0n);
+  assert.equal(unitsOfPrice(0.5), 500_000n);
+  assert.equal(unitsOfPrice(1.25), 1_250_000n);
+  assert.equal(unitsOfPrice(0.1 + 0.2), 300_000n);
+  assert.equal(unitsOfPrice(0.0000005), 1n);
+  assert.equal(unitsOfPrice(0.0000004), 0n);
+  assert.equal(unitsOfPrice(MAX_PRICE), 10n ** 15n);
+  // Stored before MAX_PRICE: price × 10^6 is Infinity in a double, yet the units are exact.
+  assert.equal(unitsOfPrice(1e303), 10n ** 309n);
+  assert.equal(unitsOfPrice(Number.MAX_VALUE), BigInt('17976931348623157') * 10n ** 298n);
+  assert.equal(mintPriceOf({ price: 1e303, mint_price: null }), 10n ** 309n);
+  // Never free: a non-finite price (no route stores one) is unpayable.
+  assert.equal(unitsOfPrice(Number.POSITIVE_INFINITY), (1n << 256n) - 1n);
 });

@@ -28,10 +28,37 @@ export interface MintPolicyFields {
   mint_end: Date | null;
 }
 
+/**
+ * The largest `price` a request may set (whole stablecoins; docs/minting.md "Mint policy"): a
+ * billion, so price × 10^6 (at most 10^15 units) is an exact integer in a double and far inside
+ * uint256 for any mint quantity. Larger amounts are set in units with `mint_price`.
+ */
+export const MAX_PRICE = 1_000_000_000;
+
 /** Stablecoin units per token: `mint_price`, else `price` in whole stablecoins. */
 export function mintPriceOf(c: Pick<MintPolicyFields, 'price' | 'mint_price'>): bigint {
   if (c.mint_price !== null) return BigInt(c.mint_price);
-  return BigInt(Math.round(c.price * 10 ** STABLECOIN_DECIMALS));
+  return unitsOfPrice(c.price);
+}
+
+/**
+ * `price` (whole stablecoins, a double) in units, rounded half up at the 6th decimal, exactly from
+ * its shortest decimal form: no product that overflows to Infinity, so any finite stored price
+ * (one written before MAX_PRICE, up to ~1.8e308) still reads.
+ */
+const UNPAYABLE = (1n << 256n) - 1n;
+
+export function unitsOfPrice(price: number): bigint {
+  // No route stores a non-finite price; were one in the table, it must never mint for free.
+  if (!Number.isFinite(price)) return UNPAYABLE;
+  if (price <= 0) return 0n;
+  const [mantissa, exponent] = price.toExponential().split('e') as [string, string];
+  const [whole, fraction = ''] = mantissa.split('.') as [string, string?];
+  const digits = BigInt(whole + fraction);
+  const shift = Number(exponent) - fraction.length + STABLECOIN_DECIMALS;
+  if (shift >= 0) return digits * 10n ** BigInt(shift);
+  const divisor = 10n ** BigInt(-shift);
+  return (digits + divisor / 2n) / divisor;
 }
 
 export interface Refusal {

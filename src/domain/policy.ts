@@ -66,6 +66,12 @@ export const POLICY = {
    * and the operator; a contract no record names, or a platform record's, is the operator's.
    */
   'collection.admin_action': OWNERS,
+  /**
+   * Naming any address as a deployed contract's owner(). Anyone else who may deploy names only a
+   * wallet they proved (Sign-In with Ethereum) or the platform wallet: nobody is made the owner of
+   * a contract they never asked for (`authorizeContractOwner`; docs/permissions.md).
+   */
+  'collection.name_any_contract_owner': OPERATOR,
   /** A collection contract deployed from raw parameters (POST /api/nft/collections): no record to own. */
   'collection.deploy_raw': OPERATOR,
   /** The platform contracts (factory, facets) of a chain (POST /api/nft/deploy). */
@@ -168,6 +174,18 @@ const verb = (action: Action) => action.replace('.', ' ').replace(/_/g, ' ');
 export function authorize(caller: Caller, action: Action, record?: Ownership): void {
   if (can(caller, action, record)) return;
   const message = refusal(caller, action, record);
+  throw caller.kind === 'anonymous' ? unauthorized(message) : forbidden(message);
+}
+
+/**
+ * The `owner` a deploy names for the contract: the operator names any address; anyone else only a
+ * wallet they proved (`callersWallet`) or the platform wallet. 403 naming the field and why.
+ */
+export function authorizeContractOwner(caller: Caller, owner: string, facts: { callersWallet: boolean; platformWallet: boolean }): void {
+  if (can(caller, 'collection.name_any_contract_owner') || facts.callersWallet || facts.platformWallet) return;
+  const message =
+    `owner: ${owner} is neither a wallet you linked (Sign-In with Ethereum, POST /api/auth/wallet/verify) nor the platform wallet; ` +
+    "only the operator (service key) names another address as the contract's owner()";
   throw caller.kind === 'anonymous' ? unauthorized(message) : forbidden(message);
 }
 

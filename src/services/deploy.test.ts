@@ -26,6 +26,9 @@ function memoryStore(rows: CollectionRow[], txs: DeployTransaction[] = []) {
     async linkedWalletOf() {
       return null;
     },
+    async isWalletOf() {
+      return false;
+    },
     async getCollection(id) {
       const r = byId.get(id);
       if (!r) throw notFound(`collection ${id}`);
@@ -118,6 +121,8 @@ test("design deploy: owner() is the owner given, else the creator's linked walle
     asked.push(userId);
     return linked;
   };
+  // Alice proved `chosen` too: she may name it (domain/policy.ts authorizeContractOwner).
+  store.isWalletOf = async (userId, address) => userId === 'alice' && address.toLowerCase() === chosen.toLowerCase();
   const { chain, sent } = fakeChain();
   const svc = service(store, chain);
   await svc.deployDesign(ALICE, a.id, body);
@@ -128,6 +133,26 @@ test("design deploy: owner() is the owner given, else the creator's linked walle
     [getAddress(linked), getAddress(chosen), WALLET],
   );
   assert.deepEqual(asked, ['alice'], 'a platform record has no creator to ask about');
+});
+
+test('owner: a user names only a wallet they proved or the platform wallet, before any claim; the operator any', async () => {
+  const stranger = '0x00000000000000000000000000000000000000eE' as Address;
+  const [a, b, c] = [collectionRow({ user_id: 'alice' }), collectionRow({ user_id: 'alice' }), collectionRow({ user_id: 'alice' })];
+  const { store } = memoryStore([a, b, c]);
+  const { chain, sent } = fakeChain();
+  const svc = service(store, chain);
+  await assert.rejects(
+    svc.deployDesign(ALICE, a.id, { ...body, owner: stranger }),
+    (e) => e instanceof AppError && e.kind === 'forbidden' && /^owner: /.test(e.message),
+  );
+  assert.equal((await store.getCollection(a.id)).mint_status, 'draft', 'the record is not claimed');
+  assert.equal(sent.length, 0, 'nothing reached the chain');
+  await svc.deployDesign(ALICE, b.id, { ...body, owner: WALLET });
+  await svc.deployDesign(OPERATOR, c.id, { ...body, owner: stranger });
+  assert.deepEqual(
+    sent.map((s) => s.owner),
+    [WALLET, getAddress(stranger)],
+  );
 });
 
 test('policy: a platform record is deployed by the operator only; a user deploys their own', async () => {

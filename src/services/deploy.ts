@@ -18,7 +18,7 @@ import type { CollectionRow } from '../db/collections.ts';
 import type { DeploymentWrite, DeployTransaction } from '../db/deploy-claims.ts';
 import { deriveName, deriveSymbol, metadataUrls } from '../domain/contract-params.ts';
 import { AppError, conflict } from '../domain/errors.ts';
-import { authorize, type Caller } from '../domain/policy.ts';
+import { authorize, authorizeContractOwner, type Caller } from '../domain/policy.ts';
 
 export const deployKeyPrefix = (collectionId: string) => `deploy:${collectionId}:`;
 export const deployKey = (collectionId: string, claimedAt: string) => `${deployKeyPrefix(collectionId)}${claimedAt}`;
@@ -117,6 +117,8 @@ export interface DeployStore {
   latestTransactionByKeyPrefix(prefixes: string[]): Promise<DeployTransaction | undefined>;
   /** The creator's linked wallet (user_identity of the wallet provider), or null. */
   linkedWalletOf(userId: string): Promise<string | null>;
+  /** Whether `address` is a wallet `userId` proved (any of their linked wallets). */
+  isWalletOf(userId: string, address: string): Promise<boolean>;
 }
 
 export interface DeployPorts {
@@ -218,6 +220,12 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
     return w ? getAddress(w) : null;
   }
 
+  /** An `owner` named by the caller: theirs, the platform's, or any for the operator (domain/policy.ts). */
+  async function authorizeOwnerNamed(caller: Caller, owner: Address, platformWallet: Address): Promise<void> {
+    const callersWallet = caller.kind === 'user' ? await store.isWalletOf(caller.userId, owner) : false;
+    authorizeContractOwner(caller, owner, { callersWallet, platformWallet: owner === platformWallet });
+  }
+
   /** Finished by us or by a concurrent repair of the same transaction: either way that deployment. */
   async function recorded(id: string, row: CollectionRow | undefined, address: string): Promise<CollectionRow> {
     if (row) return row;
@@ -253,6 +261,8 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
       const c = needChain();
       let factory: Address | undefined;
       const claimed = await claim(caller, collectionId, 'collection.deploy', async () => {
+        // Before the claim: a refused owner leaves the record as it was.
+        if (body.owner) await authorizeOwnerNamed(caller, getAddress(body.owner), c.walletAddress(chainId));
         const status = await c.factory(chainId).catch((err: unknown) => {
           if (err instanceof AppError && err.kind === 'not_found') {
             throw new AppError(

@@ -42,6 +42,7 @@ import type { Storage } from '../storage/types.ts';
 import { currentTraceCarrier, withSpan } from '../telemetry.ts';
 import { catalogOn } from './generation-catalog.ts';
 import { ownership } from './ownership.ts';
+import { tokenDeckName } from '../domain/deck-name.ts';
 
 /** Why generation routes answer 503 on a backend without a job queue. */
 export const NO_QUEUE = 'generation is not available: this backend has no job queue configured';
@@ -229,7 +230,7 @@ export function createGenerationService(ports: GenerationPorts) {
           deckId: input.deckId ?? null,
           newDeck: {
             id: deckId,
-            name: input.mintState ? `${collection.title} #${input.mintState.token_id}` : collection.title,
+            name: input.mintState ? tokenDeckName(collection.title, input.mintState.token_id) : collection.title,
             userId,
             custodiedFor,
           },

@@ -16,6 +16,7 @@ import { mintTokenMetadata, tokenUrl, type Attribute } from '../domain/metadata.
 import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
 import type { GenerationPort } from './generation-port.ts';
 import type { Admission, MintGate } from './mint-gate.ts';
+import { tokenDeckName } from '../domain/deck-name.ts';
 
 export interface MintedState {
   tokenId: number;
@@ -252,7 +253,8 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       let deckId: string;
       if (output) {
         const owner = ownerFor(caller) as string;
-        deckId = output.deck_id ?? (await store.createDeck({ collection_id: c.id, name: `${c.title} #${tokenId}`, userId: owner })).id;
+        deckId =
+          output.deck_id ?? (await store.createDeck({ collection_id: c.id, name: tokenDeckName(c.title, tokenId), userId: owner })).id;
         if (await store.setMintState(deckId, m)) await store.linkCover(deckId, output.id, tokenMeta(c, tokenId));
         // A concurrent mint bound the output first: this token still gets a deck (no artwork of its own).
         else deckId = (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: owner })).id;

@@ -185,6 +185,7 @@ export function deployServiceOf(db: Db, opts: { chainId: number; metadataBaseUrl
       deployingCollections,
       latestTransactionByKeyPrefix,
       linkedWalletOf,
+      isWalletOf,
     }),
     chain: chain ? deployChainOf(chain) : undefined,
     metadataBaseUrl,

@@ -162,8 +162,20 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
     r = await act('setBaseURI', `http://meta.test/collections/${CID}/tokens/`);
     assert.equal(r.status, 200, JSON.stringify(r.body));
 
-    // A revert the contract reports is a 409 with the decoded reason, never a 500.
-    r = await act('setMaxSupply', '1099511627776'); // 2^40: InvalidMaxSupply
+    // Beyond the contract's 40 bits (docs/contracts.md): refused where parsed, nothing sent.
+    r = await act('setMaxSupply', '1099511627775'); // 2^40 - 1
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.match(r.body.error, /body\.value/);
+
+    // A revert the contract reports is a 409 with the decoded reason, never a 500: below totalSupply.
+    const minted = (await adminCall(p, '/api/nft/collections', collectionParams(8))).body.collection.address as Address;
+    const mint = await p.chain.sender(31337).send({
+      purpose: 'test-mint',
+      to: minted,
+      data: encodeFunctionData({ abi: collectionAbi, functionName: 'mintTo', args: [OTHER, 2n] }),
+    });
+    assert.equal(mint.status, 'mined');
+    r = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: minted, action: 'setMaxSupply', value: '1' });
     assert.equal(r.status, 409, JSON.stringify(r.body));
     assert.match(r.body.error, /InvalidMaxSupply/);
   });

@@ -69,8 +69,9 @@ describe('creator-owned collections through the platform', { timeout: 120_000 },
     assert.equal(await read(c, 'ownerOf', [2n]), collector);
   });
 
-  test("an explicit owner wins; a collection without a linked creator stays the platform's", async () => {
-    const c = await designDeploy(await newCollection(A, 'Chosen owner'), A, { owner: chosen });
+  test("an explicit owner wins (the operator's choice); a collection without a linked creator stays the platform's", async () => {
+    // A user names only a wallet they proved (test/chain-ops/contract-owner-consent.test.ts); the operator any.
+    const c = await designDeploy(await newCollection(A, 'Chosen owner'), { 'x-api-key': p.config.API_KEY! }, { owner: chosen });
     assert.equal(await read(c, 'owner'), chosen);
     const platform = await designDeploy(await newCollection({ 'x-api-key': p.config.API_KEY! }, 'Platform owned'), {
       'x-api-key': p.config.API_KEY!,

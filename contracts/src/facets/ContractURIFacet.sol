@@ -16,6 +16,7 @@ contract ContractURIFacet is IERC7572Events {
     /// @notice Owner only. Emits ContractURIUpdated().
     function setContractURI(string calldata uri) external {
         LibCore.enforceOwner();
+        LibCore.enforceURILength("contractURI", bytes(uri).length);
         LibContractURIStorage.layout_().contractURI = uri;
         LibCore.setOwnerWord(LibCore.ownerWord() | LibCore.CONTRACT_URI_SET);
         emit ContractURIUpdated();

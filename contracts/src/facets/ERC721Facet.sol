@@ -78,6 +78,7 @@ contract ERC721Facet is IERC721Errors, IERC4906Events {
     /// @notice Owner only. Emits ERC-4906 BatchMetadataUpdate(1, type(uint256).max).
     function setBaseURI(string calldata baseURI) external {
         LibCore.enforceOwner();
+        LibCore.enforceURILength("baseURI", bytes(baseURI).length);
         LibERC721Storage.layout_().baseURI = baseURI;
         LibCore.setOwnerWord(LibCore.ownerWord() | LibCore.BASE_URI_SET);
         emit BatchMetadataUpdate(1, type(uint256).max);

@@ -31,4 +31,6 @@ interface IAtelierErrors {
     error CutEmptySelectors();
     /// The owner froze upgrades (freezeUpgrades): diamondCut is gone for good.
     error UpgradesAreFrozen();
+    /// A URI longer than LibCore.MAX_URI_BYTES (field: "baseURI" or "contractURI"; docs/contracts.md "URI limits").
+    error URITooLong(string field, uint256 length, uint256 maxLength);
 }

@@ -41,6 +41,10 @@ library LibCore {
 
     uint256 internal constant ADDRESS_MASK = (1 << 160) - 1;
     uint256 internal constant MASK40 = (1 << 40) - 1;
+    /// Bytes of one URI. The creation URIs live in the collection's code, which EIP-170 caps at
+    /// 24,576 bytes: 210 bytes of proxy and header, name and symbol (<= 255 each) and both URIs, so
+    /// two URIs of (24,576 - 210 - 255 - 255) / 2 bytes always fit (docs/contracts.md "URI limits").
+    uint256 internal constant MAX_URI_BYTES = 11_928;
     uint256 internal constant NEXT_SHIFT = 160;
     uint256 internal constant MAX_SHIFT = 200;
     uint256 internal constant MINT_ACTIVE = 1 << 240;
@@ -85,6 +89,11 @@ library LibCore {
 
     function nextTokenId() internal view returns (uint256) {
         return (mintWord() >> NEXT_SHIFT) & MASK40;
+    }
+
+    /// Reverts URITooLong when `uri` is longer than MAX_URI_BYTES.
+    function enforceURILength(string memory field, uint256 length) internal pure {
+        if (length > MAX_URI_BYTES) revert IAtelierErrors.URITooLong(field, length, MAX_URI_BYTES);
     }
 
     function enforceOwner() internal view {

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { ADMIN_ACTION_NAMES } from '../../chain/collection.ts';
 import { DEV_CHAIN_ID } from '../../chain/chains.ts';
 import { collectionView } from './collections.ts';
-import { address, queryInt, uuid } from './common.ts';
+import { MAX_CONTRACT_SUPPLY, MAX_NAME_BYTES, MAX_ROYALTY_BPS, MAX_SYMBOL_BYTES, MAX_URI_BYTES } from '../../domain/contract-limits.ts';
+import { address, maxBytes, queryInt, uuid } from './common.ts';
 import { adminSuccess } from './envelope.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_ID, EXAMPLE_URL, withExample } from './examples.ts';
 
@@ -26,20 +27,21 @@ export const collectionsQuery = z.object({
 export const deployCollectionBody = withExample(
   z.object({
     chainId: chainIdBody,
-    name: z.string().min(1).max(255),
-    symbol: z.string().min(1).max(255),
-    baseURI: z.string().max(65_535),
-    contractURI: z.string().max(65_535),
+    // The contract's limits (domain/contract-limits.ts; docs/contracts.md "URI limits"), in bytes.
+    name: z.string().min(1).pipe(maxBytes(MAX_NAME_BYTES)),
+    symbol: z.string().min(1).pipe(maxBytes(MAX_SYMBOL_BYTES)),
+    baseURI: maxBytes(MAX_URI_BYTES),
+    contractURI: maxBytes(MAX_URI_BYTES),
     maxSupply: z
       .string()
       .regex(/^[1-9][0-9]{0,12}$/, 'expected a positive integer as a decimal string')
-      .refine((v) => !/^[0-9]+$/.test(v) || BigInt(v) < 2n ** 40n, 'must be below 2^40'),
+      .refine((v) => !/^[0-9]+$/.test(v) || BigInt(v) <= BigInt(MAX_CONTRACT_SUPPLY), `at most ${MAX_CONTRACT_SUPPLY} (2^40 - 2)`),
     platformCollectionId: uuid.optional(),
     /** Extensions: default the platform wallet (owner: the platformCollectionId creator's linked wallet when they have one; minter) and no royalty. */
     owner: address.optional(),
     minter: address.optional(),
     royaltyReceiver: address.optional(),
-    royaltyBps: z.number().int().min(0).max(10_000).optional(),
+    royaltyBps: z.number().int().min(0).max(MAX_ROYALTY_BPS).optional(),
   }),
   {
     chainId: EXAMPLE_CHAIN.chainId,

@@ -2,12 +2,17 @@
 import { z } from 'zod';
 import { deriveContractParams } from '../../domain/contract-params.ts';
 import { generationDataInput, normalizeGenerationData, type GenerationData, type Variable } from '../../domain/generation-data.ts';
+import { MAX_PRICE } from '../../domain/mint-policy.ts';
 import { blockchain, socialOrg, socialPair, uuid } from './common.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_ID, EXAMPLE_TIME, EXAMPLE_URL, withExample } from './examples.ts';
 
 const title = z.string().trim().min(1, 'title must not be empty').max(200);
 const editions = z.number().int().min(1).max(1_000_000);
-const price = z.number().nonnegative().finite();
+/** Whole stablecoins per token, 0 to MAX_PRICE (domain/mint-policy.ts; docs/minting.md "Mint policy"). */
+const price = z
+  .number()
+  .nonnegative()
+  .max(MAX_PRICE, `at most ${MAX_PRICE.toLocaleString('en-US')} whole stablecoins (larger amounts: mint_price in units)`);
 
 /**
  * Generation data v2 as a creator writes it (docs/collections.md "Generation data"): one image step
@@ -87,6 +92,8 @@ export const GENERATION_DATA_EXAMPLE = {
     },
   ],
 };
+
+export { price as priceField };
 
 export const createCollectionBody = z
   .object({

@@ -1,5 +1,6 @@
 /** Zod pieces shared by route schemas. Messages name what is expected. */
 import { z } from 'zod';
+import { utf8Bytes } from '../../domain/contract-limits.ts';
 import { EXAMPLE_ID, withExample } from './examples.ts';
 
 export const uuid = z.uuid({ message: 'expected a UUID' });
@@ -37,3 +38,7 @@ export const collectionAsIdParams = idParamsOf(EXAMPLE_ID.collection);
 
 /** The backend's success envelope. */
 export const ok = <T>(data: T) => ({ data, error: null });
+
+/** A string of at most `max` bytes of UTF-8 (what a contract counts), the limit named in the message. */
+export const maxBytes = (max: number, what = 'bytes of UTF-8') =>
+  z.string().refine((v) => utf8Bytes(v) <= max, { message: `at most ${max.toLocaleString('en-US')} ${what}` });

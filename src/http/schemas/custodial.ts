@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { templateToGenerationData } from '../../domain/custodial-template.ts';
 import { normalizeGenerationData, type Variable } from '../../domain/generation-data.ts';
+import { priceField } from './collections.ts';
 import { socialOrg, uuid } from './common.ts';
 import { envelope } from './envelope.ts';
 import { EXAMPLE_ID, withExample } from './examples.ts';
@@ -31,7 +32,7 @@ export const custodialBody = withExample(
       social_org: socialOrg,
       social_identifier: z.string().trim().min(1).max(255),
       blockchain: z.enum(['tezos', 'base']).default('tezos'),
-      price: numberLike('price').pipe(z.number().nonnegative().finite()).default(0),
+      price: numberLike('price').pipe(priceField).default(0),
       editions: numberLike('count').pipe(z.number().int().min(1).max(1_000_000)).default(1),
       cover_image_url: z.string().url().optional(),
       miniapp_user_id: uuid.optional(),

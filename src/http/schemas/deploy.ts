@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { collectionView, contractParams, COLLECTION_EXAMPLE, DEPLOYED_COLLECTION_EXAMPLE } from './collections.ts';
 import { deriveContractParams } from '../../domain/contract-params.ts';
-import { address, txHash } from './common.ts';
+import { MAX_NAME_BYTES, MAX_ROYALTY_BPS, MAX_URI_BYTES } from '../../domain/contract-limits.ts';
+import { address, maxBytes, txHash } from './common.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_URL, withExample } from './examples.ts';
 
 /**
@@ -19,7 +20,8 @@ export const deployStatusBody = z
     deploy_tx_hash: txHash
       .optional()
       .describe("status deployed: the createCollection transaction (default: found from the factory's CollectionCreated event)"),
-    base_token_uri: z.string().min(1).max(2048).nullable().optional(),
+    // Any baseURI a contract takes (the admin proxy writes back the one it deployed with).
+    base_token_uri: z.string().min(1).pipe(maxBytes(MAX_URI_BYTES)).nullable().optional(),
     max_supply: z
       .number()
       .int()
@@ -72,11 +74,11 @@ export const designDeployFields = z.object({
     .max(2 ** 31 - 1, 'must fit the record (at most 2147483647)')
     .optional()
     .describe("default: the collection's editions"),
-  royalty_bps: z.number().int().min(0).max(10_000).optional().describe('default 0'),
+  royalty_bps: z.number().int().min(0).max(MAX_ROYALTY_BPS).optional().describe('default 0'),
   royalty_receiver: address.optional().describe("default: the contract's owner()"),
   /** The contract's owner(); default the creator's linked wallet, else the platform wallet. */
   owner: address.optional(),
-  name: z.string().trim().min(1).max(255).optional().describe('default: contractParams.name (from the title)'),
+  name: z.string().trim().min(1).pipe(maxBytes(MAX_NAME_BYTES)).optional().describe('default: contractParams.name (from the title)'),
   symbol: z.string().trim().min(1).max(32).optional().describe('default: contractParams.symbol (from the title)'),
 });
 
