@@ -18,6 +18,7 @@ import { adminSuccess } from '../schemas/envelope.ts';
 import { adminRetryFields, job, jobIdParams as params, streamQuery } from '../schemas/jobs.ts';
 import type { AdminDeps } from './app.ts';
 import { backendError } from './backend-client.ts';
+import { drainOf, RECONNECT_FRAME } from '../drain.ts';
 import { actingAs } from './forward-table.ts';
 
 export async function adminJobRoutes(app: FastifyInstance, deps: AdminDeps) {
@@ -116,6 +117,12 @@ export async function adminJobRoutes(app: FastifyInstance, deps: AdminDeps) {
       };
       if (upstreamAbort.signal.aborted) return close();
       upstreamAbort.signal.addEventListener('abort', close, { once: true });
+      // On this proxy's shutdown the relay ends at once with a final `reconnect` event (src/http/drain.ts).
+      const offDrain = drainOf(req.server.server).onDrain(() => {
+        if (!res.writableEnded) res.write(RECONNECT_FRAME);
+        upstreamAbort.abort();
+      });
+      res.on('close', offDrain);
       try {
         for (;;) {
           const { done, value } = await reader.read();

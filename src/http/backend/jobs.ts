@@ -12,6 +12,7 @@ import type { JobHistoryRow, JobRow } from '../../db/jobs.ts';
 import type { JobStreamHub } from '../../services/job-stream-hub.ts';
 import type { JobService } from '../../services/jobs.ts';
 import { requireUser } from '../plugins/auth.ts';
+import { drainOf, RECONNECT_FRAME } from '../drain.ts';
 import { presentForensics, presentHistory, presentJob } from '../present/jobs.ts';
 import { ok } from '../schemas/common.ts';
 import {
@@ -211,6 +212,12 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
         unsubscribe?.();
         res.end();
       };
+      // On shutdown the stream ends at once with a final `reconnect` event (src/http/drain.ts).
+      const offDrain = drainOf(req.server.server).onDrain(() => {
+        if (!closed && !res.writableEnded) res.write(RECONNECT_FRAME);
+        finish();
+      });
+      res.on('close', offDrain);
       req.raw.on('close', finish);
       res.on('close', finish);
       if (res.destroyed) finish(); // the client left before the listeners were set
