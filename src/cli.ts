@@ -9,6 +9,7 @@ import { DataDirLockedError, lockDataDir, restrictUmask, secureDataDir } from '.
 import { helpFor, isKnownCommand, USAGE } from './startup/help.ts';
 import { requirePortFree } from './net/ports.ts';
 import { closeAppWithin } from './startup/graceful.ts';
+import { requirePublicUrls } from './startup/public-urls.ts';
 
 /** The platform's modules, loaded only once a command is to run (help loads none of them). */
 async function platformModules() {
@@ -75,6 +76,8 @@ async function prepare(
   config: Config,
   chain: { usesEmbeddedChain: (c: Config) => boolean; stopOrphanedAnvil: (c: Config) => Promise<number | null> },
 ): Promise<(() => void) | undefined> {
+  // A process that writes public URLs has the base URL it needs (startup/public-urls.ts).
+  requirePublicUrls(command, config);
   const usesDataDir = command !== 'admin' || !!config.DATABASE_URL;
   if (!usesDataDir) return undefined;
   secureDataDir(config.dataDir);
