@@ -240,11 +240,13 @@ export function createStepHandler(ctx: WorkerContext) {
     // writes nothing (a step's result is written once).
     if (qjob.commit && !qjob.commit()) throw new Error('step handed back to the queue');
     const ext = (EXTENSION as Record<string, string>)[result.mimeType] ?? 'bin';
-    // Each run writes its own file, once, at a key no one else writes (no temporary file, no
-    // rename, no folder per job): a reader can only learn the key from the database, after the
-    // file is complete, and a run that dies mid-write leaves a file nothing refers to.
-    const key = `generations/${p.jobId.slice(0, 2)}/${p.jobId}-s${p.stepOrder}-r${p.retryAttempt}-${runToken()}.${ext}`;
-    const stored = await storage.putNew(key, result.bytes, result.mimeType);
+    // One key per step (job, step, retry attempt), the same for every run of it: a run killed
+    // after its upload leaves no orphan, the next run (another worker's) writes the same name. A
+    // reader learns the key from the database only after a run committed; two runs of one step at
+    // once cannot both commit (the queue's lock, and a run that lost it commits nothing:
+    // queue/bullmq.ts), and `put` replaces a file whole (docs/jobs.md "Stored files").
+    const key = `generations/${p.jobId.slice(0, 2)}/${p.jobId}-s${p.stepOrder}-r${p.retryAttempt}.${ext}`;
+    const stored = await storage.put(key, result.bytes, result.mimeType);
     const output: StepOutput = {
       key,
       url: stored.url,

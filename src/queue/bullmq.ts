@@ -24,11 +24,13 @@ export interface BullMqQueueOptions {
   /** Redis key prefix; tests use a unique one per run. Default `atelier`. */
   prefix?: string;
   /**
-   * How long a worker's job lock lasts without renewal (renewed every half). Default 15 s: a worker
-   * killed mid-step has its step taken by another worker within this plus stalledIntervalMs.
+   * How long a worker's job lock lasts without renewal (renewed every half). Default 2.5 s: a worker
+   * killed mid-step has its step taken by another worker within this plus up to two
+   * stalledIntervalMs (BullMQ marks a lockless active job stalled on one check, moves it on the
+   * next): under 5 s (docs/operations.md "A worker killed mid-step").
    */
   lockDurationMs?: number;
-  /** How often each worker looks for stalled jobs (lock expired while active). Default 5 s. */
+  /** How often each worker looks for stalled jobs (lock expired while active). Default 1 s. */
   stalledIntervalMs?: number;
   /** Stalls tolerated before a job is failed instead of re-queued. Default 1. */
   maxStalledCount?: number;
@@ -58,9 +60,10 @@ export class BullMqQueue<T> implements WorkQueue<T> {
     this.name = name;
     this.opts = {
       prefix: 'atelier',
-      // BullMQ's 30 s + 30 s left a dead worker's step idle for up to a minute (topology test).
-      lockDurationMs: 15_000,
-      stalledIntervalMs: 5_000,
+      // BullMQ's 30 s + 30 s left a dead worker's step idle for up to a minute, 15 s + 5 s for
+      // 19.5 s (topology test): a dead worker's step is taken over within 5 s.
+      lockDurationMs: 2_500,
+      stalledIntervalMs: 1_000,
       maxStalledCount: 1,
       keepFinished: { ageSeconds: 7 * 24 * 3600, count: 50_000 },
       drainDelaySeconds: 5,
@@ -146,6 +149,15 @@ export class BullMqQueue<T> implements WorkQueue<T> {
       },
     );
     worker.on('error', () => {}); // see the queue's error listener
+    // A lock this worker could not renew (event loop blocked past lockDuration, Redis away): the
+    // step may already run elsewhere, so this run stops and commits nothing (no two results).
+    worker.on('lockRenewalFailed', (jobIds: string[]) => {
+      for (const entry of active) {
+        if (!jobIds.includes(entry.job.id!) || entry.committed || entry.handedBack) continue;
+        entry.handedBack = true;
+        entry.abort.abort(new Error('job lock lost: another worker may run this step'));
+      }
+    });
     this.workers.add(worker);
     return {
       close: async () => {
