@@ -12,14 +12,18 @@ import { startGenerationWorker } from '../../src/generation/runtime.ts';
 import { BullMqQueue } from '../../src/queue/bullmq.ts';
 import { LocalStorage } from '../../src/storage/local.ts';
 
+const dieIfStep = <T>(key: string, stored: T): Promise<T> => {
+  if (!key.startsWith('generations/')) return Promise.resolve(stored);
+  process.stdout.write(`UPLOADED ${key}\n`);
+  return new Promise<never>(() => {}); // the parent kills this process now
+};
+
 class DieAfterUpload extends LocalStorage {
   override async put(key: string, bytes: Buffer, contentType: string) {
-    const stored = await super.put(key, bytes, contentType);
-    if (key.startsWith('generations/')) {
-      process.stdout.write(`UPLOADED ${key}\n`);
-      return new Promise<never>(() => {}); // the parent kills this process now
-    }
-    return stored;
+    return dieIfStep(key, await super.put(key, bytes, contentType));
+  }
+  override async putNew(key: string, bytes: Buffer, contentType: string) {
+    return dieIfStep(key, await super.putNew(key, bytes, contentType));
   }
 }
 
