@@ -305,7 +305,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`atelier: configuration error: ${err.message}\n`);
     process.exit(2);
   }
-  if (err instanceof DataDirLockedError) {
+  if (err instanceof DataDirLockedError || (err instanceof Error && err.name === 'DependencyUnavailableError')) {
     process.stderr.write(`atelier: ${err.message}\n`);
     process.exit(1);
   }

@@ -22,13 +22,17 @@ import { startIndexer } from './indexer/service.ts';
 import { createJobQueue, startGenerationWorker } from './generation/runtime.ts';
 import { logOptions, workerLog } from './logging/log-lines.ts';
 import { closeAppWithin } from './startup/graceful.ts';
+import { requireDatabase } from './startup/require-database.ts';
 import { clearLeases } from './db/leases.ts';
 import { seedBuiltinGlobalCollections } from './db/global-collections.ts';
 import { seedBuiltinWorkflows } from './db/workflows.ts';
 import { normalizeGenerationData } from './domain/generation-data.ts';
 
-export function openConfiguredDatabase(config: Config): Promise<Database> {
-  return openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir: path.join(config.dataDir, 'pgdata') });
+export async function openConfiguredDatabase(config: Config): Promise<Database> {
+  const database = await openDatabase(
+    config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir: path.join(config.dataDir, 'pgdata') },
+  );
+  return requireDatabase(database, config.DATABASE_URL);
 }
 
 /**

@@ -46,10 +46,24 @@ function startWorker(mode: 'die-after-upload' | 'normal') {
 }
 
 test('kill -9 of the worker holding a step: another worker process takes it within 5 s; its upload is reused, not orphaned', async () => {
+  const started: Array<ReturnType<typeof startWorker>> = [];
+  const start = (mode: Parameters<typeof startWorker>[0]) => {
+    const w = startWorker(mode);
+    started.push(w);
+    return w;
+  };
+  try {
+    await run(start);
+  } finally {
+    for (const w of started) w.child.kill('SIGKILL');
+  }
+});
+
+async function run(start: (mode: Parameters<typeof startWorker>[0]) => ReturnType<typeof startWorker>) {
+  const doomed = start('die-after-upload');
   const api = client(p);
   const c = await api('/nft/collections', svc('creator'), { body: { title: 'Takeover', data: sampleData() } });
   assert.equal(c.status, 201, JSON.stringify(c.body));
-  const doomed = startWorker('die-after-upload');
   await doomed.said('READY');
   const res = await api(`/api/collections/${c.body.data.collection.id}/generate`, svc('creator'), { body: { variables: {} } });
   assert.equal(res.status, 202);
@@ -57,7 +71,7 @@ test('kill -9 of the worker holding a step: another worker process takes it with
   const uploaded = /UPLOADED (\S+)/.exec(await doomed.said('UPLOADED'))![1]!;
 
   // The survivor is running and idle before the kill: what is measured is the takeover, not its start.
-  const survivor = startWorker('normal');
+  const survivor = start('normal');
   await survivor.said('READY');
   doomed.child.kill('SIGKILL');
   assert.equal(await doomed.exited, 'SIGKILL');
@@ -90,6 +104,4 @@ test('kill -9 of the worker holding a step: another worker process takes it with
     .readdirSync(path.join(filesRoot, 'generations', jobId.slice(0, 2)))
     .filter((f) => f.startsWith(jobId) && !f.startsWith('.'));
   assert.deepEqual(files, [path.basename(uploaded)], 'one object for the step: nothing orphaned');
-  survivor.child.kill('SIGTERM');
-  await survivor.exited;
-});
+}

@@ -35,6 +35,8 @@ import { submitStep } from './steps.ts';
 export interface QueueContext {
   db: Db;
   queue: WorkQueue<StepPayload>;
+  /** A log line (warn unless `level` says info). */
+  log?: (msg: string, extra?: Record<string, unknown>, level?: 'info' | 'warn') => void;
 }
 
 export interface WorkerContext extends QueueContext {
@@ -44,8 +46,6 @@ export interface WorkerContext extends QueueContext {
   connectorFor?: (workflowType: string, workflowData: unknown) => GeneratorConnector;
   /** Step-completion write backoff (tests shorten it). */
   applyOptions?: ApplyOptions;
-  /** A log line; warn unless `level` says info (one line per completed or failed generation). */
-  log?: (msg: string, extra?: Record<string, unknown>, level?: 'info' | 'warn') => void;
   /** Name resolution of outside fetches (reference images); tests inject one. Default: the system's. */
   resolve?: Resolver;
 }
@@ -387,6 +387,15 @@ export async function reconcileStaleSteps(ctx: QueueContext, opts: { staleMs?: n
     await queue.add(newId, payload, queueOptions(payload));
     await setStepQueueJobId(db, step.id, newId);
     report.requeued++;
+    // One line per step put back: a queue store that lost work is visible in the log (docs/operations.md).
+    ctx.log?.('re-queued a generation step', {
+      job_id: step.job_id,
+      step: step.step_order,
+      retry_attempt: step.retry_attempt,
+      queue_state: state,
+      queue_job_id: newId,
+      reason: state === 'unknown' ? 'the queue store does not know the step (lost)' : 'completed in the queue but not in the database',
+    });
   }
   return report;
 }

@@ -5,6 +5,7 @@
  */
 import { Queue, QueueEvents, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
+import { endpointOf, type OutageLog, stderrOutageLog, trackOutage } from '../logging/dependency-outage.ts';
 import {
   MAX_PRIORITY,
   assertConcurrency,
@@ -38,6 +39,8 @@ export interface BullMqQueueOptions {
   keepFinished?: { ageSeconds: number; count: number };
   /** Seconds a worker blocks waiting for a job when idle; also bounds how long close() waits. Default 5. */
   drainDelaySeconds?: number;
+  /** Where a Redis outage's start and end are logged, once each (default: a JSON line on stderr). */
+  outageLog?: OutageLog;
 }
 
 /** 1..100 (higher first) → BullMQ 1..100 (lower first). Every job gets a priority, so ordering is uniform. */
@@ -49,7 +52,9 @@ const JOB_NAME = 'step';
 
 export class BullMqQueue<T> implements WorkQueue<T> {
   readonly name: string;
-  private readonly opts: Required<Omit<BullMqQueueOptions, 'redisUrl'>> & { redisUrl: string };
+  private readonly opts: Required<Omit<BullMqQueueOptions, 'redisUrl' | 'outageLog'>> & { redisUrl: string };
+  /** Redis's state as this queue sees it: an outage is logged when it starts and when it ends. */
+  private readonly outage: ReturnType<typeof trackOutage>;
   private readonly queue: Queue;
   private readonly workers = new Set<Worker>();
   private events: QueueEvents | undefined;
@@ -70,8 +75,34 @@ export class BullMqQueue<T> implements WorkQueue<T> {
       ...opts,
     };
     this.queue = new Queue(name, { connection: this.connection(), prefix: this.opts.prefix });
-    // Connection errors are retried by ioredis; without a listener Node would crash on 'error'.
-    this.queue.on('error', () => {});
+    this.outage = trackOutage('Redis', endpointOf(opts.redisUrl), opts.outageLog ?? stderrOutageLog);
+    // Connection errors are retried by ioredis (without a listener Node would crash on 'error');
+    // the first one of an outage is logged with its cause, and the reconnection ends it.
+    this.queue.on('error', (err) => this.onRedisError(err));
+  }
+
+  private probe: NodeJS.Timeout | undefined;
+  private closing = false;
+
+  /** An outage starts (logged once); a probe every second ends it at the first answer from Redis. */
+  private onRedisError(err: unknown) {
+    if (this.closing) return;
+    this.outage.failed(err);
+    if (this.probe) return;
+    let inFlight = false;
+    this.probe = setInterval(() => {
+      if (inFlight) return;
+      inFlight = true;
+      Promise.race([this.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 900).unref())])
+        .then(() => {
+          clearInterval(this.probe);
+          this.probe = undefined;
+          this.outage.recovered();
+        })
+        .catch(() => undefined)
+        .finally(() => (inFlight = false));
+    }, 1000);
+    this.probe.unref();
   }
 
   private connection() {
@@ -148,7 +179,7 @@ export class BullMqQueue<T> implements WorkQueue<T> {
         drainDelay: this.opts.drainDelaySeconds,
       },
     );
-    worker.on('error', () => {}); // see the queue's error listener
+    worker.on('error', (err) => this.onRedisError(err)); // see the queue's error listener
     // A lock this worker could not renew (event loop blocked past lockDuration, Redis away): the
     // step may already run elsewhere, so this run stops and commits nothing (no two results).
     worker.on('lockRenewalFailed', (jobIds: string[]) => {
@@ -227,6 +258,8 @@ export class BullMqQueue<T> implements WorkQueue<T> {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.probe);
     const workers = [...this.workers];
     this.workers.clear();
     await Promise.allSettled(workers.map((w) => w.close()));

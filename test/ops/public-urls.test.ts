@@ -30,7 +30,10 @@ function run(command: string, env: Record<string, string>) {
 test('atelier worker and atelier backend on shared stores without PUBLIC_BASE_URL: exit 2 naming it', () => {
   const worker = run('worker', shared);
   assert.equal(worker.status, 2, worker.stderr);
-  assert.match(worker.stderr, /configuration error: PUBLIC_BASE_URL: required for atelier worker outside the embedded defaults \(DATABASE_URL is set/);
+  assert.match(
+    worker.stderr,
+    /configuration error: PUBLIC_BASE_URL: required for atelier worker outside the embedded defaults \(DATABASE_URL is set/,
+  );
   assert.doesNotMatch(worker.stderr, /Failed query|ECONNREFUSED/, 'refused before any store was reached');
   const backend = run('backend', { DATABASE_URL: shared.DATABASE_URL });
   assert.equal(backend.status, 2, backend.stderr);
