@@ -3,6 +3,7 @@
  * ports, and runs one process root from src/processes/ (start, backend, admin, worker, indexer,
  * deploy, migrate). A bad configuration value stops here with a message naming the variable.
  */
+import { requirePublicUrls } from './startup/public-urls.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DataDirLockedError, lockDataDir, restrictUmask, secureDataDir } from './startup/data-dir.ts';
 import { helpFor, isKnownCommand, USAGE } from './startup/help.ts';
@@ -56,6 +57,8 @@ function onShutdown(stop: () => Promise<void>, releaseLock?: () => void, graceMs
  * naming the variable (docs/security.md).
  */
 async function prepare(command: string, config: Config): Promise<(() => void) | undefined> {
+  // A process that writes public URLs has the base URL it needs (startup/public-urls.ts).
+  requirePublicUrls(command, config);
   const usesDataDir = command !== 'admin' || !!config.DATABASE_URL;
   if (!usesDataDir) return undefined;
   secureDataDir(config.dataDir);
@@ -205,7 +208,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`atelier: configuration error: ${err.message}\n`);
     process.exit(2);
   }
-  if (err instanceof DataDirLockedError) {
+  if (err instanceof DataDirLockedError || (err instanceof Error && err.name === 'DependencyUnavailableError')) {
     process.stderr.write(`atelier: ${err.message}\n`);
     process.exit(1);
   }

@@ -92,6 +92,7 @@ test('atelier worker serves /healthz and /readyz (database, queue) on WORKER_HEA
       DATA_DIR: dataDir,
       REDIS_URL,
       WORKER_HEALTH_PORT: String(port),
+      PUBLIC_BASE_URL: 'http://127.0.0.1:3000',
       LOG_LEVEL: 'warn',
       DEV_CHAIN: 'false',
     },

@@ -125,6 +125,7 @@ test('backend and worker processes: heartbeats, workflow.execute, and job.submit
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.server.address() as AddressInfo).port}`,
     OTEL_BSP_SCHEDULE_DELAY: '100',
     TELEMETRY_HEARTBEAT_MS: '1000',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
   };
   const backend = await startProcess('backend', env, 'backend listening');
   const worker = await startProcess('worker', { ...env, PORT: String(await freePort()) }, 'generation worker running');

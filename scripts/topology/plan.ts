@@ -92,7 +92,14 @@ export function topologyPlan(i: TopologyInputs): PlannedProcess[] {
       name: `worker-${n + 1}`,
       command: 'worker',
       kind: 'service',
-      env: { ...base, WORKER_HEALTH_PORT: String(port), WORKER_CONCURRENCY: String(i.workerConcurrency) },
+      // A worker writes the public URL of each image it stores (a token's `image`): the same public
+      // URL as the backends', from which /files/… is served (startup/public-urls.ts refuses a worker without it).
+      env: {
+        ...base,
+        WORKER_HEALTH_PORT: String(port),
+        WORKER_CONCURRENCY: String(i.workerConcurrency),
+        PUBLIC_BASE_URL: backendUrls[0]!,
+      },
       url: urlOf(i.host, port),
     });
   });

@@ -35,6 +35,8 @@ import { submitStep } from './steps.ts';
 export interface QueueContext {
   db: Db;
   queue: WorkQueue<StepPayload>;
+  /** A log line (warn unless `level` says info). */
+  log?: (msg: string, extra?: Record<string, unknown>, level?: 'info' | 'warn') => void;
 }
 
 export interface WorkerContext extends QueueContext {
@@ -44,8 +46,6 @@ export interface WorkerContext extends QueueContext {
   connectorFor?: (workflowType: string, workflowData: unknown) => GeneratorConnector;
   /** Step-completion write backoff (tests shorten it). */
   applyOptions?: ApplyOptions;
-  /** A log line; warn unless `level` says info (one line per completed or failed generation). */
-  log?: (msg: string, extra?: Record<string, unknown>, level?: 'info' | 'warn') => void;
   /** Name resolution of outside fetches (reference images); tests inject one. Default: the system's. */
   resolve?: Resolver;
 }
@@ -240,11 +240,13 @@ export function createStepHandler(ctx: WorkerContext) {
     // writes nothing (a step's result is written once).
     if (qjob.commit && !qjob.commit()) throw new Error('step handed back to the queue');
     const ext = (EXTENSION as Record<string, string>)[result.mimeType] ?? 'bin';
-    // Each run writes its own file, once, at a key no one else writes (no temporary file, no
-    // rename, no folder per job): a reader can only learn the key from the database, after the
-    // file is complete, and a run that dies mid-write leaves a file nothing refers to.
-    const key = `generations/${p.jobId.slice(0, 2)}/${p.jobId}-s${p.stepOrder}-r${p.retryAttempt}-${runToken()}.${ext}`;
-    const stored = await storage.putNew(key, result.bytes, result.mimeType);
+    // One key per step (job, step, retry attempt), the same for every run of it: a run killed
+    // after its upload leaves no orphan, the next run (another worker's) writes the same name. A
+    // reader learns the key from the database only after a run committed; two runs of one step at
+    // once cannot both commit (the queue's lock, and a run that lost it commits nothing:
+    // queue/bullmq.ts), and `put` replaces a file whole (docs/jobs.md "Stored files").
+    const key = `generations/${p.jobId.slice(0, 2)}/${p.jobId}-s${p.stepOrder}-r${p.retryAttempt}.${ext}`;
+    const stored = await storage.put(key, result.bytes, result.mimeType);
     const output: StepOutput = {
       key,
       url: stored.url,
@@ -385,6 +387,15 @@ export async function reconcileStaleSteps(ctx: QueueContext, opts: { staleMs?: n
     await queue.add(newId, payload, queueOptions(payload));
     await setStepQueueJobId(db, step.id, newId);
     report.requeued++;
+    // One line per step put back: a queue store that lost work is visible in the log (docs/operations.md).
+    ctx.log?.('re-queued a generation step', {
+      job_id: step.job_id,
+      step: step.step_order,
+      retry_attempt: step.retry_attempt,
+      queue_state: state,
+      queue_job_id: newId,
+      reason: state === 'unknown' ? 'the queue store does not know the step (lost)' : 'completed in the queue but not in the database',
+    });
   }
   return report;
 }

@@ -5,6 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimited } from '../domain/errors.ts';
+import { drainOf, RECONNECT_FRAME } from './drain.ts';
 
 export const SSE_HEARTBEAT_MS = 15_000;
 
@@ -52,6 +53,12 @@ export function openSse(req: FastifyRequest, reply: FastifyReply, opts: { flush?
     for (const fn of closers.splice(0)) fn();
     if (!res.writableEnded) res.end();
   };
+  // On shutdown the stream ends at once with a final `reconnect` event (http/drain.ts).
+  const offDrain = drainOf(req.server.server).onDrain(() => {
+    if (!closed && !res.writableEnded) res.write(RECONNECT_FRAME);
+    finish();
+  });
+  res.on('close', offDrain);
   if (opts.requestClose ?? true) req.raw.on('close', finish);
   res.on('close', finish);
   if (res.destroyed) finish(); // the client left before the listeners were set

@@ -20,6 +20,7 @@ import { Announced, eventsOf, publishAll, retractionsOf } from './publish.ts';
 import type { IndexerStore } from './store-port.ts';
 import { type BlockSource, checkLastIndexed, fetchRange, findCommonAncestor, ReorgDetected } from './sync.ts';
 import { assess, DEFAULT_WATCHDOG, type LiveStatus, liveStatusOf, type WatchdogLimits } from './watchdog.ts';
+import { trackOutage } from '../logging/dependency-outage.ts';
 
 export interface IndexerLogger {
   info(obj: object, msg: string): void;
@@ -139,14 +140,22 @@ export class Indexer {
     } catch (err) {
       this.log.error({ err: (err as Error).message, chainId: this.chainId }, 'indexer: state not readable yet');
     }
+    // A failing source (RPC node or database) is logged once with its cause when the failures
+    // start and once when a pass succeeds again, not on every retry (docs/operations.md).
+    const outage = trackOutage(`indexer source of chain ${this.chainId} (RPC or database)`, {}, (level, msg, fields) =>
+      level === 'warn'
+        ? this.log.error({ ...fields, chainId: this.chainId }, msg)
+        : this.log.info({ ...fields, chainId: this.chainId }, msg),
+    );
     while (!this.stopping) {
       try {
         await this.syncOnce();
         failures = 0;
+        outage.recovered();
       } catch (err) {
         failures += 1;
         const message = err instanceof Error ? err.message : String(err);
-        this.log.error({ err: message, chainId: this.chainId }, 'indexer pass failed');
+        outage.failed(err);
         await this.store.recordError(message).catch(() => {});
       }
       if (this.stopping) break;

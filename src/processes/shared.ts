@@ -3,6 +3,7 @@
  * service key of `npm start`, the public URLs, listening with a readable refusal, and the
  * database's aggregates for /metrics.
  */
+import { requireDatabase } from '../startup/require-database.ts';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,8 +19,12 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
-export function openConfiguredDatabase(config: Config): Promise<Database> {
-  return openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir: path.join(config.dataDir, 'pgdata') });
+export async function openConfiguredDatabase(config: Config): Promise<Database> {
+  const database = await openDatabase(
+    config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir: path.join(config.dataDir, 'pgdata') },
+  );
+  // Unreachable PostgreSQL is named with its host, port and cause (startup/require-database.ts).
+  return requireDatabase(database, config.DATABASE_URL);
 }
 
 /**

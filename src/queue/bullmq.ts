@@ -5,6 +5,7 @@
  */
 import { Queue, QueueEvents, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
+import { endpointOf, type OutageLog, stderrOutageLog, trackOutage } from '../logging/dependency-outage.ts';
 import {
   MAX_PRIORITY,
   assertConcurrency,
@@ -24,11 +25,13 @@ export interface BullMqQueueOptions {
   /** Redis key prefix; tests use a unique one per run. Default `atelier`. */
   prefix?: string;
   /**
-   * How long a worker's job lock lasts without renewal (renewed every half). Default 15 s: a worker
-   * killed mid-step has its step taken by another worker within this plus stalledIntervalMs.
+   * How long a worker's job lock lasts without renewal (renewed every half). Default 2.5 s: a worker
+   * killed mid-step has its step taken by another worker within this plus up to two
+   * stalledIntervalMs (BullMQ marks a lockless active job stalled on one check, moves it on the
+   * next): under 5 s (docs/operations.md "A worker killed mid-step").
    */
   lockDurationMs?: number;
-  /** How often each worker looks for stalled jobs (lock expired while active). Default 5 s. */
+  /** How often each worker looks for stalled jobs (lock expired while active). Default 1 s. */
   stalledIntervalMs?: number;
   /** Stalls tolerated before a job is failed instead of re-queued. Default 1. */
   maxStalledCount?: number;
@@ -36,6 +39,8 @@ export interface BullMqQueueOptions {
   keepFinished?: { ageSeconds: number; count: number };
   /** Seconds a worker blocks waiting for a job when idle; also bounds how long close() waits. Default 5. */
   drainDelaySeconds?: number;
+  /** Where a Redis outage's start and end are logged, once each (default: a JSON line on stderr). */
+  outageLog?: OutageLog;
 }
 
 /** 1..100 (higher first) → BullMQ 1..100 (lower first). Every job gets a priority, so ordering is uniform. */
@@ -47,7 +52,9 @@ const JOB_NAME = 'step';
 
 export class BullMqQueue<T> implements WorkQueue<T> {
   readonly name: string;
-  private readonly opts: Required<Omit<BullMqQueueOptions, 'redisUrl'>> & { redisUrl: string };
+  private readonly opts: Required<Omit<BullMqQueueOptions, 'redisUrl' | 'outageLog'>> & { redisUrl: string };
+  /** Redis's state as this queue sees it: an outage is logged when it starts and when it ends. */
+  private readonly outage: ReturnType<typeof trackOutage>;
   private readonly queue: Queue;
   private readonly workers = new Set<Worker>();
   private events: QueueEvents | undefined;
@@ -58,17 +65,44 @@ export class BullMqQueue<T> implements WorkQueue<T> {
     this.name = name;
     this.opts = {
       prefix: 'atelier',
-      // BullMQ's 30 s + 30 s left a dead worker's step idle for up to a minute (topology test).
-      lockDurationMs: 15_000,
-      stalledIntervalMs: 5_000,
+      // BullMQ's 30 s + 30 s left a dead worker's step idle for up to a minute, 15 s + 5 s for
+      // 19.5 s (topology test): a dead worker's step is taken over within 5 s.
+      lockDurationMs: 2_500,
+      stalledIntervalMs: 1_000,
       maxStalledCount: 1,
       keepFinished: { ageSeconds: 7 * 24 * 3600, count: 50_000 },
       drainDelaySeconds: 5,
       ...opts,
     };
     this.queue = new Queue(name, { connection: this.connection(), prefix: this.opts.prefix });
-    // Connection errors are retried by ioredis; without a listener Node would crash on 'error'.
-    this.queue.on('error', () => {});
+    this.outage = trackOutage('Redis', endpointOf(opts.redisUrl), opts.outageLog ?? stderrOutageLog);
+    // Connection errors are retried by ioredis (without a listener Node would crash on 'error');
+    // the first one of an outage is logged with its cause, and the reconnection ends it.
+    this.queue.on('error', (err) => this.onRedisError(err));
+  }
+
+  private probe: NodeJS.Timeout | undefined;
+  private closing = false;
+
+  /** An outage starts (logged once); a probe every second ends it at the first answer from Redis. */
+  private onRedisError(err: unknown) {
+    if (this.closing) return;
+    this.outage.failed(err);
+    if (this.probe) return;
+    let inFlight = false;
+    this.probe = setInterval(() => {
+      if (inFlight) return;
+      inFlight = true;
+      Promise.race([this.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 900).unref())])
+        .then(() => {
+          clearInterval(this.probe);
+          this.probe = undefined;
+          this.outage.recovered();
+        })
+        .catch(() => undefined)
+        .finally(() => (inFlight = false));
+    }, 1000);
+    this.probe.unref();
   }
 
   private connection() {
@@ -145,7 +179,16 @@ export class BullMqQueue<T> implements WorkQueue<T> {
         drainDelay: this.opts.drainDelaySeconds,
       },
     );
-    worker.on('error', () => {}); // see the queue's error listener
+    worker.on('error', (err) => this.onRedisError(err)); // see the queue's error listener
+    // A lock this worker could not renew (event loop blocked past lockDuration, Redis away): the
+    // step may already run elsewhere, so this run stops and commits nothing (no two results).
+    worker.on('lockRenewalFailed', (jobIds: string[]) => {
+      for (const entry of active) {
+        if (!jobIds.includes(entry.job.id!) || entry.committed || entry.handedBack) continue;
+        entry.handedBack = true;
+        entry.abort.abort(new Error('job lock lost: another worker may run this step'));
+      }
+    });
     this.workers.add(worker);
     return {
       close: async () => {
@@ -215,6 +258,8 @@ export class BullMqQueue<T> implements WorkQueue<T> {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.probe);
     const workers = [...this.workers];
     this.workers.clear();
     await Promise.allSettled(workers.map((w) => w.close()));

@@ -15,6 +15,7 @@ import { DUTY } from '../domain/duty-names.ts';
 import { liveLeaseHolder } from '../db/leases.ts';
 import { notFound } from '../domain/errors.ts';
 import type { IndexerHost } from '../indexer/host.ts';
+import { createHeadReader, holderKnownGone, statusRpcUrl } from './indexer-health.ts';
 
 export interface IndexerReadsDeps {
   db: Db;
@@ -28,6 +29,8 @@ export type IndexerReads = ReturnType<typeof createIndexerReads>;
 export function createIndexerReads(deps: IndexerReadsDeps) {
   const { db, config, host } = deps;
   const defaultChain = host?.chainId ?? config.NFT_CHAIN_ID;
+  // The head as the chain says it now, not as the indexer last wrote it (services/indexer-health.ts).
+  const chainHead = createHeadReader(defaultChain, statusRpcUrl(defaultChain, config, host?.rpcUrl));
 
   /** The §4.4 lists of one app (404 when the app is unknown). */
   const ofKnownApp = async <T>(chainId: number, appId: string, list: (app: string) => Promise<T>): Promise<T> => {
@@ -58,8 +61,11 @@ export function createIndexerReads(deps: IndexerReadsDeps) {
       const live = host?.liveStatus?.();
       // An indexer in another process holds the chain's lease while it lives (src/duties/runner.ts):
       // without one here or there, the indexer is down, whatever its last persisted state says.
-      const holder = live?.running ? undefined : await liveLeaseHolder(db, DUTY.indexer(defaultChain));
-      const head = live?.head_block ?? state?.head_block ?? null;
+      const leased = live?.running ? undefined : await liveLeaseHolder(db, DUTY.indexer(defaultChain));
+      // A holder of this host whose process is gone (kill -9) lost the lease now, not at its expiry.
+      const holder = leased && !holderKnownGone(leased) ? leased : undefined;
+      // Running here, its live head is this process's own fresh view; else the chain's head now.
+      const head = (live?.running ? live.head_block : await chainHead()) ?? live?.head_block ?? state?.head_block ?? null;
       const last = state?.last_indexed_block ?? null;
       return {
         chainId: defaultChain,

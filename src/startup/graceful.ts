@@ -6,6 +6,7 @@
  * to the queue for another worker.
  */
 import type { FastifyInstance } from 'fastify';
+import { drainOf } from '../http/drain.ts';
 
 /** Whether `work` settled within `ms` (it keeps running either way). */
 export async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
@@ -27,11 +28,14 @@ export async function settledWithin(work: Promise<unknown>, ms: number): Promise
 }
 
 /**
- * Closes an app: no new connections, idle keep-alive ones closed, new requests on open ones
- * answered 503 (Fastify's return503OnClosing); in-flight requests get `graceMs`, then their
- * connections are closed.
+ * Closes an app: no new connections, in-flight answers sent with `Connection: close`, idle
+ * keep-alive connections closed as soon as they are idle, open event streams ended with a final
+ * `reconnect` event (src/http/drain.ts), new requests on open connections answered 503 (Fastify's
+ * return503OnClosing). It returns as soon as that is done; requests still running after `graceMs`
+ * have their connections closed.
  */
 export async function closeAppWithin(app: FastifyInstance, graceMs: number): Promise<void> {
+  drainOf(app.server).begin();
   const closing = app.close();
   if (!(await settledWithin(closing, graceMs))) {
     app.log.warn({ graceMs }, 'shutdown grace over: closing the connections of requests still in flight');

@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import { parse } from 'yaml';
+import { loadConfig } from '../../src/config.ts';
+import { requirePublicUrls } from '../../src/startup/public-urls.ts';
 import { DEFAULT_PORTS, topologyPlan } from '../../scripts/topology/plan.ts';
 
 interface ComposeService {
@@ -26,8 +28,8 @@ const plan = topologyPlan({
   redisUrl: 'redis://x',
   rpcUrl: 'http://x',
   chainId: 31337,
-  deployerKey: '0x00',
-  apiKey: 'k',
+  deployerKey: `0x${'11'.repeat(32)}`,
+  apiKey: 'k-0123456789abcdef',
   dataDir: '/data',
   host: '0.0.0.0',
   ports: DEFAULT_PORTS,
@@ -68,6 +70,23 @@ test('ports, signing keys and ordering agree: one-shot steps first, the signing 
   // Every replica writes the same public URL into token metadata.
   const urls = new Set(plan.filter((p) => p.command === 'backend').map((p) => compose.services[p.name]!.environment!.PUBLIC_BASE_URL));
   assert.equal(urls.size, 1);
+});
+
+/** A compose value with its `${VAR:-default}` defaults applied (required ones get a placeholder). */
+const resolved = (v: unknown) =>
+  String(v)
+    .replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')
+    .replace(/\$\{[A-Z_]+:\?[^}]*\}/g, 'placeholder-0123456789abcdef');
+
+test('every process of the plan and of compose.yaml has the public base URL it writes (a start refuses without it)', () => {
+  for (const p of plan) {
+    assert.doesNotThrow(() => requirePublicUrls(p.command, loadConfig(p.env)), `${p.name} (plan)`);
+    const env = Object.fromEntries(Object.entries(compose.services[p.name]!.environment ?? {}).map(([k, v]) => [k, resolved(v)]));
+    assert.doesNotThrow(() => requirePublicUrls(p.command, loadConfig(env)), `${p.name} (compose.yaml)`);
+  }
+  // Workers write image URLs under the same public URL as the backends serve /files from.
+  const backendUrl = plan.find((p) => p.command === 'backend')!.env.PUBLIC_BASE_URL;
+  for (const p of plan.filter((x) => x.command === 'worker')) assert.equal(p.env.PUBLIC_BASE_URL, backendUrl, p.name);
 });
 
 test('Redis keeps its data across restarts (append-only file)', () => {

@@ -13,6 +13,7 @@ import { installInputGuards } from './input.ts';
 import { installOpenApi } from './openapi.ts';
 import { runReadiness, type ReadinessChecks } from '../readiness.ts';
 import { installMetrics, type MetricSources } from '../metrics.ts';
+import { trackDrain } from '../drain.ts';
 
 export interface AppShellOptions {
   config: Config;
@@ -75,6 +76,8 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
             : `path: ${error.message}`,
       ),
   });
+  // In-flight answers and open streams are known from the first request, for the drain on SIGTERM.
+  trackDrain(app.server);
   app.setValidatorCompiler(bodyAbsentAsUndefined);
   app.setSerializerCompiler(serializerCompiler);
   installInputGuards(app);
