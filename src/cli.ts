@@ -9,6 +9,7 @@ import { DataDirLockedError, lockDataDir, restrictUmask, secureDataDir } from '.
 import { helpFor, isKnownCommand, USAGE } from './startup/help.ts';
 import { requirePortFree } from './net/ports.ts';
 import { closeAppWithin } from './startup/graceful.ts';
+import { startBanner } from './startup/banner.ts';
 
 /** The platform's modules, loaded only once a command is to run (help loads none of them). */
 async function platformModules() {
@@ -164,23 +165,16 @@ async function main(argv: string[]): Promise<void> {
             ? 'service API key: the value of API_KEY'
             : `service API key (from ${key.file}):\n    ${key.key}`;
       process.stdout.write(
-        [
-          '',
-          'Atelier is running',
-          `  backend      ${platform.backendUrl}   (API docs: ${platform.backendUrl}/docs)`,
-          `  admin proxy  ${platform.adminUrl}   (API docs: ${platform.adminUrl}/docs)`,
-          `  database     ${platform.database?.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}/pgdata`}`,
-          ...(platform.chainUrl
-            ? [`  chain        ${platform.chainUrl}   (anvil, chain id ${config.NFT_CHAIN_ID}, state in ${config.dataDir}/chain)`]
-            : []),
-          ...(platform.factoryAddress ? [`  factory      ${platform.factoryAddress}`] : []),
-          '',
-          `  ${authLine}`,
-          '  send it as  X-API-Key: <key>  or  Authorization: Bearer <key>',
-          '',
-          `  try: curl -H "X-API-Key: <key>" ${platform.adminUrl}/api/nft/collections/lookup?collectionId=<uuid>`,
-          '',
-        ].join('\n') + '\n',
+        `${startBanner({
+          backendUrl: platform.backendUrl ?? '',
+          adminUrl: platform.adminUrl ?? '',
+          database: platform.database?.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}/pgdata`,
+          chain: platform.chainUrl
+            ? { url: platform.chainUrl, chainId: config.NFT_CHAIN_ID, stateDir: `${config.dataDir}/chain` }
+            : undefined,
+          factoryAddress: platform.factoryAddress,
+          auth: authLine,
+        })}\n`,
       );
       return;
     }
