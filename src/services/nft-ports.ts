@@ -77,6 +77,7 @@ import type { WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
 import type { BackgroundDuty } from './background.ts';
 import { createCollectionService } from './collections.ts';
+import { blockchainOf } from '../domain/chain-names.ts';
 import { startRepairer } from './crash-repair.ts';
 import { allDuties, DUTY, startLeasedDuty } from '../db/leased-duty.ts';
 import { createDeployService, DeployPending, type DeployChain } from './deploy.ts';
@@ -245,6 +246,7 @@ export function createNftServices(deps: NftServiceDeps) {
     collections: createCollectionService({
       store: bindDb(db, { createCollection, getCollection, updateCollection, resetCollection }),
       contractExists: deps.contractExists,
+      defaultBlockchain: blockchainOf(config.NFT_CHAIN_ID),
       expander: deps.conceptExpander ?? createConceptExpander(config),
       ...(deps.storage ? { storage: deps.storage } : {}),
       onDocumentsChanged: (collectionId) =>

@@ -3,6 +3,7 @@
  * "Signing in"): the shapes shared by the backend routes and the admin proxy's forwards.
  */
 import { z } from 'zod';
+import { address } from './common.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_ID, withExample } from './examples.ts';
 import { walletVerifyBody } from './identity.ts';
 
@@ -25,9 +26,7 @@ const SIGN_IN_MESSAGE = [
 
 export const siweNonceBody = withExample(
   z.object({
-    address: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address')
+    address: address
       .describe('the wallet that will sign in; the answer carries the exact EIP-4361 message it signs'),
     chain_id: z.number().int().positive().optional().describe('chain of the message; default NFT_CHAIN_ID'),
   }),
