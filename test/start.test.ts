@@ -27,7 +27,10 @@ test('npm start serves both apps on embedded defaults; the generated key survive
   let key: string;
   try {
     // The first URL printed is the console, for a browser; then the API docs; then the API base.
-    const urls = first.output.slice(first.output.indexOf('Atelier is running')).split('\n').filter((l) => l.includes('http://127.0.0.1:'));
+    const urls = first.output
+      .slice(first.output.indexOf('Atelier is running'))
+      .split('\n')
+      .filter((l) => l.includes('http://127.0.0.1:'));
     assert.match(urls[0]!, new RegExp(`^ {2}Console: http://127\\.0\\.0\\.1:${adminPort}/ \\(open in a browser`));
     assert.match(urls[1]!, new RegExp(`^ {2}API docs: http://127\\.0\\.0\\.1:${adminPort}/docs .*http://127\\.0\\.0\\.1:${port}/docs`));
     assert.match(urls[2]!, new RegExp(`^ {2}API base: http://127\\.0\\.0\\.1:${adminPort}/api/nft .*http://127\\.0\\.0\\.1:${port} `));

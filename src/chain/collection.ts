@@ -135,7 +135,8 @@ export function parseAdminValue(action: AdminAction, value: unknown): boolean | 
       `body.value: ${action} to the zero address is refused: nobody could ${action === 'setMinter' ? 'mint' : 'administer the contract'} again`,
     );
   }
-  const mistyped = ADMIN_ACTIONS[action].type === 'address' && typeof value === 'string' && ADDRESS_RE.test(value) && checksumProblem(value);
+  const mistyped =
+    ADMIN_ACTIONS[action].type === 'address' && typeof value === 'string' && ADDRESS_RE.test(value) && checksumProblem(value);
   if (mistyped) throw new AppError('invalid', `body.value: ${mistyped}`);
   const r = VALUE_PARSERS[action].safeParse(value);
   if (!r.success) {

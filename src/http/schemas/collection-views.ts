@@ -15,9 +15,7 @@ export const collectionListQuery = z.object({
   status: z.string().trim().min(1).max(20).optional().describe('draft or deployed'),
   chain_id: queryInt(1, 2 ** 31 - 1).optional(),
   user_id: z.string().trim().min(1).max(255).optional().describe("operator only: one user's collections"),
-  contract_address: address
-    .optional()
-    .describe('only the collections deployed at this contract address (any case)'),
+  contract_address: address.optional().describe('only the collections deployed at this contract address (any case)'),
 });
 
 export const collectionListItem = withExample(

@@ -135,9 +135,7 @@ export const revokedKeyResponse = envelope(
 // Wallets proven by Sign-In with Ethereum (docs/auth.md "Wallets").
 export const walletNonceBody = z
   .object({
-    address: address
-      .optional()
-      .describe('when given, the answer carries the exact EIP-4361 message to sign'),
+    address: address.optional().describe('when given, the answer carries the exact EIP-4361 message to sign'),
     chain_id: z.number().int().positive().optional().describe('chain of the message; default NFT_CHAIN_ID'),
   })
   .meta({ example: { address: EXAMPLE_CHAIN.creatorWallet, chain_id: EXAMPLE_CHAIN.chainId } })
