@@ -14,8 +14,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getAddress } from 'viem';
+import { testConfig } from '../src/config.ts';
 import { BUILTIN_GLOBAL_COLLECTIONS, seedBuiltinGlobalCollections } from '../src/db/global-collections.ts';
 import { normalizeGenerationData } from '../src/domain/generation-data.ts';
+import { createJobQueue } from '../src/generation/runtime.ts';
+import type { StepPayload } from '../src/generation/pipeline.ts';
+import type { WorkQueue } from '../src/queue/index.ts';
 import { adminCall, backendCall, deployFactory, startChainPlatform, type ChainPlatform } from './chain-ops/helpers.ts';
 import { asService, call, sampleData } from './helpers/platform.ts';
 
@@ -27,9 +31,12 @@ const MISMATCH = new RegExp(`checksum mismatch: did you mean ${getAddress(TYPO.t
 
 describe('the newcomer through the API', { timeout: 300_000 }, () => {
   let p: ChainPlatform;
+  let queue: WorkQueue<StepPayload> | undefined;
   let id = '';
   before(async () => {
-    p = await startChainPlatform({ env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' } });
+    // A job queue (no worker): the mint routes answer only where generation is available.
+    queue = createJobQueue(testConfig());
+    p = await startChainPlatform({ env: { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent' }, backend: { jobQueue: queue } });
     await deployFactory(p);
     await seedBuiltinGlobalCollections(p.database.db, normalizeGenerationData);
     const created = await adminCall(p, '/api/nft/collections/create', { title: 'Checked', editions: 5, data: sampleData() });
@@ -38,6 +45,7 @@ describe('the newcomer through the API', { timeout: 300_000 }, () => {
   });
   after(async () => {
     await p?.close();
+    await queue?.close();
   });
 
   const put = (url: string, body: unknown) => call(url, { method: 'PUT', headers: asService(), body });
