@@ -153,7 +153,7 @@ describe('console: the newcomer last mile', { timeout: 600_000 }, () => {
     await page().setViewportSize({ width: 390, height: 844 });
     for (const tab of ['overview', 'settings', 'activity']) {
       await page().goto(`${p!.adminUrl}/#/collections/${id}${tab === 'overview' ? '' : `/${tab}`}`);
-      await page().locator('.tabs').waitFor();
+      await page().locator(`.tabs a[aria-current=page][data-tab=${tab}]`).waitFor();
       const boxes = await page()
         .locator('.tabs a')
         .evaluateAll((els) =>

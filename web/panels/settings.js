@@ -189,6 +189,8 @@ function policyCard(ctx) {
         mint_start: fromLocalInput(f.mint_start.value),
         mint_end: fromLocalInput(f.mint_end.value),
       });
+      const inEffect = form.querySelector('[data-field=price-in-effect]');
+      if (inEffect) inEffect.textContent = usd(ctx.collection.mint_policy.price);
       return `Mint policy saved: ${ctx.collection.mint_policy.access}, ${usd(ctx.collection.mint_policy.price)} per token.`;
     });
   });
