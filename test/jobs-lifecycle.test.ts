@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { collections, decks, jobHistory, jobRetryBackups, jobs, jobSteps } from '../src/db/schema/index.ts';
+import { collections, decks, jobHistory, jobRetryBackups, jobs } from '../src/db/schema/index.ts';
 import { bearer, client, svc, userToken } from './helpers/content.ts';
-import { flakyConnector, startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';
+import { readSteps, flakyConnector, startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';
 import { sampleData } from './helpers/platform.ts';
 
 for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
@@ -262,7 +262,7 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       const cres = await api('/nft/collections', svc('creator'), { body: { title: 'Two steps', data } });
       const res = await generate({ variables: { animal: 'lynx' } }, svc('creator'), cres.body.data.collection.id);
       const j = await waitJob(res.body.data.jobId, 'completed');
-      const steps = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, j.id));
+      const steps = await readSteps(p.database.db, j.id);
       assert.deepEqual(steps.map((s) => [s.step_order, s.status, s.step_name]).sort(), [
         [0, 'completed', 'image'],
         [1, 'completed', 'refine'],
