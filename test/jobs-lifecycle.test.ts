@@ -126,6 +126,20 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       assert.equal(backups[0]!.original_status, 'failed');
       assert.match(backups[0]!.original_error ?? '', /exploded/);
       assert.equal((backups[0]!.original_data as any).collectionId, cres.body.data.collection.id);
+      // The forensics route shows each attempt's step: the failed one (recorded as a row by the
+      // retry) and the completed one (a one-step job's current step is the job itself).
+      const f = (await api(`/api/jobs/${jobId}/forensics`, svc())).body.data;
+      assert.deepEqual(
+        f.steps.map((s: any) => [s.retry_attempt, s.step_order, s.status, s.queue_job_id]),
+        [
+          [0, 0, 'failed', `${jobId}-s0-r0`],
+          [1, 0, 'completed', `${jobId}-s0-r1`],
+        ],
+      );
+      assert.match(f.steps[0].error_message, /exploded/);
+      assert.equal(f.steps[1].output_data.url, done.workflow_output);
+      assert.equal(f.steps[1].input_data.payload.prompt, f.steps[0].input_data.payload.prompt);
+      assert.equal(f.history.filter((h: any) => h.status === 'completed').length, 1);
 
       const again = await api(`/api/jobs/${jobId}/retry`, svc('creator'), { method: 'POST' });
       assert.equal(again.status, 409);
