@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { createJobQueue } from '../src/generation/runtime.ts';
 import { testConfig } from '../src/config.ts';
-import { buildAdmin } from '../src/platform.ts';
+import { buildAdmin } from '../src/processes/admin.ts';
 import { createChainServices } from '../src/chain/platform-chain.ts';
 import { REDIS_URL } from './helpers/jobs.ts';
 import { CLI } from './helpers/cli.ts';

@@ -424,30 +424,3 @@ export async function reconcileStaleSteps(ctx: QueueContext, opts: { staleMs?: n
   }
   return report;
 }
-
-/**
- * Runs the reconciler at once (a queue store that lost its data while everything was down is
- * noticed at start-up), then every `intervalMs`; returns a stop function.
- */
-export function startReconciler(ctx: QueueContext, opts: { intervalMs?: number; staleMs?: number; onError?: (err: unknown) => void } = {}) {
-  let running = false;
-  let stopped = false;
-  const pass = () => {
-    if (running || stopped) return;
-    running = true;
-    reconcileStaleSteps(ctx, opts)
-      .catch((err) => opts.onError?.(err))
-      .finally(() => {
-        running = false;
-      });
-  };
-  const first = setTimeout(pass, 0);
-  const timer = setInterval(pass, opts.intervalMs ?? RECONCILE_INTERVAL_MS);
-  timer.unref();
-  first.unref();
-  return () => {
-    stopped = true;
-    clearTimeout(first);
-    clearInterval(timer);
-  };
-}

@@ -7,7 +7,7 @@ import { AppError, invalid, notFound } from '../domain/errors.ts';
 import type { GenerationPort } from './generation-port.ts';
 import { createMintGate } from './mint-gate.ts';
 import { createMintingService, type MintChain, type MintStore } from './minting.ts';
-import { ALICE, BOB, OPERATOR, collectionRow, deckRow } from './test-fakes.ts';
+import { ALICE, BOB, OPERATOR, collectionRow, deckRow } from '../../test/helpers/service-records.ts';
 
 const CONTRACT = getAddress('0x00000000000000000000000000000000000000c1');
 const RECIPIENT = getAddress('0x00000000000000000000000000000000000000e1');

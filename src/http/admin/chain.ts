@@ -31,7 +31,7 @@ import {
   onChainCollectionsAnswer,
   platformDeployAnswer,
 } from '../schemas/chain.ts';
-import type { AdminDeps } from './app.ts';
+import type { AdminDeps } from './deps.ts';
 
 const tags = ['chain'];
 export const MAX_ENUMERATED_TOKENS = 100;

@@ -18,7 +18,7 @@ import { requires } from '../plugins/availability.ts';
 import type { CollectionView } from '../present/collections.ts';
 import { deployCollectionBody, deployedCollection } from '../schemas/chain.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
-import type { AdminDeps } from './app.ts';
+import type { AdminDeps } from './deps.ts';
 import type { BackendClient } from './backend-client.ts';
 import { NO_CHAIN, rpc } from './chain.ts';
 

@@ -29,7 +29,7 @@ import { uuid } from '../schemas/common.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
 import { mintAndGenerateBody, mintAndGenerateResult, mintsList } from '../schemas/minting.ts';
 import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/samples.ts';
-import type { AdminDeps } from './app.ts';
+import type { AdminDeps } from './deps.ts';
 import { actingAs, byCollection, collectionId, type Forward, forward, type Input, plusCollection } from './forward-table.ts';
 import { VIEW_FORWARDS } from './forwards-views.ts';
 
