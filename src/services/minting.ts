@@ -13,6 +13,7 @@ import type { CollectionRow } from '../db/collections.ts';
 import type { DeckRow } from '../db/minting.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { mintTokenMetadata, tokenUrl, type Attribute } from '../domain/metadata.ts';
+import type { Chooser } from '../domain/minter-choices.ts';
 import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
 import type { GenerationPort } from './generation-port.ts';
 import type { Admission, MintGate } from './mint-gate.ts';
@@ -134,6 +135,10 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
     metadataUri: tokenUrl(base, c.id, tokenId),
   });
 
+  /** Who the values a caller supplies are recorded as chosen by: the owner/operator, or a public minter. */
+  const chooserOf = (caller: Caller, c: CollectionRow): Chooser =>
+    can(caller, 'collection.mint', { ownerId: c.user_id }) ? 'owner' : 'minter';
+
   /**
    * The policy check every mint path runs first: the owner and the operator mint; anyone else
    * only on a public collection (the mint gate then applies its policy). Before any other check,
@@ -187,7 +192,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
     m: MintedState,
     userId: string | null,
     variables: Record<string, unknown>,
-    opts: { requiredMayBeOmitted?: boolean } = {},
+    opts: { requiredMayBeOmitted?: boolean; chooser?: Chooser } = {},
   ) {
     const gen = needGeneration();
     const existing = await store.findTokenDeck(c.id, m.tokenId);
@@ -205,6 +210,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       socialPfp: await minterPfp(m.recipient, userId),
       ...(opts.requiredMayBeOmitted ? { requiredMayBeOmitted: true } : {}),
       ...(existing ? { deckId: existing.id } : {}),
+      chooser: opts.chooser ?? 'owner',
       mintState: { token_id: m.tokenId, tx_hash: m.txHash, recipient: m.recipient, metadata_uri: m.metadataUri },
     });
     if (existing) await store.setMintState(existing.id, m);
@@ -292,7 +298,9 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       const target = deployed(c, body.chainId);
       needChain();
       const gen = needGeneration();
-      gen.checkVariables(c, body.variables);
+      // A public minter chooses only selectable and customizable variables (docs/fairness.md).
+      const chooser = chooserOf(caller, c);
+      gen.checkVariables(c, body.variables, { publicMinter: chooser === 'minter' });
       if (c.tokens_minted >= maxSupplyOf(c)) {
         throw conflict(`collection ${c.id} is sold out: ${c.tokens_minted} of ${maxSupplyOf(c)} minted`, { code: 'MAX_SUPPLY' });
       }
@@ -317,7 +325,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
         const m = minted(c, tokenId, res.txHash, res.recipient);
         const userId = ownerFor(caller);
 
-        const started = await startArtwork(c, m, userId, body.variables);
+        const started = await startArtwork(c, m, userId, body.variables, { chooser });
         return { mint: { ...m, deckId: started.deckId }, generation: started };
       });
     },
@@ -362,6 +370,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
           source: 'direct_api',
           jobType: 'token_generation',
           socialPfp: pfp,
+          chooser: 'owner',
         }),
       );
       await store.linkCover(deck.id, started.outputId, tokenMeta(c, body.token_id));

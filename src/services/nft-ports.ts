@@ -70,6 +70,7 @@ import {
 } from '../db/samples.ts';
 import { AppError, invalid } from '../domain/errors.ts';
 import { resolveVariables, VariableError } from '../domain/variables.ts';
+import { checkMinterChoices } from '../domain/minter-choices.ts';
 import { createConceptExpander, type ConceptExpander } from '../generation/concept/index.ts';
 import { loadGenerationData, type StepPayload } from '../generation/pipeline.ts';
 import { startGeneration } from './generation.ts';
@@ -127,6 +128,7 @@ export function generationPortOf(ctx: {
     checkVariables(collection, variables, opts = {}) {
       const data = loadGenerationData(collection.id, collection.data);
       try {
+        if (opts.publicMinter) checkMinterChoices(data, variables);
         resolveVariables(data, variables, { seed: 0, requiredMayBeOmitted: opts.requiredMayBeOmitted ?? false });
       } catch (err) {
         if (err instanceof VariableError) throw invalid(`body.${err.field}: ${err.message}`, { code: err.code });
