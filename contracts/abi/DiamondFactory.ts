@@ -44,6 +44,11 @@ export const diamondFactoryAbi = [
       },
       {
         "internalType": "address",
+        "name": "fairnessFacet_",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
         "name": "collectionInit_",
         "type": "address"
       }
@@ -312,6 +317,19 @@ export const diamondFactoryAbi = [
   {
     "inputs": [],
     "name": "erc721Facet",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "fairnessFacet",
     "outputs": [
       {
         "internalType": "address",

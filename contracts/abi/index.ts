@@ -7,6 +7,7 @@ export { diamondFactoryAbi } from './DiamondFactory.ts';
 export { diamondLoupeFacetAbi } from './DiamondLoupeFacet.ts';
 export { diamondRouterAbi } from './DiamondRouter.ts';
 export { erc721FacetAbi } from './ERC721Facet.ts';
+export { fairnessFacetAbi } from './FairnessFacet.ts';
 export { metadataUpdateFacetAbi } from './MetadataUpdateFacet.ts';
 export { mintFacetAbi } from './MintFacet.ts';
 export { ownershipFacetAbi } from './OwnershipFacet.ts';

@@ -35,6 +35,7 @@ const FACETS = [
   'ContractURIFacet',
   'MetadataUpdateFacet',
   'RoyaltyFacet',
+  'FairnessFacet',
 ];
 
 export const SOLC_SETTINGS = {

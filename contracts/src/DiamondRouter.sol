@@ -11,6 +11,7 @@ import {MintFacet} from "./facets/MintFacet.sol";
 import {ContractURIFacet} from "./facets/ContractURIFacet.sol";
 import {MetadataUpdateFacet} from "./facets/MetadataUpdateFacet.sol";
 import {RoyaltyFacet} from "./facets/RoyaltyFacet.sol";
+import {FairnessFacet} from "./facets/FairnessFacet.sol";
 
 /// @title The shared, immutable default facet table of every collection of one factory.
 /// @notice Collections' proxies delegatecall this contract for every selector outside their fast
@@ -31,8 +32,9 @@ contract DiamondRouter {
     address internal immutable CONTRACT_URI;
     address internal immutable METADATA_UPDATE;
     address internal immutable ROYALTY;
+    address internal immutable FAIRNESS;
 
-    constructor(address[8] memory facetAddresses) {
+    constructor(address[9] memory facetAddresses) {
         SELF = address(this);
         CUT = facetAddresses[0];
         LOUPE = facetAddresses[1];
@@ -42,6 +44,7 @@ contract DiamondRouter {
         CONTRACT_URI = facetAddresses[5];
         METADATA_UPDATE = facetAddresses[6];
         ROYALTY = facetAddresses[7];
+        FAIRNESS = facetAddresses[8];
     }
 
     fallback() external payable {
@@ -108,12 +111,16 @@ contract DiamondRouter {
             s == DiamondCutFacet.diamondCut.selector || s == DiamondCutFacet.freezeUpgrades.selector
                 || s == DiamondCutFacet.upgradesFrozen.selector
         ) return CUT;
+        if (
+            s == FairnessFacet.commitSeed.selector || s == FairnessFacet.reveal.selector
+                || s == FairnessFacet.seedCommitment.selector || s == FairnessFacet.revealedSeed.selector
+        ) return FAIRNESS;
         return address(0);
     }
 
     function _table() private view returns (address[] memory f, bytes4[][] memory s) {
-        f = new address[](8);
-        s = new bytes4[][](8);
+        f = new address[](9);
+        s = new bytes4[][](9);
         f[0] = CUT;
         s[0] = new bytes4[](3);
         s[0][0] = DiamondCutFacet.diamondCut.selector;
@@ -161,6 +168,12 @@ contract DiamondRouter {
         );
         f[7] = ROYALTY;
         s[7] = _sels2(RoyaltyFacet.royaltyInfo.selector, RoyaltyFacet.setDefaultRoyalty.selector);
+        f[8] = FAIRNESS;
+        s[8] = new bytes4[](4);
+        s[8][0] = FairnessFacet.commitSeed.selector;
+        s[8][1] = FairnessFacet.reveal.selector;
+        s[8][2] = FairnessFacet.seedCommitment.selector;
+        s[8][3] = FairnessFacet.revealedSeed.selector;
     }
 
     function _sels2(bytes4 a, bytes4 b) private pure returns (bytes4[] memory r) {

@@ -41,6 +41,7 @@ export const FACET_NAMES = [
   'ContractURIFacet',
   'MetadataUpdateFacet',
   'RoyaltyFacet',
+  'FairnessFacet',
 ] as const;
 
 export type FacetName = (typeof FACET_NAMES)[number];
@@ -57,6 +58,7 @@ export interface DeploymentContracts {
   /** Extra keys beyond §2.7's list. */
   MetadataUpdateFacet: Address;
   RoyaltyFacet: Address;
+  FairnessFacet: Address;
   /** The shared default facet table, created by the factory's constructor. */
   DiamondRouter: Address;
   [name: string]: Address;
@@ -208,6 +210,7 @@ function recordContracts(addresses: Record<string, Address>, factory: Address, r
     DiamondFactory: factory,
     MetadataUpdateFacet: addresses.MetadataUpdateFacet as Address,
     RoyaltyFacet: addresses.RoyaltyFacet as Address,
+    FairnessFacet: addresses.FairnessFacet as Address,
     DiamondRouter: getAddress(router),
   };
 }
