@@ -40,7 +40,11 @@ export function checkMinterChoices(data: GenerationData, variables: Record<strin
  * Who chose each resolved value: a key the request supplied (non-blank) was the requester's
  * (`minter` or `owner`); every other value was the platform's pick (or default).
  */
-export function choosersOf(values: Record<string, string>, requested: Record<string, unknown>, requester: Chooser): Record<string, Chooser> {
+export function choosersOf(
+  values: Record<string, string>,
+  requested: Record<string, unknown>,
+  requester: Chooser,
+): Record<string, Chooser> {
   const out: Record<string, Chooser> = {};
   for (const name of Object.keys(values)) {
     const supplied = Object.prototype.hasOwnProperty.call(requested ?? {}, name) && !isBlank(requested[name]);

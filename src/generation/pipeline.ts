@@ -240,5 +240,12 @@ export function queueOptions(payload: StepPayload) {
 
 /** What the pending output records about its generation. */
 export function inputMetadataOf(data: JobData): Record<string, unknown> {
-  return { variables: data.variables, traits: data.traits, seed: data.seed, workflow: data.workflow.name };
+  return {
+    variables: data.variables,
+    traits: data.traits,
+    seed: data.seed,
+    workflow: data.workflow.name,
+    // The token's fair seed and its inputs: the `generation` object of its document (docs/fairness.md).
+    ...(data.fairSeed ? { fair_seed: data.fairSeed } : {}),
+  };
 }

@@ -8,11 +8,12 @@
  * chain is touched; the chain write is sent under the caller's sender key, so a retry of one
  * Idempotency-Key replays the mined transaction and finds the deck it made.
  */
-import { getAddress, type Address } from 'viem';
+import { getAddress, type Address, type Hex } from 'viem';
 import type { CollectionRow } from '../db/collections.ts';
 import type { DeckRow } from '../db/minting.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { mintTokenMetadata, tokenUrl, type Attribute } from '../domain/metadata.ts';
+import type { FairSeed } from '../domain/fair-seed.ts';
 import type { Chooser } from '../domain/minter-choices.ts';
 import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
 import type { GenerationPort } from './generation-port.ts';
@@ -61,7 +62,17 @@ export interface MintChain {
     txHash: string;
     tokenIds: number[];
     recipient: Address;
+    /** The block that mined it (the tokens' fair seeds mix its hash). */
+    blockHash?: Hex;
+    blockNumber?: number;
   }>;
+}
+
+/** Fair seeds (services/fair-seeds.ts; docs/fairness.md). Absent: seeds are drawn at random (unit tests). */
+export interface MintFairness {
+  /** The contract's secret is committed on chain (drawn and committed now when it is not). */
+  ensureCommitted(c: CollectionRow): Promise<unknown>;
+  seedFor(c: CollectionRow, tokenId: number, mined: { blockNumber: number; blockHash: Hex }): Promise<FairSeed>;
 }
 
 export interface MintingPorts {
@@ -80,6 +91,7 @@ export interface MintingPorts {
   credits?: { perGeneration: number; debit(userId: string, n: number): Promise<void>; refund(userId: string, n: number): Promise<void> };
   /** A token's document changed (its cached metadata is dropped). */
   onTokenChanged?: (collectionId: string, tokenId: number) => void;
+  fairness?: MintFairness;
 }
 
 export interface MintBody {
@@ -109,7 +121,16 @@ function deployed(c: CollectionRow, chainId?: number): { chainId: number; addres
 
 export type MintingService = ReturnType<typeof createMintingService>;
 
-export function createMintingService({ store, chain, generation, metadataBaseUrl: base, gate, credits, onTokenChanged }: MintingPorts) {
+export function createMintingService({
+  store,
+  chain,
+  generation,
+  metadataBaseUrl: base,
+  gate,
+  credits,
+  onTokenChanged,
+  fairness,
+}: MintingPorts) {
   const needChain = () => {
     if (!chain) throw new AppError('unavailable', 'chain operations are not available: this backend has no chain configured');
     return chain;
@@ -192,7 +213,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
     m: MintedState,
     userId: string | null,
     variables: Record<string, unknown>,
-    opts: { requiredMayBeOmitted?: boolean; chooser?: Chooser } = {},
+    opts: { requiredMayBeOmitted?: boolean; chooser?: Chooser; mined?: { blockNumber?: number; blockHash?: Hex } } = {},
   ) {
     const gen = needGeneration();
     const existing = await store.findTokenDeck(c.id, m.tokenId);
@@ -200,9 +221,16 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       const out = await store.getOutput(existing.cover_output_id);
       return { jobId: out.job_id ?? '', outputId: out.id, deckId: existing.id };
     }
+    // The token's seed: secret ‖ chain ‖ contract ‖ token id ‖ the mint's block hash, once that
+    // block is confirmed (docs/fairness.md). Without a fairness port (unit tests) it is random.
+    const fairSeed =
+      fairness && opts.mined?.blockHash && opts.mined.blockNumber !== undefined
+        ? await fairness.seedFor(c, m.tokenId, { blockHash: opts.mined.blockHash, blockNumber: opts.mined.blockNumber })
+        : undefined;
     const started = await gen.start({
       collectionId: c.id,
       variables,
+      ...(fairSeed ? { fairSeed } : {}),
       userId,
       isService: true, // trusted mint path (mint state); a user's credits are debited by `charged`
       source: 'direct_api',
@@ -243,6 +271,8 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
         throw conflict(`body.outputId: output ${output.id} is already the artwork of token ${deck.token_id}`, { code: 'OUTPUT_MINTED' });
       }
     }
+    // The seed secret is committed on chain before any token exists (docs/fairness.md).
+    await fairness?.ensureCommitted(c);
     const admission = await gate.admit(caller, c, { ...body, recipient, senderKey });
     const res = await mintAdmitted(admission, {
       chainId: target.chainId,
@@ -264,7 +294,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
         else deckId = (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: owner })).id;
       } else if (generation) {
         // No artwork given: the token's is generated from the collection (random variables).
-        deckId = (await startArtwork(c, m, ownerFor(caller), {}, artworkOpts)).deckId;
+        deckId = (await startArtwork(c, m, ownerFor(caller), {}, { ...artworkOpts, mined: res })).deckId;
       } else {
         deckId = (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: ownerFor(caller) })).id;
       }
@@ -306,6 +336,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       }
       // The artwork's credits first (refunded if the mint fails), then the gate, then the chain.
       return charged(caller, async () => {
+        await fairness?.ensureCommitted(c);
         const admission = await gate.admit(caller, c, {
           recipient: body.recipient,
           quantity: 1,
@@ -325,7 +356,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
         const m = minted(c, tokenId, res.txHash, res.recipient);
         const userId = ownerFor(caller);
 
-        const started = await startArtwork(c, m, userId, body.variables, { chooser });
+        const started = await startArtwork(c, m, userId, body.variables, { chooser, mined: res });
         return { mint: { ...m, deckId: started.deckId }, generation: started };
       });
     },

@@ -71,6 +71,7 @@ import {
 import { AppError, invalid } from '../domain/errors.ts';
 import { resolveVariables, VariableError } from '../domain/variables.ts';
 import { checkMinterChoices } from '../domain/minter-choices.ts';
+import { fairnessDocument, fairSeedsOf, receiptsOf, startFairnessDuty } from './fairness-ports.ts';
 import { createConceptExpander, type ConceptExpander } from '../generation/concept/index.ts';
 import { loadGenerationData, type StepPayload } from '../generation/pipeline.ts';
 import { startGeneration } from './generation.ts';
@@ -242,7 +243,16 @@ export function createNftServices(deps: NftServiceDeps) {
   const generation = deps.jobQueue
     ? generationPortOf({ db, config, queue: deps.jobQueue, storage: deps.storage, metadataBaseUrl })
     : undefined;
-  const metadata = createMetadataDocuments(bindDb(db, { tokensForMetadata, collectionHeader }), metadataBaseUrl, deps.metadataCache);
+  const metadata = createMetadataDocuments(
+    bindDb(db, { tokensForMetadata, collectionHeader }),
+    metadataBaseUrl,
+    deps.metadataCache,
+    (collectionId) => fairnessDocument(db, collectionId, fairness, receipts),
+  );
+  const fairness = fairSeedsOf(db, config, access, (collectionId) =>
+    deps.onTokenChanged ? deps.onTokenChanged(collectionId) : metadata.cache.invalidate(collectionId),
+  );
+  const receipts = receiptsOf(db, deps.storage);
   return {
     collections: createCollectionService({
       store: bindDb(db, { createCollection, getCollection, updateCollection, resetCollection }),
@@ -276,7 +286,10 @@ export function createNftServices(deps: NftServiceDeps) {
         refund: async (userId, n) => void (await addCredits(db, userId, n, config.CREDITS_INITIAL_GRANT)),
       },
       onTokenChanged: deps.onTokenChanged ?? ((collectionId, tokenId) => metadata.cache.invalidate(collectionId, tokenId)),
+      ...(access ? { fairness } : {}),
     }),
+    fairness,
+    receipts,
     samples: createSampleService({
       store: bindDb(db, {
         getCollection,
@@ -349,6 +362,9 @@ export function startNftDuties(opts: {
       startMetadataUpdater(metadataUpdatePortsOf(db, chain), {
         onError: (err) => log.warn({ err }, 'MetadataUpdate failed'),
       }),
+    ),
+    leased('fairness', () =>
+      startFairnessDuty(db, fairSeedsOf(db, opts.config, chain), { onError: (err) => log.warn({ err }, 'seed commit/reveal failed') }),
     ),
     leased(DUTY.crashRepair, () =>
       startRepairer(
