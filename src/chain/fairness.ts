@@ -8,7 +8,7 @@ import { collectionAbi } from '../../contracts/abi/index.ts';
 import { AppError, conflict } from '../domain/errors.ts';
 import { revertNameIn } from './collection.ts';
 import type { MintingChainAccess } from './mint.ts';
-import { TxFailedError, TxTimeoutError } from './tx-sender.ts';
+import { TxFailedError, TxTimeoutError } from './tx/api.ts';
 
 export interface SeedState {
   commitment: Hex;

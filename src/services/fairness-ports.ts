@@ -7,10 +7,7 @@ import { commitSeed, confirmedBlockHash, readSeedState, revealSeed } from '../ch
 import type { MintingChainAccess } from '../chain/mint.ts';
 import type { Db } from '../db/client.ts';
 import { getCollection } from '../db/collections.ts';
-import { every, type BackgroundDuty } from './background.ts';
 import {
-  collectionsToCommit,
-  soldOutUnrevealed,
   drawSeedSecret,
   markSeedCommitted,
   markSeedRevealed,
@@ -26,7 +23,7 @@ import { createFairSeeds, type FairSeedChain, type FairSeeds } from './fair-seed
 import { createReceipts, type Receipts } from './receipts.ts';
 import { bindDb } from './ports.ts';
 
-export function fairSeedChainOf(config: Config, access: MintingChainAccess): FairSeedChain {
+export function fairSeedChainOf(config: Pick<Config, 'SEED_CONFIRMATIONS'>, access: MintingChainAccess): FairSeedChain {
   return {
     read: (chainId, address) => readSeedState(access.client(chainId), address),
     commit: (chainId, collection, commitment) => commitSeed(access, { chainId, collection, commitment }),
@@ -35,7 +32,12 @@ export function fairSeedChainOf(config: Config, access: MintingChainAccess): Fai
   };
 }
 
-export function fairSeedsOf(db: Db, config: Config, access: MintingChainAccess | undefined, onChanged?: (collectionId: string) => void) {
+export function fairSeedsOf(
+  db: Db,
+  config: Pick<Config, 'SEED_CONFIRMATIONS'>,
+  access: MintingChainAccess | undefined,
+  onChanged?: (collectionId: string) => void,
+) {
   return createFairSeeds({
     store: bindDb(db, { getCollection, seedSecretOf, drawSeedSecret, markSeedCommitted, markSeedRevealed }),
     ...(access ? { chain: fairSeedChainOf(config, access) } : {}),
@@ -72,29 +74,4 @@ export async function fairnessDocument(db: Db, collectionId: string, fair: FairS
       docs: 'docs/fairness.md',
     },
   };
-}
-
-/**
- * The fairness duty (one holder across replicas): commits the seed secret of every deployed
- * collection that has none yet (a deployment made anywhere gets its commitment within seconds),
- * and reveals the secret of every sold-out collection (docs/fairness.md "Reveal").
- */
-export function startFairnessDuty(
-  db: Db,
-  fair: FairSeeds,
-  opts: { intervalMs?: number; onError?: (err: unknown) => void } = {},
-): BackgroundDuty {
-  return every(
-    opts.intervalMs ?? 5_000,
-    async () => {
-      for (const { id } of await collectionsToCommit(db)) {
-        const c = await getCollection(db, id);
-        await fair.ensureCommitted(c).catch((err: unknown) => opts.onError?.(err));
-      }
-      for (const { id } of await soldOutUnrevealed(db)) {
-        await fair.revealSoldOut(id).catch((err: unknown) => opts.onError?.(err));
-      }
-    },
-    opts.onError,
-  );
 }

@@ -86,7 +86,7 @@ describe('fair generation: minter choices, commit–reveal seeds, receipts', () 
     const owners = await mintAs(alice, { fur: 'gold', color: 'blue' });
     assert.equal(owners.status, 201, JSON.stringify(owners.body));
     const receiptOf = async (tokenId: number) => {
-      let r: Awaited<ReturnType<typeof call>> | undefined;
+      let r: { status: number; body: any } | undefined;
       await waitFor(
         `receipt of token ${tokenId}`,
         async () => {
