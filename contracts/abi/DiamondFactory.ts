@@ -44,6 +44,11 @@ export const diamondFactoryAbi = [
       },
       {
         "internalType": "address",
+        "name": "saleFacet_",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
         "name": "collectionInit_",
         "type": "address"
       }
@@ -494,6 +499,19 @@ export const diamondFactoryAbi = [
   {
     "inputs": [],
     "name": "royaltyFacet",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "saleFacet",
     "outputs": [
       {
         "internalType": "address",

@@ -11,4 +11,5 @@ export { metadataUpdateFacetAbi } from './MetadataUpdateFacet.ts';
 export { mintFacetAbi } from './MintFacet.ts';
 export { ownershipFacetAbi } from './OwnershipFacet.ts';
 export { royaltyFacetAbi } from './RoyaltyFacet.ts';
+export { saleFacetAbi } from './SaleFacet.ts';
 export { collectionAbi } from './Collection.ts';

@@ -35,6 +35,7 @@ const FACETS = [
   'ContractURIFacet',
   'MetadataUpdateFacet',
   'RoyaltyFacet',
+  'SaleFacet',
 ];
 
 export const SOLC_SETTINGS = {

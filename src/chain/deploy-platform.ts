@@ -41,6 +41,7 @@ export const FACET_NAMES = [
   'ContractURIFacet',
   'MetadataUpdateFacet',
   'RoyaltyFacet',
+  'SaleFacet',
 ] as const;
 
 export type FacetName = (typeof FACET_NAMES)[number];
