@@ -158,7 +158,7 @@ contract SaleFacet is IAtelierErrors {
             uint256 p = s.payouts[i];
             uint256 share = i + 1 == n ? left : (amount * (p >> S.BPS_SHIFT)) / 10_000;
             left -= share;
-            address r = address(uint160(p));
+            address r = address(uint160(p & ADDRESS_MASK));
             bool ok;
             assembly {
                 ok := call(gas(), r, share, 0, 0, 0, 0)
@@ -176,7 +176,7 @@ contract SaleFacet is IAtelierErrors {
             uint256 p = s.payouts[i];
             uint256 share = i + 1 == n ? left : (amount * (p >> S.BPS_SHIFT)) / 10_000;
             left -= share;
-            address r = address(uint160(p));
+            address r = address(uint160(p & ADDRESS_MASK));
             if (share == 0 || r == msg.sender) continue; // paying oneself moves nothing
             uint256 before = _balanceOf(token, r);
             _transferFrom(token, msg.sender, r, share);
@@ -189,7 +189,7 @@ contract SaleFacet is IAtelierErrors {
         bool ok;
         assembly {
             mstore(0x00, 0x70a08231) // balanceOf(address)
-            mstore(0x20, who)
+            mstore(0x20, and(who, 0xffffffffffffffffffffffffffffffffffffffff)) // inline assembly sees dirty upper bits
             ok := and(gt(returndatasize(), 0x1f), staticcall(gas(), token, 0x1c, 0x24, 0x00, 0x20))
             b := mload(0x00)
         }
@@ -202,8 +202,8 @@ contract SaleFacet is IAtelierErrors {
         assembly {
             let m := mload(0x40)
             mstore(m, 0x23b872dd00000000000000000000000000000000000000000000000000000000)
-            mstore(add(m, 0x04), from)
-            mstore(add(m, 0x24), to)
+            mstore(add(m, 0x04), and(from, 0xffffffffffffffffffffffffffffffffffffffff))
+            mstore(add(m, 0x24), and(to, 0xffffffffffffffffffffffffffffffffffffffff))
             mstore(add(m, 0x44), value)
             ok := call(gas(), token, 0, m, 0x64, 0x00, 0x20)
             ok := and(ok, or(and(eq(mload(0x00), 1), gt(returndatasize(), 0x1f)), iszero(returndatasize())))
