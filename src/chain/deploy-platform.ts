@@ -58,6 +58,8 @@ export interface DeploymentContracts {
   /** Extra keys beyond §2.7's list. */
   MetadataUpdateFacet: Address;
   RoyaltyFacet: Address;
+  /** The on-chain sale (docs/contracts.md "Sale"). */
+  SaleFacet: Address;
   /** The shared default facet table, created by the factory's constructor. */
   DiamondRouter: Address;
   [name: string]: Address;
@@ -209,6 +211,7 @@ function recordContracts(addresses: Record<string, Address>, factory: Address, r
     DiamondFactory: factory,
     MetadataUpdateFacet: addresses.MetadataUpdateFacet as Address,
     RoyaltyFacet: addresses.RoyaltyFacet as Address,
+    SaleFacet: addresses.SaleFacet as Address,
     DiamondRouter: getAddress(router),
   };
 }
