@@ -66,6 +66,8 @@ export const POLICY = {
    * and the operator; a contract no record names, or a platform record's, is the operator's.
    */
   'collection.admin_action': OWNERS,
+  /** The on-chain sale of a collection's contract (PUT /nft/collections/:id/sale). */
+  'collection.sale': OWNERS,
   /** A collection contract deployed from raw parameters (POST /api/nft/collections): no record to own. */
   'collection.deploy_raw': OPERATOR,
   /** The platform contracts (factory, facets) of a chain (POST /api/nft/deploy). */

@@ -12,6 +12,7 @@ import { deployCollection } from '../chain/factory.ts';
 import { emitMetadataUpdate, mintTokens, type MintingChainAccess } from '../chain/mint.ts';
 import { verifyPayment } from '../chain/payments.ts';
 import type { ChainServices } from '../chain/platform-chain.ts';
+import { createSaleService } from './sale.ts';
 import { deploymentOf, mintedTokensOf, verifyDeployment } from '../chain/receipts.ts';
 import { TxTimeoutError } from '../chain/tx-sender.ts';
 import type { Db } from '../db/client.ts';
@@ -298,6 +299,7 @@ export function createNftServices(deps: NftServiceDeps) {
       log: deps.log,
     }),
     metadata,
+    sale: createSaleService({ getCollection: (id) => getCollection(db, id), chain: access }),
     views: createCollectionViews({
       store: bindDb(db, { getCollection, listCollections, tokenPage, tokenView, traitCounts, transfersOf, tokenTransactions }),
       ...(deps.chain ? { readChain: chainStateReader(deps.chain) } : {}),

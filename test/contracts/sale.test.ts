@@ -110,7 +110,11 @@ describe('SaleFacet on anvil', () => {
       [{ price: 1n << 128n }, 'InvalidSaleConfig'],
     ];
     for (const [over, name] of bad) {
-      assert.equal(await outcome(ctx, owner.account.address, c, 'setSale', [sale(over)]), name, JSON.stringify(over, (_, v) => (typeof v === 'bigint' ? `${v}` : v)));
+      assert.equal(
+        await outcome(ctx, owner.account.address, c, 'setSale', [sale(over)]),
+        name,
+        JSON.stringify(over, (_, v) => (typeof v === 'bigint' ? `${v}` : v)),
+      );
     }
     assert.equal(await outcome(ctx, b, c, 'setSale', [sale()]), 'NotOwner');
     assert.equal(await outcome(ctx, b, c, 'setSalePaused', [true]), 'NotOwner');
@@ -234,7 +238,9 @@ describe('SaleFacet on anvil', () => {
       await ctx.anvil.rpc('evm_setAutomine', [true]);
     }
     assert.equal(hashes.length, 20);
-    const receipts = await Promise.all(hashes.map(async (h) => ({ ...h, r: await ctx.publicClient.getTransactionReceipt({ hash: h.hash }) })));
+    const receipts = await Promise.all(
+      hashes.map(async (h) => ({ ...h, r: await ctx.publicClient.getTransactionReceipt({ hash: h.hash }) })),
+    );
     assert.equal(new Set(receipts.map((x) => x.r.blockNumber)).size, 1, 'all in one block');
     for (const w of wallets) {
       const mine = receipts.filter((x) => x.wallet === w.account.address);
@@ -288,7 +294,11 @@ describe('SaleFacet on anvil', () => {
       await write(ctx, buyer, bad, 'mint', [buyer.account.address, 10n ** 24n], badAbi);
       await write(ctx, buyer, bad, 'approve', [c, 10n ** 24n], badAbi);
       await configure(c, sale({ currency: bad, price: 10n ** 18n }));
-      assert.equal(await outcome(ctx, buyer.account.address, c, 'purchase', [buyer.account.address, 1n, [], '0x']), expected[mode], `mode ${mode}`);
+      assert.equal(
+        await outcome(ctx, buyer.account.address, c, 'purchase', [buyer.account.address, 1n, [], '0x']),
+        expected[mode],
+        `mode ${mode}`,
+      );
       // sent for real: reverted, nothing minted, nobody paid
       const hash = await buyer.writeContract({
         address: c,

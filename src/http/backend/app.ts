@@ -23,6 +23,7 @@ import { indexerRoutes, type IndexerHost } from './indexer.ts';
 import { deckRoutes } from './decks.ts';
 import { metadataRoutes } from './metadata.ts';
 import { mintingRoutes } from './minting.ts';
+import { saleRoutes } from './sale.ts';
 import { sampleRoutes } from './samples.ts';
 import type { MintingChainAccess } from '../../chain/mint.ts';
 import { createNftServices } from '../../services/nft-ports.ts';
@@ -116,6 +117,7 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
   await app.register(collectionDesignRoutes, nftOptions);
   await app.register(deployRoutes, nftOptions);
   await app.register(mintingRoutes, nftOptions);
+  await app.register(saleRoutes, nftOptions);
   await app.register(sampleRoutes, nftOptions);
   await app.register(metadataRoutes, nftOptions);
   await app.register(indexerRoutes, deps);
