@@ -187,7 +187,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
     m: MintedState,
     userId: string | null,
     variables: Record<string, unknown>,
-    opts: { requiredMayBeOmitted?: boolean } = {},
+    opts: { requiredMayBeOmitted?: boolean; seed?: number } = {},
   ) {
     const gen = needGeneration();
     const existing = await store.findTokenDeck(c.id, m.tokenId);
@@ -204,6 +204,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       jobType: 'mint_generation',
       socialPfp: await minterPfp(m.recipient, userId),
       ...(opts.requiredMayBeOmitted ? { requiredMayBeOmitted: true } : {}),
+      ...(opts.seed === undefined ? {} : { seed: opts.seed }),
       ...(existing ? { deckId: existing.id } : {}),
       mintState: { token_id: m.tokenId, tx_hash: m.txHash, recipient: m.recipient, metadata_uri: m.metadataUri },
     });
@@ -274,6 +275,24 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
   }
 
   return {
+    /**
+     * The artwork of a token a collector bought on chain (SaleFacet `Purchase`, followed by
+     * services/sale-purchases.ts): the same deck, job and document as a platform mint, with no
+     * caller, no credits, and the variables the buyer chose (already limited to choosable ones).
+     */
+    async startPurchasedArtwork(
+      collectionId: string,
+      p: { tokenId: number; txHash: string; recipient: string },
+      variables: Record<string, unknown>,
+      seed?: number,
+    ) {
+      const c = await store.getCollection(collectionId);
+      const m = minted(c, p.tokenId, p.txHash, p.recipient);
+      await store.recordMinted(c.id, p.tokenId);
+      const started = await startArtwork(c, m, null, variables, { requiredMayBeOmitted: true, ...(seed === undefined ? {} : { seed }) });
+      return { ...started, tokenId: p.tokenId };
+    },
+
     /** The minted tokens of a collection, by token id (404 for an unknown collection). */
     async listMints(collectionId: string) {
       await store.getCollection(collectionId);

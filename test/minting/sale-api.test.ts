@@ -130,9 +130,7 @@ describe('on-chain sale API', () => {
       },
     );
     // straight from the contract too
-    const [cfg] = (await mp.client.readContract({ address: contract, abi: collectionAbi, functionName: 'saleConfig' })) as [
-      { price: bigint; maxPerWallet: number },
-    ];
+    const [cfg] = await mp.client.readContract({ address: contract, abi: collectionAbi, functionName: 'saleConfig' });
     assert.equal(cfg.price, 1_000_000_000_000_000n);
     assert.equal(cfg.maxPerWallet, 3);
   });

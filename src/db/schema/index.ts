@@ -10,3 +10,4 @@ export * from './jobs.ts';
 export * from './nft.ts';
 export * from './indexer.ts';
 export * from './ops.ts';
+export * from './sales.ts';

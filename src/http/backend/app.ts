@@ -24,6 +24,7 @@ import { deckRoutes } from './decks.ts';
 import { metadataRoutes } from './metadata.ts';
 import { mintingRoutes } from './minting.ts';
 import { saleRoutes } from './sale.ts';
+import { startLeasedPurchaseFollower } from '../../services/sale-purchases.ts';
 import { sampleRoutes } from './samples.ts';
 import type { MintingChainAccess } from '../../chain/mint.ts';
 import { createNftServices } from '../../services/nft-ports.ts';
@@ -112,6 +113,18 @@ export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstanc
     log: (err, message) => app.log.error({ err }, message),
   });
   const nftOptions = { nft, metadataBaseUrl: deps.metadataBaseUrl };
+  // Collectors' on-chain purchases become decks and artwork (services/sale-purchases.ts).
+  const chainAccess = deps.mintingChain ?? deps.chain;
+  if (chainAccess && nft.has.generation) {
+    const follower = startLeasedPurchaseFollower({
+      db: deps.database.db,
+      chainId: deps.config.NFT_CHAIN_ID,
+      client: () => chainAccess.client(deps.config.NFT_CHAIN_ID),
+      minting: nft.minting,
+      log: app.log,
+    });
+    app.addHook('onClose', () => follower.stop());
+  }
   await app.register(collectionRoutes, nftOptions);
   await app.register(collectionViewRoutes, nftOptions);
   await app.register(collectionDesignRoutes, nftOptions);
