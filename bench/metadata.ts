@@ -23,7 +23,7 @@ import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import { testConfig } from '../src/config.ts';
-import { buildBackendApp } from '../src/http/backend/app.ts';
+import { buildBackend } from '../src/processes/backend.ts';
 import { rows } from '../src/db/client.ts';
 import { decks, outputs } from '../src/db/schema/index.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
@@ -60,11 +60,9 @@ async function main() {
   // The backends log as in production (a pino logger, a child per request, no request lines); warn
   // rather than the default info only keeps the startup lines out of the figures.
   const config = testConfig({ API_KEY: KEY, LOG_LEVEL: 'warn' });
-  const backend = await buildBackendApp({
-    config,
-    database,
-    metadataBaseUrl: 'http://meta.bench',
-    metadataCache: new MetadataCache(30_000),
+  // No storage and no queue: the metadata routes only, as before.
+  const backend = await buildBackend(config, database, {
+    deps: { metadataBaseUrl: 'http://meta.bench', metadataCache: new MetadataCache(30_000), storage: undefined, jobQueue: undefined },
   });
   await backend.listen({ port: 0, host: '127.0.0.1' });
   const backendUrl = urlOf(backend);
@@ -127,7 +125,9 @@ async function main() {
   const bareUrl = `${urlOf(bare)}/doc`;
 
   // Cold: the same database, no document cache; bare+query: one plain statement per request.
-  const cold = await buildBackendApp({ config, database, metadataBaseUrl: 'http://meta.bench', metadataCache: new MetadataCache(0) });
+  const cold = await buildBackend(config, database, {
+    deps: { metadataBaseUrl: 'http://meta.bench', metadataCache: new MetadataCache(0), storage: undefined, jobQueue: undefined },
+  });
   await cold.listen({ port: 0, host: '127.0.0.1' });
   const pool = database.url ? new pg.Pool({ connectionString: database.url, max: POOL_SIZE }) : undefined;
   pool?.on('error', () => {}); // as the product's pool: an idle client dropped at the end is no crash
@@ -151,7 +151,9 @@ async function main() {
   if (process.env.REDIS_URL) {
     redis = new Redis(process.env.REDIS_URL, { enableAutoPipelining: true });
     const prefix = `atelier-bench:${process.pid}:`;
-    const warm = await buildBackendApp({ config, database, metadataBaseUrl: 'http://meta.bench', metadataCache: new MetadataCache(0) });
+    const warm = await buildBackend(config, database, {
+      deps: { metadataBaseUrl: 'http://meta.bench', metadataCache: new MetadataCache(0), storage: undefined, jobQueue: undefined },
+    });
     const m = redis.multi();
     for (let t = 1; t <= CRAWL_TOKENS; t++) {
       const r = await warm.inject({ url: `${crawl.prefix}${t}` });

@@ -1,7 +1,7 @@
 /**
  * `npm run soak:topology`: the topology (two backend replicas, two workers, admin, indexer) for
  * DURATION seconds (default 300) of steady minting over both replicas while the artwork completes;
- * then every token must have exactly one MetadataUpdate on chain (issue 17, Done-when 3). Prints
+ * then every token must have exactly one MetadataUpdate on chain (docs/minting.md "ERC-4906 MetadataUpdate"). Prints
  * the counts; exits 1 when a token has none or more than one.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test DURATION=300 npm run soak:topology

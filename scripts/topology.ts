@@ -11,7 +11,7 @@
  * WORKER_CONCURRENCY, LOG_LEVEL. Ports: 3000/3010 backends, 3001 admin, 3002/3012 workers, 3003 indexer.
  */
 import { randomBytes } from 'node:crypto';
-import { startTopology } from '../src/topology/run.ts';
+import { startTopology } from './topology/run.ts';
 
 const env = process.env;
 function required(name: string): string {

@@ -114,16 +114,16 @@ const shape = {
   WORKER_CONCURRENCY: positiveInt.default(2),
   CREDITS_INITIAL_GRANT: z.coerce.number().int().min(0).default(100),
   CREDITS_PER_GENERATION: z.coerce.number().int().min(0).default(1),
-  /** Reconciliation of pending steps with the queue store: at start, then this often (issue 18.3: within a minute). */
+  /** Reconciliation of pending steps with the queue store: at start, then this often, so a lost step is re-queued within a minute (docs/jobs.md "Crash safety and reconciliation"). */
   JOB_RECONCILE_INTERVAL_MS: positiveInt.default(20_000),
   /** An Idempotency-Key in progress whose holder stopped renewing it is taken over after this (docs/chain-operations.md). */
   IDEMPOTENCY_LEASE_MS: positiveInt.default(30_000),
   JOB_STALE_STEP_MS: positiveInt.default(30_000),
   /** A singleton duty's lease (docs/operations.md "Singleton duties"): a holder that died is replaced after at most this. */
   DUTY_LEASE_TTL_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
-  /** SIGTERM: how long in-flight requests, steps and transactions get to finish before the process exits anyway. */
   /** `/metrics`: when set, scrapes need `Authorization: Bearer <METRICS_TOKEN>` (docs/operations.md "Metrics"). */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** SIGTERM: how long in-flight requests, steps and transactions get to finish before the process exits anyway. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(25_000),
   COMFYUI_URL: url.optional(),
   OPENAI_BASE_URL: url.optional(),
@@ -135,7 +135,7 @@ const shape = {
   OTEL_SERVICE_NAME: z.string().trim().min(1).max(100).optional(),
   /** Longest wait before buffered spans are sent to the collector. */
   OTEL_BSP_SCHEDULE_DELAY: positiveInt.default(5000),
-  /** service.heartbeat interval (content-service.md §8: 15 s). */
+  /** service.heartbeat interval (docs/api/content.md §8: 15 s). */
   TELEMETRY_HEARTBEAT_MS: positiveInt.default(15_000),
   /** Open job streams (SSE) one signed-in user may hold per backend process; the operator is not counted. */
   JOB_STREAMS_PER_USER: positiveInt.default(50),
@@ -145,7 +145,6 @@ const shape = {
   VIDEO_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Largest distance (seconds) between a webhook's signed timestamp and now; older ones are replays. */
   VIDEO_WEBHOOK_TOLERANCE_SECONDS: positiveInt.default(300),
-  /** Failed authentications allowed per client address (and per presented credential) in a window; then 429. */
   /**
    * The reverse proxies or load balancers in front of the apps whose X-Forwarded-For is believed:
    * comma-separated addresses or CIDRs (or loopback, linklocal, uniquelocal), so rate limits count
@@ -167,6 +166,7 @@ const shape = {
       'expected comma-separated proxy addresses or CIDRs (or loopback, linklocal, uniquelocal)',
     )
     .optional(),
+  /** Failed authentications allowed per client address (and per presented credential) in a window; then 429. */
   AUTH_FAILURE_LIMIT: positiveInt.default(100),
   /** Requests to the public identity route per client address (and per token) in a window. */
   IDENTITY_RATE_LIMIT: positiveInt.default(60),

@@ -2,7 +2,7 @@
  * The pieces of OpenTelemetry's Node wiring we need without their packages: an AsyncLocalStorage
  * context manager (so a span started inside another span's callback is its child, and log lines
  * see the active span), and the W3C Trace Context header format (traceparent, tracestate) used to
- * carry a trace through the job queue (content-service.md §6.3, docs/telemetry.md).
+ * carry a trace through the job queue (docs/api/content.md §6.3, docs/telemetry.md).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry spans (content-service.md §6.3, docs/telemetry.md): service.heartbeat every 15 s,
+ * OpenTelemetry spans (docs/api/content.md §6.3, docs/telemetry.md): service.heartbeat every 15 s,
  * workflow.execute, job.submit, job.process and comfyui.execute. Traces go to an OTLP/HTTP
  * collector (JSON encoding) when OTEL_EXPORTER_OTLP_ENDPOINT is set; tests install an in-memory
  * exporter. With neither, the global no-op tracer makes every span free. Automatic HTTP/Redis

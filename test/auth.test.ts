@@ -1,4 +1,4 @@
-/** The authentication matrix (nft-service.md §5, content-service.md §5) against the real apps. */
+/** The authentication matrix (docs/api/nft.md §5, docs/api/content.md §5) against the real apps. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import http from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * The console's views of collections (issue 15; docs/collections.md "Console views") on a whole
+ * The console's views of collections (docs/collections.md "Console views") on a whole
  * platform (real anvil with the platform contracts, both apps, the ownership indexer): two users
  * and the operator list collections, deploy by id alone, read the overview against the contract,
  * mint tokens with traits, filter them, read rarity, one token and the activity, and set a cover.

@@ -249,8 +249,8 @@ describe('lookup, update, reset', () => {
 });
 
 test('admin routes answer "BACKEND_API_URL is not configured" when it is unset', async () => {
-  const { buildAdminApp } = await import('../src/http/admin/app.ts');
-  const app = await buildAdminApp({ ...p.config, BACKEND_API_URL: undefined });
+  const { buildAdmin } = await import('../src/processes/admin.ts');
+  const app = await buildAdmin({ ...p.config, BACKEND_API_URL: undefined });
   const res = await app.inject({
     method: 'GET',
     url: '/api/nft/collections/lookup?collectionId=00000000-0000-4000-8000-000000000000',

@@ -11,7 +11,7 @@ test('defaults: ports 3000 and 3001, data under ./.atelier, auth on', () => {
   assert.equal(c.DATABASE_URL, undefined);
 });
 
-test('every variable the spec names is read', () => {
+test('every variable docs/api/nft.md §5 names is read', () => {
   const c = loadConfig({
     API_KEY: 'k'.repeat(20),
     ENABLE_AUTH: 'false',

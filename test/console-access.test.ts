@@ -1,5 +1,5 @@
 /**
- * The console's server side (issue 15 item 3; docs/auth.md "Sign in with Ethereum", "Sessions",
+ * The console's server side (docs/auth.md "Sign in with Ethereum", "Sessions",
  * "The admin proxy"; docs/admin-ui.md "Signing in", "Live generation", "Live activity"), over real
  * HTTP: a real anvil with the platform contracts, a fresh database (PGlite, or PostgreSQL with
  * DATABASE_URL), the backend and the admin proxy listening on their own ports, the in-process job

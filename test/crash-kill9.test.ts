@@ -1,5 +1,5 @@
 /**
- * Issue 13, Done-when 1: `npm start` on embedded defaults (PGlite and anvil in its own data dir,
+ * Crash consistency (docs/chain-operations.md "Crash recovery"): `npm start` on embedded defaults (PGlite and anvil in its own data dir,
  * free ports) in its own process group; a burst of 100 mints (half with Idempotency-Keys);
  * kill -9 of the whole group mid-burst; start again. Then: healthy within 30 s; every token on
  * chain has exactly one deck and every minted deck a token; every answered mint is on chain; every

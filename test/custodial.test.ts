@@ -1,4 +1,4 @@
-/** Custodial template collections (content-service.md §4.5), then a generation from the template. */
+/** Custodial template collections (docs/api/content.md §4.5), then a generation from the template. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';

@@ -1,4 +1,4 @@
-/** Deck routes (content-service.md §4.2): state machine, lock rule, lists, stats, ownership. */
+/** Deck routes (docs/api/content.md §4.2): state machine, lock rule, lists, stats, ownership. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
@@ -183,7 +183,7 @@ describe('PATCH, DELETE, publish, lock: the state machine', () => {
     assert.equal((await api(`/decks/${MISSING}/lock`, svc('dana'), { method: 'POST' })).status, 404);
   });
 
-  // content-service.md §3 Deck: DELETE, publish and PATCH status apply to "any" deck, locked included.
+  // docs/api/content.md §3 Deck: DELETE, publish and PATCH status apply to "any" deck, locked included.
   test('a locked deck may be archived, published or given a status through PATCH (§3 "any")', async () => {
     const viaDelete = await newDeck();
     await api(`/decks/${viaDelete.id}/lock`, svc('dana'), { method: 'POST' });

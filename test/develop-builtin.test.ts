@@ -1,5 +1,5 @@
 /**
- * Develop on a fresh `atelier start` (content-service.md §4.1; docs/jobs.md "Develop"): the
+ * Develop on a fresh `atelier start` (docs/api/content.md §4.1; docs/jobs.md "Develop"): the
  * built-in global collections exist from the first start (and only once after a restart), a
  * completed output developed with "Animate" gives a completed animated WebP in the source's deck,
  * "Variation" a PNG; the operator marks other collections global through

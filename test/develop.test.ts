@@ -1,4 +1,4 @@
-/** Develop routes (content-service.md §4.1): a completed output transformed by a global collection. */
+/** Develop routes (docs/api/content.md §4.1): a completed output transformed by a global collection. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';

@@ -1,6 +1,6 @@
 /**
  * Hostile input on every operation of both OpenAPI documents answers 4xx (or 2xx), never 5xx
- * (issue 13, Done-when 2). One platform (real anvil, chain services, backend and admin proxy) is
+ * (docs/security.md "No 5xx from any client input"). One platform (real anvil, chain services, backend and admin proxy) is
  * built once; real records give the path parameters something to find. For each operation the
  * payload classes are: a NUL character and an unpaired surrogate in every string field, path
  * parameter and query value; a value of the wrong type in every field; 10,000-deep JSON in every

@@ -1,5 +1,5 @@
 /**
- * The one-statement submit (issue 16, docs/jobs.md "Throughput") on the database: a charged
+ * The one-statement submit (docs/jobs.md "Throughput") on the database: a charged
  * user's debit happens with the rows or not at all; a stale copy of the collection or workflow
  * writes nothing; and the per-process caches of several processes (replicas) never build a job
  * from a version another process has replaced.

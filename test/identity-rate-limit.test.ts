@@ -1,7 +1,7 @@
 /**
  * The public identity route is rate limited per client address and per presented token
  * (IDENTITY_RATE_LIMIT per RATE_LIMIT_WINDOW_MS): 429 with Retry-After, then served again once
- * the window has passed (issue 13, item 6). The window is 5 s: the limit's requests must all fall
+ * the window has passed (docs/security.md "Rate limits"). The window is 5 s: the limit's requests must all fall
  * in one window even on a loaded machine.
  */
 import assert from 'node:assert/strict';

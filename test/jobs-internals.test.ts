@@ -195,7 +195,7 @@ test('reconciliation: waiting steps are left, lost ones re-queued (and then comp
   await fresh.close();
 
   // A worker runtime started over a queue store that lost its steps re-queues them at start-up,
-  // without waiting for the first interval (issue 18.3).
+  // without waiting for the first interval (docs/jobs.md "Crash safety and reconciliation").
   const lostAgain = await generate();
   await sleep(30);
   const empty = new InProcessQueue<StepPayload>('generation');

@@ -1,5 +1,5 @@
 /**
- * Generation jobs, continued (content-service.md §3 Job, §4.3), on both queue implementations:
+ * Generation jobs, continued (docs/api/content.md §3 Job, §4.3), on both queue implementations:
  * validation, credits, failure and retry, the failsafes, POST /collections/:id/generations, and
  * a two-step collection. The end-to-end run and the SSE stream are in jobs.test.ts.
  */
@@ -89,7 +89,7 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       const short = await generate({ variables: {} }, u);
       assert.equal(short.status, 402);
       assert.match(short.body.error, /^Insufficient credits/);
-      assert.match(short.body.error, /not enough credits/); // content-service.md §7.4
+      assert.match(short.body.error, /not enough credits/); // docs/api/content.md §7.4
       assert.equal((await api('/api/credits', u)).body.data.balance, 0);
       // A rejected request costs nothing.
       const bad = await generate({ variables: { color: 'green' } }, svc('creator'));
@@ -241,7 +241,7 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       // A deck the platform made (no user) takes outputs from the service key only.
       const platform = await api(`/collections/${collectionId}/generations`, svc(), { body: {} });
       assert.equal(platform.status, 202);
-      // Every field is optional (nft-service.md §4.2.1): a POST without a body generates too.
+      // Every field is optional (docs/api/nft.md §4.2.1): a POST without a body generates too.
       const bare = await api(`/collections/${collectionId}/generations`, svc('creator'), { method: 'POST' });
       assert.equal(bare.status, 202, JSON.stringify(bare.body));
       assert.deepEqual(Object.keys(bare.body.data).sort(), ['deckId', 'jobId', 'outputId']);

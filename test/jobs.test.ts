@@ -1,5 +1,5 @@
 /**
- * Generation jobs end to end (content-service.md §3 Job, §4.3, §6.1), on both queue
+ * Generation jobs end to end (docs/api/content.md §3 Job, §4.3, §6.1), on both queue
  * implementations: generate → worker → output completed with a stored PNG and thumbnail → job
  * completed with workflow_output; the SSE stream read by a real EventSource client.
  */
@@ -179,7 +179,7 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       assert.equal(thumb.subarray(8, 12).toString('ascii'), 'WEBP');
       assert.ok(row.flat_file_id);
 
-      // Steps: one per collection step, with the spec's submission fields.
+      // Steps: one per collection step, with the submission fields of docs/api/content.md §4.3.
       const steps = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, jobId));
       assert.equal(steps.length, 1);
       assert.equal(steps[0]!.status, 'completed');

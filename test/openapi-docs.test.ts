@@ -1,6 +1,6 @@
 /**
  * Both OpenAPI documents (backend and admin proxy, /openapi.json and /docs) describe every
- * operation fully, and their examples work (issue 15, item 4):
+ * operation fully, and their examples work (docs/api-docs.md):
  *
  * - every operation has a summary, a description, an operationId (unique in its document), a 2xx
  *   response schema and tags with descriptions;

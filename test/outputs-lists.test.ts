@@ -1,4 +1,4 @@
-/** Output routes (content-service.md §4.1), continued: lists and stats per collection, counters under concurrency, thumbnails. */
+/** Output routes (docs/api/content.md §4.1), continued: lists and stats per collection, counters under concurrency, thumbnails. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { and, eq, ne, sql } from 'drizzle-orm';

@@ -1,4 +1,4 @@
-/** Output routes (content-service.md §4.1): state machine, custody, decks, counters, thumbnails. */
+/** Output routes (docs/api/content.md §4.1): state machine, custody, decks, counters, thumbnails. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
@@ -21,7 +21,7 @@ after(() => p.close());
 const create = (body: Record<string, unknown>, user = 'alice') => api('/outputs', svc(user), { body });
 const deckOf = async (id: string) => (await p.database.db.select().from(decks).where(eq(decks.id, id)))[0]!;
 describe('POST /outputs', () => {
-  test('201 with the spec fields; a deck is auto-created, then reused', async () => {
+  test('201 with the fields of docs/api/content.md §4.1; a deck is auto-created, then reused', async () => {
     const a = await create(
       { collection_id: collectionId, job_id: 'job-1', source: 'direct_api', input_metadata: { prompt: 'x' } },
       'creator-1',

@@ -1,5 +1,5 @@
 /**
- * Profile pictures and display names (content-service.md §2.8; nft-service.md §2.3 rule 2;
+ * Profile pictures and display names (docs/api/content.md §2.8; docs/api/nft.md §2.3 rule 2;
  * docs/auth.md "Profile"): taken from the identity provider's `name` and `picture` claims at
  * resolution (filling blanks only), changed by the user with PATCH /api/me, and shown as the
  * creator's `username` and `pfp` in the feed.

@@ -1,5 +1,5 @@
 /**
- * Truthful health (issue 18.6): /readyz of every process names each dependency with its state,
+ * Truthful health (docs/operations.md): /readyz of every process names each dependency with its state,
  * and answers 503 while any is down. Real parts: PostgreSQL or PGlite, Redis, a real worker
  * process; "down" is a port nothing listens on.
  */
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { createJobQueue } from '../src/generation/runtime.ts';
 import { testConfig } from '../src/config.ts';
-import { buildAdmin } from '../src/platform.ts';
+import { buildAdmin } from '../src/processes/admin.ts';
 import { createChainServices } from '../src/chain/platform-chain.ts';
 import { REDIS_URL } from './helpers/jobs.ts';
 import { CLI } from './helpers/cli.ts';

@@ -1,8 +1,8 @@
 /**
- * The README's copy-paste path (issue 15.5), run as written: `npm start` on a fresh data directory
+ * The README's copy-paste path, run as written: `npm start` on a fresh data directory
  * (the real CLI, embedded PGlite and dev chain), then the README's shell block in bash, with only
  * the ports swapped for free ones. It must end with a token whose ERC-721 document has its image.
- * The platform's own log lines are checked on the way (issue 15.6): one per deploy, mint and
+ * The platform's own log lines are checked on the way (src/logging/log-lines.ts): one per deploy, mint and
  * completed generation, with their ids, all with one timestamp format.
  */
 import assert from 'node:assert/strict';

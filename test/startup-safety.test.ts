@@ -1,5 +1,5 @@
 /**
- * Safe start-up (issue 13, items 5 and 8), with the real CLI in child processes:
+ * Safe start-up (docs/security.md "The data directory", "Safe start-up"), with the real CLI in child processes:
  * `atelier <command> --help` prints help and does nothing else; a second instance on one DATA_DIR
  * is refused naming the running one's pid, a lock left by a dead process is taken over; a taken
  * DEV_CHAIN_PORT, PORT or ADMIN_PORT is refused naming the variable (never attaching to a foreign

@@ -1,5 +1,5 @@
 /**
- * Telemetry across real processes (content-service.md §6.3, docs/telemetry.md): `atelier backend`
+ * Telemetry across real processes (docs/api/content.md §6.3, docs/telemetry.md): `atelier backend`
  * and `atelier worker` on PostgreSQL and BullMQ (Redis db 13), both exporting to a fake OTLP/HTTP
  * collector in this test that decodes the JSON the exporter sends. A job submitted through
  * POST /api/jobs is processed by the worker process in the same trace (traceparent stored in the

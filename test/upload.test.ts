@@ -1,4 +1,4 @@
-/** POST /upload-base64 (content-service.md §4.6, §8), GET /files/*, admin POST /api/nft/upload-image. */
+/** POST /upload-base64 (docs/api/content.md §4.6, §8), GET /files/*, admin POST /api/nft/upload-image. */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';

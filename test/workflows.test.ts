@@ -1,4 +1,4 @@
-/** Workflow routes (content-service.md §4.4), built-in workflows, and the workflow.execute span. */
+/** Workflow routes (docs/api/content.md §4.4), built-in workflows, and the workflow.execute span. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';

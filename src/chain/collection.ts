@@ -1,5 +1,5 @@
 /**
- * Collection reads (nft-service.md §2.6, §4.1.5), the admin actions (§4.1.4) and how a contract's
+ * Collection reads (docs/api/nft.md §2.6, §4.1.5), the admin actions (§4.1.4) and how a contract's
  * refusal becomes an API error (the custom error decoded with the ABI).
  */
 import {

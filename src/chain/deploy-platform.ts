@@ -1,6 +1,6 @@
 /**
  * Deploys the platform contracts (facets, CollectionInit, DiamondFactory) to a chain and writes the
- * deployment record deployments/<chainId>.json (nft-service.md §2.7).
+ * deployment record deployments/<chainId>.json (docs/api/nft.md §2.7).
  */
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,7 +65,7 @@ export interface DeploymentContracts {
   [name: string]: Address;
 }
 
-/** nft-service.md §2.7 plus blockNumber (the factory's deployment block, where indexers start). */
+/** docs/api/nft.md §2.7 plus blockNumber (the factory's deployment block, where indexers start). */
 export interface DeploymentRecord {
   chainId: number;
   deployer: Address;

@@ -1,5 +1,5 @@
 /**
- * Factory reads (nft-service.md §2.8) and collection deployment (§4.1.5): salt from
+ * Factory reads (docs/api/nft.md §2.8) and collection deployment (§4.1.5): salt from
  * collectionCount, predicted address, createCollection through the TxSender, and the
  * CollectionCreated event as the source of truth for the address.
  */

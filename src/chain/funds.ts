@@ -1,7 +1,7 @@
 /**
  * A platform wallet without the funds to pay for gas is the operator's problem, not the client's:
  * every send through this wrapper turns the node's "insufficient funds" refusal into a 503 that
- * names the wallet, the chain and what to do (issue 13: no opaque 500 for an unfunded wallet).
+ * names the wallet, the chain and what to do (no opaque 500 for an unfunded wallet: docs/security.md "No 5xx from any client input").
  * One wrapper around the chain's sender covers every write (deploys, mints, admin actions).
  */
 import { AppError } from '../domain/errors.ts';

@@ -1,5 +1,5 @@
 /**
- * Server-side metadata fetch for GET /api/nft/metadata (nft-service.md §4.1.3): the admin proxy
+ * Server-side metadata fetch for GET /api/nft/metadata (docs/api/nft.md §4.1.3): the admin proxy
  * resolves tokenURI/contractURI itself so that URIs a browser cannot reach (the local backend,
  * the dev metadata host) still resolve. Limits: http(s) and data: URIs only, 5 s, 1 MiB, JSON.
  * A URI comes from a contract, so possibly a hostile one: http(s) goes through the guarded fetcher

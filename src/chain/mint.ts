@@ -6,7 +6,7 @@ import { encodeFunctionData, getAddress, parseEventLogs, zeroAddress, type Addre
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { AppError, conflict } from '../domain/errors.ts';
 import { revertNameIn } from './collection.ts';
-import { IdempotencyConflictError, TxFailedError, TxTimeoutError, type TxSender } from './tx-sender.ts';
+import { IdempotencyConflictError, TxFailedError, TxTimeoutError, type TxSender } from './tx/api.ts';
 
 /** What minting and payments need from the per-process chain context (ChainServices fits). */
 export interface MintingChainAccess {

@@ -1,5 +1,5 @@
 /**
- * Stablecoin payment verification for paid samples (nft-service.md §4.1.2, DESIGN.md: a payment
+ * Stablecoin payment verification for paid samples (docs/api/nft.md §4.1.2, DESIGN.md: a payment
  * hash is accepted once, only with the right token, recipient, payer, amount and enough
  * confirmations). Read-only: the replay guard is the unique (chain_id, tx_hash) index of
  * `payments`, written by the caller (src/db/samples.ts). Rules: docs/minting.md.

@@ -73,7 +73,7 @@ export interface VerifiedDeployment {
 /**
  * Checks that `contract` has code on `chainId` and that a transaction created it through the
  * chain's known factory (a CollectionCreated event of that factory naming it): `hash` when given,
- * else the transaction of the factory's CollectionCreated event for `contract` (nft-service.md
+ * else the transaction of the factory's CollectionCreated event for `contract` (docs/api/nft.md
  * §4.2: deploy-status "carries at least the contract address"). 400 naming the field.
  */
 export async function verifyDeployment(chain: ChainServices, chainId: number, contract: Address, hash?: Hex): Promise<VerifiedDeployment> {

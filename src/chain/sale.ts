@@ -7,7 +7,7 @@ import { collectionAbi } from '../../contracts/abi/index.ts';
 import { AppError } from '../domain/errors.ts';
 import type { SaleTuple } from '../domain/sale-config.ts';
 import { revertError, simulateOrThrow } from './collection.ts';
-import type { TxSender } from './tx-sender.ts';
+import type { TxSender } from './tx/api.ts';
 
 export const SET_SALE_SIGNATURE = 'setSale((address,uint256,uint64,uint64,uint32,bytes32,(address,uint16)[]))';
 

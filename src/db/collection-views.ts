@@ -1,5 +1,5 @@
 /**
- * The reads behind the console's views of collections (issue 15; docs/collections.md "Console
+ * The reads behind the console's views of collections (docs/collections.md "Console
  * views"): the collections list, a token page with traits and generation state, one token's
  * transfers and transactions, trait rarity and the activity feed. Read-only; keyset pagination.
  */

@@ -1,5 +1,5 @@
 /**
- * Collection records (nft-service.md §2.1): the SQL of the `collections` table. No permission
+ * Collection records (docs/api/nft.md §2.1): the SQL of the `collections` table. No permission
  * checks and no response shaping here (services/collections.ts, http/present/collections.ts).
  */
 import { eq, sql } from 'drizzle-orm';
@@ -131,7 +131,7 @@ export async function updateCollection(db: Db, id: string, patch: CollectionPatc
 }
 
 /**
- * The database part of reset (nft-service.md §3): clears the deployment fields and every deck's
+ * The database part of reset (docs/api/nft.md §3): clears the deployment fields and every deck's
  * mint state, in one transaction. The chain check (contract gone) is the service's.
  */
 export async function resetCollection(db: Db, id: string): Promise<CollectionRow> {

@@ -1,5 +1,5 @@
 /**
- * Credit balances (content-service.md §7.4). Policy (docs/jobs.md): a user's balance row is
+ * Credit balances (docs/api/content.md §7.4). Policy (docs/jobs.md): a user's balance row is
  * created with a starting grant (CREDITS_INITIAL_GRANT) the first time it is needed; each
  * generation costs CREDITS_PER_GENERATION, debited in one conditional statement; calls with the
  * service key are not charged; retries are free; a failed generation is not refunded (its retry is

@@ -1,5 +1,5 @@
 /**
- * Custodial collections (content-service.md §2.6, §4.5): a collection held for a social identity
+ * Custodial collections (docs/api/content.md §2.6, §4.5): a collection held for a social identity
  * that has no account yet. Created in ONE transaction with its social link: the link (created
  * when absent, its miniapp_user_id remembered when it arrives later) and the collection row with
  * its component, cover and source metadata, so a failure leaves neither half behind.

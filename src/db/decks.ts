@@ -1,5 +1,5 @@
 /**
- * Decks (content-service.md §2.2, §3): queries and state rules. Who may change a deck is
+ * Decks (docs/api/content.md §2.2, §3): queries and state rules. Who may change a deck is
  * src/domain/policy.ts (applied by src/services/decks.ts); the response shape is
  * src/http/present/decks.ts.
  *
@@ -103,8 +103,8 @@ export interface DeckPatch {
 
 /**
  * The status change is one conditional statement. Any status may be set from any other
- * (content-service.md §3 Deck: PATCH, DELETE and publish apply to "any" deck), except that a locked
- * deck never returns to `active` (the case the spec leaves open; docs/content.md): that condition
+ * (docs/api/content.md §3 Deck: PATCH, DELETE and publish apply to "any" deck), except that a locked
+ * deck never returns to `active` (the case docs/api/content.md §3 leaves open; docs/content.md): that condition
  * sits in the UPDATE's WHERE, so it cannot race with a lock.
  */
 export async function updateDeck(db: Db, id: string, patch: DeckPatch): Promise<DeckRow> {

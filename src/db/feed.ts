@@ -1,5 +1,5 @@
 /**
- * The public feed's reads (content-service.md §2.7, §4.7): pages of collections and of a deck's
+ * The public feed's reads (docs/api/content.md §2.7, §4.7): pages of collections and of a deck's
  * outputs on keyset positions, and the featured decks, their outputs and the creators of a whole
  * page, each in one query, so a page costs a fixed number of queries whatever its size. Cursor
  * encoding and item assembly are src/services/feed.ts; the response shape src/http/present/feed.ts.

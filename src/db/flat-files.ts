@@ -1,4 +1,4 @@
-/** Flat files (content-service.md §2.3): one row per stored file that someone wants to refer to. */
+/** Flat files (docs/api/content.md §2.3): one row per stored file that someone wants to refer to. */
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
 import { flatFiles } from './schema/index.ts';

@@ -10,7 +10,7 @@
  *   time); without enough credits nothing is written. A failed statement debits nothing.
  * A given deck that is locked (or of another collection) matches nothing, so nothing is inserted.
  * With a mint state the output is the token's artwork: the deck's cover, carrying the token's
- * ERC-721 document (nft-service.md §4.2 step 6).
+ * ERC-721 document (docs/api/nft.md §4.2 step 6).
  */
 import type { Db } from './client.ts';
 import { collectionVersionSql } from './collections.ts';

@@ -1,5 +1,5 @@
 /**
- * Global collections (content-service.md §4.1 develop): collections marked `is_global` transform
+ * Global collections (docs/api/content.md §4.1 develop): collections marked `is_global` transform
  * outputs of other collections (for example image to video). The list, the operator's mark, and
  * the built-in ones created on first start (docs/jobs.md "Develop").
  */

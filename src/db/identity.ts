@@ -1,5 +1,5 @@
 /**
- * The universal user identity model (content-service.md §2.8): an external account
+ * The universal user identity model (docs/api/content.md §2.8): an external account
  * (provider, provider_user_id) maps to one internal user.
  */
 import { and, eq, sql } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 /**
- * Reads over the indexer's tables for the ownership routes (nft-service.md §4.2) and the indexer
+ * Reads over the indexer's tables for the ownership routes (docs/api/nft.md §4.2) and the indexer
  * package API (§4.4); docs/indexer.md lists their orders. Typed rows, no presentation (that is
  * src/http/present/indexer.ts). Lists are newest first unless the API says otherwise.
  */

@@ -1,5 +1,5 @@
 /**
- * The statements that change a job's state (content-service.md §3 Job). Which states a change
+ * The statements that change a job's state (docs/api/content.md §3 Job). Which states a change
  * applies from and to, and what its history entry says, are decided by
  * src/generation/job-events.ts (the single owner of the rules); this module only runs them.
  *
@@ -108,7 +108,7 @@ export interface StepCompletionStatement {
 
 /**
  * One statement (atomic on its own: no BEGIN/COMMIT round trips); true when the step row changed
- * to `to`, which its RETURNING proves, so no read-back is needed after it (issue 16.1).
+ * to `to`, which its RETURNING proves, so no read-back is needed after it (one round trip fewer per step: docs/jobs.md "Throughput").
  */
 export function completeStep(db: Db, s: StepCompletionStatement): Promise<boolean> {
   return count(

@@ -1,5 +1,5 @@
 /**
- * Jobs, job steps, job history and retry backups (content-service.md §2.4, §3 Job): reads and
+ * Jobs, job steps, job history and retry backups (docs/api/content.md §2.4, §3 Job): reads and
  * row creation. State changes are decided by src/generation/job-events.ts and run by
  * src/db/job-events.ts; response shapes are src/http/present/jobs.ts.
  */

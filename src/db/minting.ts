@@ -1,5 +1,5 @@
 /**
- * Minted tokens (decks with a token id, nft-service.md §2.5): the SQL of the mint path, the public
+ * Minted tokens (decks with a token id, docs/api/nft.md §2.5): the SQL of the mint path, the public
  * metadata read, the crash repair's and the MetadataUpdate emitter's candidates. Rows only: the
  * responses are shaped in http/present/minting.ts.
  */
@@ -56,9 +56,8 @@ export async function createMintedDeck(
   return row ?? (await findTokenDeck(db, m.collectionId, m.tokenId))!;
 }
 
-/** Writes a token's mint state onto an existing deck. */
 /**
- * Marks a deck as a token's. A deck that already holds another token is never rewritten (its token
+ * Writes a token's mint state onto an existing deck. A deck that already holds another token is never rewritten (its token
  * would lose its document): false then, and the caller gives the token a deck of its own.
  */
 export async function setMintState(
@@ -125,7 +124,7 @@ export async function deckWithArtwork(db: Db, deckId: string) {
  * collection and cover output, for a list of token ids (`token_id = any(…)` on the
  * (collection_id, token_id) index, in the generic plan too). Prepared once per database: a
  * marketplace crawling a collection hits it for every token, and building the query per request
- * cost more CPU than running it (issue 16; docs/minting.md). The metadata service batches the
+ * cost more CPU than running it (docs/minting.md "Bench"). The metadata service batches the
  * reads of one event-loop turn into one call.
  */
 function prepareTokensForMetadata(db: Db) {
@@ -256,12 +255,6 @@ export async function avatarOfWallet(db: Db, address: string): Promise<string | 
 }
 
 /**
- * Decks whose mint transaction can never land (the chain lost it and it was dropped, or it
- * failed) are released: their token id and mint state cleared, so the deck no longer claims a
- * token the chain does not have (issue 13.1, 18.5). The collection's `tokens_minted` then follows
- * the highest token id still held by a deck. Returns the released deck ids.
- */
-/**
  * A reorg took a mined mint off the chain and the tx sender re-sent it (tx/restore.ts): its row is
  * back to `sent`, or already mined again in another block, where the chain may have given it other
  * token ids (another mint took the old ones first). Decks carrying its hash whose token id the
@@ -320,6 +313,12 @@ export function remintedDecks(db: Db, limit = 100): Promise<RemintedMint[]> {
   );
 }
 
+/**
+ * Decks whose mint transaction can never land (the chain lost it and it was dropped, or it
+ * failed) are released: their token id and mint state cleared, so the deck no longer claims a
+ * token the chain does not have (docs/minting.md "Crash repair", "Reorgs"). The collection's `tokens_minted` then follows
+ * the highest token id still held by a deck. Returns the released deck ids.
+ */
 export async function releaseDecksOfUnlandedMints(db: Db): Promise<string[]> {
   const released = await rows<{ id: string; collection_id: string }>(
     db,

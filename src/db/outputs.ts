@@ -1,5 +1,5 @@
 /**
- * Outputs (content-service.md §2.1, §3): queries and state rules. Who may change an output is
+ * Outputs (docs/api/content.md §2.1, §3): queries and state rules. Who may change an output is
  * src/domain/policy.ts (applied by src/services/outputs.ts); the response shape is
  * src/http/present/outputs.ts.
  *

@@ -1,5 +1,5 @@
 /**
- * Named (prepared) statements for the generation pipeline's hot path (issue 16, docs/jobs.md
+ * Named (prepared) statements for the generation pipeline's hot path (docs/jobs.md
  * "Throughput"). drizzle's `execute` sends every statement unnamed, so PostgreSQL parses and plans
  * it again on every call; a named statement is parsed and planned once per pooled connection and
  * then only bound and run (measured here: a five-part CTE costs the server about half the CPU).

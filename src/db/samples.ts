@@ -1,5 +1,5 @@
 /**
- * Samples, free allowances and payments (nft-service.md §2.9, §4.1.2). Allowances are counters in
+ * Samples, free allowances and payments (docs/api/nft.md §2.9, §4.1.2). Allowances are counters in
  * `sample_allowances`: subject '*' per collection and one row per user subject. Taking n free
  * samples is one transaction with two conditional UPDATEs (`used + n <= limit`); nothing reads a
  * counter and writes it back. A payment hash is claimed by inserting into `payments` (unique

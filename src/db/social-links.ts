@@ -1,4 +1,4 @@
-/** Custodial social links (content-service.md §2.6): created on first use, reused afterwards. */
+/** Custodial social links (docs/api/content.md §2.6): created on first use, reused afterwards. */
 import { and, eq } from 'drizzle-orm';
 import type { Db } from './client.ts';
 import { socialLinks } from './schema/index.ts';

@@ -1,5 +1,5 @@
 /**
- * The two statements a worker runs around one generation step (issue 16; docs/jobs.md
+ * The two statements a worker runs around one generation step (docs/jobs.md
  * "Throughput"): `claimStep` reads what the step needs and applies node_started, and
  * `finishLastStep` completes the last step and finishes the generation. Which states each change
  * applies from and to, and the history entries, are decided by src/generation/job-events.ts;

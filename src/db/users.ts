@@ -1,4 +1,4 @@
-/** Users beyond first resolution: profile reads and the atomic merge (content-service.md §2.8 rule 4). */
+/** Users beyond first resolution: profile reads and the atomic merge (docs/api/content.md §2.8 rule 4). */
 import { eq, sql } from 'drizzle-orm';
 import { invalid, notFound } from '../domain/errors.ts';
 import type { Db } from './client.ts';

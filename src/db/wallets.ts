@@ -11,7 +11,7 @@ import type { Db } from './client.ts';
 import { resolveUser } from './identity.ts';
 import { userIdentities, walletNonces } from './schema/index.ts';
 
-/** The identity provider of wallets proven by signature (content-service.md §2.8 provider_d). */
+/** The identity provider of wallets proven by signature (docs/api/content.md §2.8 provider_d). */
 export const WALLET_PROVIDER = 'wallet';
 
 /** A nonce for `userId`'s wallet link, or (null) for a sign-in. */

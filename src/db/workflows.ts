@@ -1,5 +1,5 @@
 /**
- * Workflow definitions (content-service.md §2.5, §4.4) and the built-in ones created on first
+ * Workflow definitions (docs/api/content.md §2.5, §4.4) and the built-in ones created on first
  * start. A workflow's `type` chooses the generator connector (docs/generation.md): `basic` and
  * anything unconfigured render procedurally, `comfy_workflow` runs on ComfyUI, `fetch_api` calls
  * an OpenAI-compatible images API.

@@ -1,4 +1,4 @@
-/** The states and kinds of content records (content-service.md §2.1, §2.2, §2.4, §2.5), shared by every layer. */
+/** The states and kinds of content records (docs/api/content.md §2.1, §2.2, §2.4, §2.5), shared by every layer. */
 
 export const OUTPUT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'hidden'] as const;
 export type OutputStatus = (typeof OUTPUT_STATUSES)[number];

@@ -1,5 +1,5 @@
 /**
- * contractParams (nft-service.md §2.4): the deploy form's defaults, derived from a collection.
+ * contractParams (docs/api/nft.md §2.4): the deploy form's defaults, derived from a collection.
  * Name and symbol rules are documented in docs/collections.md.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Opaque feed cursors (content-service.md §4.7 rule 3): a keyset position encoded as base64url
+ * Opaque feed cursors (docs/api/content.md §4.7 rule 3): a keyset position encoded as base64url
  * JSON. Clients must not build them; a cursor that does not decode to the expected shape is a 400.
  */
 import { invalid } from './errors.ts';

@@ -1,5 +1,5 @@
 /**
- * Custodial template collections (content-service.md §4.5): variables given as
+ * Custodial template collections (docs/api/content.md §4.5): variables given as
  * {name, template_mapping, options, is_selectable, is_customizable} become prompt-editor
  * variables, and the template's `{{mapping}}` placeholders become `$name` references that the
  * flexible_prompt workflow fills at generation time. Pure: no I/O.

@@ -1,5 +1,5 @@
 /**
- * Generation data v2 (nft-service.md §2.2–2.3): the schema a client may send, and the one
+ * Generation data v2 (docs/api/nft.md §2.2–2.3): the schema a client may send, and the one
  * normalized shape the rest of the code works with. Pure: no I/O.
  */
 import { z } from 'zod';

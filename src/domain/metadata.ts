@@ -1,5 +1,5 @@
 /**
- * Public metadata documents (nft-service.md §2.11): ERC-721 token metadata and ERC-7572 collection
+ * Public metadata documents (docs/api/nft.md §2.11): ERC-721 token metadata and ERC-7572 collection
  * metadata, built from database rows by pure functions. The cache policy lives here too, so the
  * routes and their tests agree on it (docs/minting.md).
  */
@@ -110,7 +110,7 @@ export function mintTokenMetadata(src: Omit<TokenSource, 'output'> & { attribute
 
 /**
  * Final artwork: 5 minutes, then revalidated (ETag → 304). A token can be regenerated, so a day
- * (as it was) served a replaced picture for a day after its MetadataUpdate (issue 18.4).
+ * (as it was) served a replaced picture for a day after its MetadataUpdate (docs/minting.md "Metadata documents and cache policy").
  */
 export const CACHE_FINAL = 'public, max-age=300, stale-while-revalidate=3600';
 export const CACHE_PENDING = 'public, max-age=10, must-revalidate';

@@ -39,7 +39,7 @@ const EVERYONE: readonly Actor[] = ['operator', 'owner', 'collection_owner', 'us
  * the callers the route admits (signed-in, or public for metadata and the feed).
  */
 export const POLICY = {
-  // Collections (nft-service.md §2.1). Creating one makes the caller its owner.
+  // Collections (docs/api/nft.md §2.1). Creating one makes the caller its owner.
   'collection.create': SIGNED_IN,
   'collection.update': OWNERS,
   'collection.reset': OWNERS,
@@ -76,7 +76,7 @@ export const POLICY = {
   /** Making a record for another user (`owner_user_id` naming someone else): the operator's. */
   'record.create_for_other': OPERATOR,
 
-  // Decks (content-service.md §2.2). A deck in someone's collection is the deck owner's, and the
+  // Decks (docs/api/content.md §2.2). A deck in someone's collection is the deck owner's, and the
   // collection's creator may curate it too.
   'deck.create': SIGNED_IN,
   'deck.update': OWNERS_AND_CREATOR,
@@ -85,7 +85,7 @@ export const POLICY = {
   'deck.lock': OWNERS_AND_CREATOR,
   'deck.add_output': OWNERS_AND_CREATOR,
 
-  // Outputs (content-service.md §2.1).
+  // Outputs (docs/api/content.md §2.1).
   'output.create': SIGNED_IN,
   'output.complete': OWNERS_AND_CREATOR,
   'output.fail': OWNERS_AND_CREATOR,
@@ -94,7 +94,7 @@ export const POLICY = {
   'output.read_hidden': OWNERS_AND_CREATOR,
   'output.develop': OWNERS_AND_CREATOR,
 
-  // Jobs (content-service.md §2.4): their owner sees and retries them; the failsafes are the
+  // Jobs (docs/api/content.md §2.4): their owner sees and retries them; the failsafes are the
   // delivery path's (the operator).
   'job.read': OWNERS,
   'job.retry': OWNERS,
@@ -112,7 +112,7 @@ export const POLICY = {
   // Custodial collections are made by the platform for a social identity.
   'custodial.create': SIGNED_IN,
 
-  // Identity (content-service.md §2.8): a merge moves every record of one user to another.
+  // Identity (docs/api/content.md §2.8): a merge moves every record of one user to another.
   'user.merge': OPERATOR,
   /** Linking a wallet proven by Sign-In with Ethereum to the caller (docs/auth.md "Wallets"). */
   'wallet.link': SIGNED_IN,

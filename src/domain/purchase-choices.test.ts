@@ -2,15 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MAX_CHOICES_BYTES, parseChoices } from './purchase-choices.ts';
 
-const vars = [
-  { name: 'color', is_selectable: true },
-  { name: 'animal', is_user_customizable: true },
-  { name: 'mood' },
-];
+const vars = [{ name: 'color', is_selectable: true }, { name: 'animal', is_user_customizable: true }, { name: 'mood' }];
 const hex = (s: string) => `0x${Buffer.from(s, 'utf8').toString('hex')}`;
 
 test('the buyer chooses selectable and customizable variables only', () => {
-  assert.deepEqual(parseChoices(hex('{"color":"red","animal":"fox"}'), vars), { status: 'buyer', choices: { color: 'red', animal: 'fox' } });
+  assert.deepEqual(parseChoices(hex('{"color":"red","animal":"fox"}'), vars), {
+    status: 'buyer',
+    choices: { color: 'red', animal: 'fox' },
+  });
   assert.deepEqual(parseChoices('0x', vars), { status: 'none', choices: {} });
   assert.deepEqual(parseChoices(hex('{}'), vars), { status: 'none', choices: {} });
   for (const [data, reason] of [

@@ -1,5 +1,5 @@
 /**
- * Upload rules (content-service.md §4.6, §8; docs/content.md): base64 decoding, the 10 MB limit
+ * Upload rules (docs/api/content.md §4.6, §8; docs/content.md): base64 decoding, the 10 MB limit
  * on decoded bytes, and the storage path segment of an owner id. Pure.
  */
 import { createHash } from 'node:crypto';

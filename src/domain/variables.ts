@@ -1,5 +1,5 @@
 /**
- * Variable resolution for a generation job (nft-service.md §2.3): picks a value for every
+ * Variable resolution for a generation job (docs/api/nft.md §2.3): picks a value for every
  * variable (override, caller-supplied social picture, or a weighted seeded pick), derives the
  * traits, substitutes `$name` references into step intents and resolves step image fields.
  * Pure: no I/O, no clock, no Math.random — the same data, overrides and seed give the same result.
@@ -131,7 +131,7 @@ export interface ResolveOptions {
   /** The creator's (sample) or minter's (mint) profile picture; fills `social_pfp` unless overridden. */
   socialPfp?: string | null;
   /**
-   * Samples (nft-service.md §4.1.2: omitted or empty variables are picked from the presets): a
+   * Samples (docs/api/nft.md §4.1.2: omitted or empty variables are picked from the presets): a
    * required customizable variable left out is resolved like any other instead of refused;
    * `required` binds the minter (§2.3).
    */

@@ -1,5 +1,5 @@
 /**
- * The single owner of job state (content-service.md §3 Job, §6.2): which generator event moves a
+ * The single owner of job state (docs/api/content.md §3 Job, §6.2): which generator event moves a
  * job, its steps and its output from which states to which, what each history entry says, and
  * when a job may be retried. Used by the worker (in-process or `atelier worker`), the failsafe
  * routes (POST /api/jobs/:id/complete|failed), the reconciler and the retry use case.
@@ -341,7 +341,7 @@ export function applyJobEvent(db: Db, jobId: string, event: JobEvent, opts: Appl
 }
 
 /**
- * Step completion (content-service.md §8): the write is tried up to 3 more times with 1 s, 2 s and
+ * Step completion (docs/api/content.md §8): the write is tried up to 3 more times with 1 s, 2 s and
  * 4 s backoff when it throws, and verified after it succeeds: a write that changed the row is
  * verified by its own RETURNING (the row it returns is completed); one that changed nothing is
  * verified by reading the step back, which must say completed. Idempotent: a step already

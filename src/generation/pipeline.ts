@@ -1,5 +1,5 @@
 /**
- * The pure half of the generation pipeline (content-service.md §4.3, docs/jobs.md): collection
+ * The pure half of the generation pipeline (docs/api/content.md §4.3, docs/jobs.md): collection
  * data → the job's data (resolved variables, traits, seed, substituted steps, workflow) → the
  * payload queued for each step. No I/O: the use case is src/services/generation.ts, the worker
  * src/generation/worker.ts.

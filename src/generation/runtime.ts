@@ -1,7 +1,7 @@
 /**
  * Wiring for processes: the job queue from configuration (BullMQ with REDIS_URL, in-process
- * otherwise) and a running worker with its stale-step reconciler. Used by src/platform.ts
- * (`npm start`, `atelier backend`) and `atelier worker`.
+ * otherwise) and a running worker with its stale-step reconciler. Used by src/processes/ (backend, start)
+ * and `atelier worker` (processes/worker.ts).
  */
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
@@ -9,8 +9,8 @@ import { seedBuiltinWorkflows } from '../db/workflows.ts';
 import { createQueue, type CreateQueueOptions, type WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
 import type { StepPayload } from './pipeline.ts';
-import { startReconciler, startWorker, type WorkerContext } from './worker.ts';
-import { DUTY, startLeasedDuty } from '../db/leased-duty.ts';
+import { startWorker, type WorkerContext } from './worker.ts';
+import { startJobsReconcilerDuty } from '../duties/jobs-reconciler.ts';
 import { settledWithin } from '../startup/graceful.ts';
 
 export const JOB_QUEUE_NAME = 'generation';
@@ -57,23 +57,16 @@ export async function startGenerationWorker(o: GenerationWorkerOptions): Promise
   };
   const worker = startWorker(ctx, { concurrency: o.concurrency ?? o.config.WORKER_CONCURRENCY });
   const rc = o.reconcile === false ? undefined : o.reconcile;
-  // One reconciler across every worker and backend: the holder of its lease (db/leased-duty.ts).
+  // One reconciler across every worker and backend: the holder of its lease (src/duties/jobs-reconciler.ts).
   const reconciler =
     o.reconcile === false
       ? undefined
-      : startLeasedDuty({
-          db: o.database.db,
-          name: DUTY.jobsReconciler,
-          ttlMs: o.config.DUTY_LEASE_TTL_MS,
-          start: () => {
-            const stop = startReconciler(ctx, {
-              intervalMs: rc?.intervalMs ?? o.config.JOB_RECONCILE_INTERVAL_MS,
-              staleMs: rc?.staleMs ?? o.config.JOB_STALE_STEP_MS,
-              onError: (err) => o.log?.('reconciliation failed', { err: String(err) }),
-            });
-            return { stop: async () => stop() };
-          },
-          onError: (err) => o.log?.('reconciler lease failed', { err: String(err) }),
+      : startJobsReconcilerDuty(ctx, {
+          intervalMs: rc?.intervalMs ?? o.config.JOB_RECONCILE_INTERVAL_MS,
+          staleMs: rc?.staleMs ?? o.config.JOB_STALE_STEP_MS,
+          leaseTtlMs: o.config.DUTY_LEASE_TTL_MS,
+          onError: (err) => o.log?.('reconciliation failed', { err: String(err) }),
+          onLeaseError: (err) => o.log?.('reconciler lease failed', { err: String(err) }),
         });
   return {
     async close(opts = {}) {

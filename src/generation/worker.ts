@@ -334,7 +334,7 @@ export function startWorker(ctx: WorkerContext, opts: { concurrency: number }): 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Stale step reconciliation (content-service.md §3, §8)
+// Stale step reconciliation (docs/api/content.md §3, §8)
 // ---------------------------------------------------------------------------------------------
 
 export const STALE_STEP_MS = 30 * 1000;
@@ -387,31 +387,4 @@ export async function reconcileStaleSteps(ctx: QueueContext, opts: { staleMs?: n
     report.requeued++;
   }
   return report;
-}
-
-/**
- * Runs the reconciler at once (a queue store that lost its data while everything was down is
- * noticed at start-up), then every `intervalMs`; returns a stop function.
- */
-export function startReconciler(ctx: QueueContext, opts: { intervalMs?: number; staleMs?: number; onError?: (err: unknown) => void } = {}) {
-  let running = false;
-  let stopped = false;
-  const pass = () => {
-    if (running || stopped) return;
-    running = true;
-    reconcileStaleSteps(ctx, opts)
-      .catch((err) => opts.onError?.(err))
-      .finally(() => {
-        running = false;
-      });
-  };
-  const first = setTimeout(pass, 0);
-  const timer = setInterval(pass, opts.intervalMs ?? RECONCILE_INTERVAL_MS);
-  timer.unref();
-  first.unref();
-  return () => {
-    stopped = true;
-    clearTimeout(first);
-    clearInterval(timer);
-  };
 }

@@ -10,7 +10,7 @@
  * - atelier_tx_pending{chain_id,wallet}, atelier_tx_nonce_lag{chain_id,wallet}: the platform
  *   wallet's transactions not final, and recorded nonces the chain has not mined yet;
  * - atelier_indexer_lag_blocks{chain_id}, atelier_indexer_running{chain_id};
- * - atelier_duty_leader{duty}: 1 where this process holds the duty's lease (db/leased-duty.ts).
+ * - atelier_duty_leader{duty}: 1 where this process holds the duty's lease (src/duties/runner.ts).
  *
  * Access: open when METRICS_TOKEN is unset (aggregates only: no identifiers, no secrets), else
  * `Authorization: Bearer <METRICS_TOKEN>`, a scrape-only credential (never the service key).
@@ -18,16 +18,21 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Db } from '../db/client.ts';
-import { dutyLeaders } from '../db/leased-duty.ts';
-import { jobsByState, pendingSteps, txSenderState } from '../db/metrics.ts';
+import { dutyLeaders } from '../duties/runner.ts';
 import type { LiveStatus } from '../indexer/watchdog.ts';
+
+/** The aggregates /metrics reads from the database (src/db/metrics.ts implements them). */
+export interface MetricsReads {
+  jobsByState(): Promise<Array<{ status: string; n: number }>>;
+  pendingSteps(): Promise<{ n: number; oldest_s: number }>;
+  txSenderState(): Promise<Array<{ chain_id: number; from_address: string; pending: number; max_nonce: number | null }>>;
+}
 
 export interface MetricSources {
   /** Label of every series: backend, admin, worker, indexer. */
   process: string;
-  /** Jobs, queue depth, tx sender state from this database. */
-  db?: Db;
+  /** Jobs, queue depth, tx sender state from this database (bound by src/processes/shared.ts). */
+  reads?: MetricsReads;
   /** The chain's mined nonce of a wallet (nonce lag); absent: no lag series. */
   chainNonce?: (chainId: number, wallet: string) => Promise<number>;
   /** The indexer running in this process. */
@@ -93,7 +98,7 @@ export function installMetrics(app: FastifyInstance, src: MetricSources): Regist
     },
   });
 
-  const db = src.db;
+  const db = src.reads;
   if (db) {
     new Gauge({
       name: 'atelier_jobs',
@@ -101,7 +106,7 @@ export function installMetrics(app: FastifyInstance, src: MetricSources): Regist
       labelNames: ['state'],
       registers: [registry],
       async collect() {
-        const found = await within(2000, jobsByState(db));
+        const found = await within(2000, db.jobsByState());
         this.reset();
         for (const r of found ?? []) this.set({ state: r.status }, r.n);
       },
@@ -109,7 +114,7 @@ export function installMetrics(app: FastifyInstance, src: MetricSources): Regist
     let steps: Promise<{ n: number; oldest_s: number } | undefined> | undefined;
     // Both queue gauges from one query per scrape.
     const pending = () => {
-      steps ??= within(2000, pendingSteps(db)).finally(() => setTimeout(() => (steps = undefined), 0));
+      steps ??= within(2000, db.pendingSteps()).finally(() => setTimeout(() => (steps = undefined), 0));
       return steps;
     };
     new Gauge({
@@ -130,7 +135,7 @@ export function installMetrics(app: FastifyInstance, src: MetricSources): Regist
         if (s) this.set(s.oldest_s);
       },
     });
-    const txState = () => within(2000, txSenderState(db));
+    const txState = () => within(2000, db.txSenderState());
     new Gauge({
       name: 'atelier_tx_pending',
       help: 'Platform wallet transactions not final yet (queued, signed, sent)',

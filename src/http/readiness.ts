@@ -1,5 +1,5 @@
 /**
- * Readiness checks, one per dependency (issue 18.6 "truthful health"): `/readyz` names each one
+ * Readiness checks, one per dependency (docs/operations.md): `/readyz` names each one
  * and what is wrong with it, so an operator (or a load balancer's log) sees which part is down.
  * A check resolves when its dependency answers; it is cut off after `timeoutMs`.
  */

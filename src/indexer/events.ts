@@ -1,6 +1,6 @@
 /**
- * The indexer's realtime events (nft-service.md §6.3). The indexer publishes here after a block
- * range is committed; socket.io (realtime.ts) forwards them to rooms. Payload shapes are the spec's,
+ * The indexer's realtime events (docs/api/nft.md §6.3). The indexer publishes here after a block
+ * range is committed; socket.io (realtime.ts) forwards them to rooms. Payload shapes are those of docs/api/nft.md §6.3,
  * plus a few named extras documented in docs/indexer.md.
  */
 import { EventEmitter } from 'node:events';

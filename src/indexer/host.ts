@@ -12,6 +12,6 @@ export interface IndexerHost {
   /** Realtime events for socket.io on the app's port. */
   events?: IndexerEvents;
   liveStatus?: () => LiveStatus;
-  /** Whether this process follows the chain now (holds its lease) or stands by (db/leased-duty.ts). */
+  /** Whether this process follows the chain now (holds its lease) or stands by (src/duties/runner.ts). */
   isLeader?: () => boolean;
 }

@@ -47,7 +47,7 @@ const everything: Added = {
 };
 
 describe('publish', () => {
-  test('the events of a range in chain order, with the spec’s payloads and rooms', () => {
+  test('the events of a range in chain order, with the payloads and rooms of docs/api/nft.md §6.3', () => {
     const events = eventsOf(rows, everything, new Announced());
     assert.deepEqual(
       events.map((e) => [e.name, e.room]),

@@ -1,5 +1,5 @@
 /**
- * Publish stage: the realtime events of a committed range (nft-service.md §6.3, payloads in
+ * Publish stage: the realtime events of a committed range (docs/api/nft.md §6.3, payloads in
  * docs/indexer.md), handed to the event hub (events.ts) that socket.io forwards to rooms.
  *
  * Invariants: events go out only after the range's transaction committed; only for rows the

@@ -17,7 +17,7 @@ import type { IndexerHost } from './host.ts';
 import { Indexer, type IndexerOptions } from './indexer.ts';
 import { JsonRpc } from './rpc.ts';
 import { createDbStore } from './store.ts';
-import { DUTY, startLeasedDuty } from '../db/leased-duty.ts';
+import { startIndexerDuty } from '../duties/indexer.ts';
 
 /** An indexer over a database and an RPC URL (the production ports). */
 export function createIndexer(opts: Omit<IndexerOptions, 'store' | 'source'> & { database: Database; rpcUrl: string }): Indexer {
@@ -104,20 +104,15 @@ export async function startIndexer(opts: StartIndexerOptions): Promise<RunningIn
     ...opts.options,
   });
   if (opts.reindex) await indexer.resetForReindex();
-  // One follower per chain across every indexer process: the holder of the chain's lease
-  // (db/leased-duty.ts); a standby process takes over within DUTY_LEASE_TTL_MS of its death.
+  // One follower per chain across every indexer process: the holder of the chain's lease (src/duties/indexer.ts).
   const lease =
     (opts.follow ?? true)
-      ? startLeasedDuty({
+      ? startIndexerDuty({
           db: opts.database.db,
-          name: DUTY.indexer(target.chainId),
-          ttlMs: opts.config.DUTY_LEASE_TTL_MS,
-          start: () => {
-            indexer.start();
-            return { stop: () => indexer.stop() };
-          },
-          onError: (err) => logger.warn({ err: String(err) }, 'indexer lease failed'),
-          onChange: (leader) => logger.info({ chainId: target.chainId, leader }, leader ? 'indexer lease taken' : 'indexer lease given up'),
+          chainId: target.chainId,
+          indexer,
+          leaseTtlMs: opts.config.DUTY_LEASE_TTL_MS,
+          logger,
         })
       : undefined;
   const host: IndexerHost = {

@@ -1,5 +1,5 @@
 /**
- * What every process's log lines share (issue 15.6): one timestamp format (ISO 8601 UTC, "time"),
+ * What every process's log lines share, so one grep follows a mint or a job across processes: one timestamp format (ISO 8601 UTC, "time"),
  * secrets redacted, failed queries without their parameters, and the trace of the span a line is
  * written in. The HTTP apps (plugins/shell.ts), the worker and the indexer all log through pino
  * with these options, so their lines read and sort alike.

@@ -1,7 +1,7 @@
 /**
  * Ports checked before anything starts, so a taken port is reported naming the variable that
  * chose it, and the embedded chain never attaches to somebody else's node on DEV_CHAIN_PORT
- * (issue 13, item 8).
+ * (docs/security.md "Safe start-up").
  */
 import net from 'node:net';
 import { ConfigError } from '../config.ts';

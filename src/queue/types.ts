@@ -7,7 +7,7 @@ export type JobState = 'waiting' | 'active' | 'completed' | 'failed' | 'unknown'
 
 export const MIN_PRIORITY = 1;
 export const MAX_PRIORITY = 100;
-/** Same default as workflow_priority (content-service.md §8). */
+/** Same default as workflow_priority (docs/api/content.md §8). */
 export const DEFAULT_PRIORITY = 50;
 export const DEFAULT_ATTEMPTS = 3;
 export const DEFAULT_BACKOFF_MS = 1000;

@@ -1,5 +1,5 @@
 /**
- * The platform's admin actions on a collection contract (nft-service.md §4.1.4; docs/permissions.md,
+ * The platform's admin actions on a collection contract (docs/api/nft.md §4.1.4; docs/permissions.md,
  * docs/contracts.md "Owning your collection"): signed by the platform wallet, so they act only on a
  * contract the platform wallet owns. On a creator-owned contract (owner() is someone else) the
  * answer is a 409 naming the owner and the exact call they send from their own wallet — the

@@ -1,5 +1,5 @@
 /**
- * What the console shows of collections (issue 15; docs/collections.md "Console views"): the list
+ * What the console shows of collections (docs/collections.md "Console views"): the list
  * (a creator's own, every collection for the operator), an overview agreeing with the chain, tokens
  * with traits, owner and generation state, one token in full, trait rarity and the activity feed.
  * Reads only. A collection's own views are open to every signed-in caller, like the record itself
@@ -53,7 +53,7 @@ export interface CollectionViewPorts {
 
 export type GenerationState = 'queued' | 'generating' | 'completed' | 'failed' | 'none';
 
-/** The artwork's state as the console shows it (job states: content-service.md §3). */
+/** The artwork's state as the console shows it (job states: docs/api/content.md §3). */
 export function generationState(row: Pick<TokenViewRow, 'output_id' | 'output_status' | 'job_status'>): GenerationState {
   if (!row.output_id) return 'none';
   if (row.output_status === 'completed') return 'completed';

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../domain/errors.ts';
 import type { GenerationData } from '../domain/generation-data.ts';
 import type { ConceptExpander } from '../generation/concept/index.ts';
 import { createCollectionService, type CollectionStore } from './collections.ts';
-import { ALICE, BOB, OPERATOR, collectionRow } from './test-fakes.ts';
+import { ALICE, BOB, OPERATOR, collectionRow } from '../../test/helpers/service-records.ts';
 
 const data: GenerationData = {
   version: 'v2',

@@ -1,5 +1,5 @@
 /**
- * Collections (nft-service.md §2.1, §3, §4.2, §4.1.1, §4.3 setup): create, read, update, reset,
+ * Collections (docs/api/nft.md §2.1, §3, §4.2, §4.1.1, §4.3 setup): create, read, update, reset,
  * and definitions from a text concept. Writes are authorized through domain/policy.ts: a
  * collection belongs to the user who made it, or (user_id null) to the platform, which only the
  * operator changes. Decisions: docs/collections.md.

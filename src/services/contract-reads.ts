@@ -1,11 +1,11 @@
 /**
- * Direct contract reads and contract info of the indexer package API (nft-service.md §4.4,
+ * Direct contract reads and contract info of the indexer package API (docs/api/nft.md §4.4,
  * docs/indexer.md): a view function of a named ABI over the chain's RPC, the result as a string.
  *
  * Errors: an unknown contract or function → 404; a bad argument list, a non-view function or a
  * chain without RPC → 400; a call that reverts, an address without the contract (no data back) or
  * arguments the ABI cannot encode → 400 naming what went wrong; the RPC node failing → 502. §4.4
- * names "500 read error"; issue 13 settled that no client input gives a 5xx (docs/security.md).
+ * names "500 read error"; we decided that no client input gives a 5xx (docs/security.md).
  */
 import {
   type Abi,

@@ -20,7 +20,6 @@
 import type { Address } from 'viem';
 import type { MintTransaction } from '../db/minting.ts';
 import { tokenUrl } from '../domain/metadata.ts';
-import { every, type BackgroundDuty } from './background.ts';
 
 export interface RepairStore {
   mintsMissingDecks(graceS: number, lookbackS: number): Promise<MintTransaction[]>;
@@ -57,7 +56,7 @@ export interface RepairOptions {
   /**
    * Leave rows younger than this alone: their request may still be writing them. Default 10 s: a
    * live request writes its deck within a second or two of the receipt, and a replica killed
-   * mid-burst must leave every on-chain token with its deck within 30 s (issue 18).
+   * mid-burst must leave every on-chain token with its deck within 30 s (docs/minting.md "Crash repair").
    */
   graceMs?: number;
   /** Look back this far for mint transactions. Default 7 days. */
@@ -116,21 +115,13 @@ export async function repairReorgedMints(ports: RepairPorts): Promise<{ unminted
   return { unminted, reminted };
 }
 
-/** Runs the repairs now and every intervalMs (default 5 s); in the `crash-repair` lease holder, and safe if run twice. */
-export function startRepairer(
-  ports: RepairPorts,
-  opts: { intervalMs?: number; onError?: (err: unknown) => void; onRepaired?: (what: Record<string, number>) => void } = {},
-): BackgroundDuty {
-  return every(
-    opts.intervalMs ?? 5_000,
-    async () => {
-      const reorged = await repairReorgedMints(ports);
-      const decks = await repairMints(ports);
-      const releasedDecks = (await ports.store.releaseDecksOfUnlandedMints()).length;
-      const deploys = await ports.recoverDeploys();
-      if (decks + releasedDecks + deploys.finished + deploys.released + reorged.unminted + reorged.reminted > 0)
-        opts.onRepaired?.({ decks, releasedDecks, ...deploys, ...reorged });
-    },
-    opts.onError,
-  );
+/** One repair pass (src/duties/crash-repair.ts runs it every few seconds in the `crash-repair` lease holder; safe if run twice). */
+export async function repairPass(ports: RepairPorts): Promise<Record<string, number> | undefined> {
+  const reorged = await repairReorgedMints(ports);
+  const decks = await repairMints(ports);
+  const releasedDecks = (await ports.store.releaseDecksOfUnlandedMints()).length;
+  const deploys = await ports.recoverDeploys();
+  if (decks + releasedDecks + deploys.finished + deploys.released + reorged.unminted + reorged.reminted > 0)
+    return { decks, releasedDecks, ...deploys, ...reorged };
+  return undefined;
 }

@@ -1,6 +1,6 @@
 /**
  * What authentication asks of the database: whose a user API key or a platform session is, and
- * which internal user an identity-provider account is (content-service.md §2.8 resolution rules).
+ * which internal user an identity-provider account is (docs/api/content.md §2.8 resolution rules).
  * The HTTP auth plugin takes this port, so http/ needs no db/ module.
  */
 import { verifyApiKey } from '../db/api-keys.ts';

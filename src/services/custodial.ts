@@ -1,5 +1,5 @@
 /**
- * Custodial template collections (content-service.md §4.5, docs/custodial.md): a collection held
+ * Custodial template collections (docs/api/content.md §4.5, docs/custodial.md): a collection held
  * for a social identity, generated from a JSON template whose {{variables}} become `$variables`
  * (src/domain/custodial-template.ts). The link and the collection are written in one transaction
  * (src/db/custodial.ts).

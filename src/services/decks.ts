@@ -1,5 +1,5 @@
 /**
- * Deck use cases (content-service.md §4.2, docs/content.md): create, read, change, archive,
+ * Deck use cases (docs/api/content.md §4.2, docs/content.md): create, read, change, archive,
  * publish, lock, stats, lists. Changes are authorized through domain/policy.ts: the deck's owner,
  * the owner of its collection and the operator; a platform deck (no owner) only the operator.
  * State rules (a locked deck does not go straight back to active) are src/db/decks.ts.

@@ -5,7 +5,7 @@ import type { CollectionRow } from '../db/collections.ts';
 import type { DeployTransaction } from '../db/deploy-claims.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import { createDeployService, DeployPending, deployKey, type DeployChain, type DeployStore } from './deploy.ts';
-import { ALICE, BOB, OPERATOR, collectionRow } from './test-fakes.ts';
+import { ALICE, BOB, OPERATOR, collectionRow } from '../../test/helpers/service-records.ts';
 
 const FACTORY = getAddress('0x00000000000000000000000000000000000000fa');
 const WALLET = getAddress('0x00000000000000000000000000000000000000aa');

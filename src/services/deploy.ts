@@ -1,5 +1,5 @@
 /**
- * Collection deployment (nft-service.md §3, §4.1.5, §4.3; docs/chain-operations.md): ONE path for
+ * Collection deployment (docs/api/nft.md §3, §4.1.5, §4.3; docs/chain-operations.md): ONE path for
  * the design-stage deploy, the admin proxy's deploy of a platform record and the crash repair.
  *
  * 1. claim: the record becomes `deploying` in one conditional statement (a concurrent deploy

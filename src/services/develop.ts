@@ -1,5 +1,5 @@
 /**
- * Develop (content-service.md §4.1, §3 Output; docs/jobs.md): transform a completed output with a
+ * Develop (docs/api/content.md §4.1, §3 Output; docs/jobs.md): transform a completed output with a
  * global collection (for example image to video). The new output joins the source's deck (so it
  * belongs to the source's collection) and is generated from the global collection's data, with
  * the source's URL as reference image `ref_image_1`.

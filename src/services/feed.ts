@@ -1,5 +1,5 @@
 /**
- * The public feed (content-service.md §4.7, docs/feed.md): trending collections, the featured
+ * The public feed (docs/api/content.md §4.7, docs/feed.md): trending collections, the featured
  * collection and a deck's outputs, with opaque keyset cursors. Public reads: no authorization.
  *
  * Invariants: a page never repeats or skips an item of a stable ordering (the cursor is the last

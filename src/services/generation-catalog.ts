@@ -1,6 +1,6 @@
 /**
  * The collections and workflows generations are built from, kept per process so that a submit is
- * one round trip (issue 16; docs/jobs.md "Throughput").
+ * one round trip (docs/jobs.md "Throughput").
  *
  * Invalidation: each entry carries the version it was read at (a digest of the fields a job is
  * built from), and the submit statement writes nothing unless both versions are still current

@@ -20,8 +20,10 @@ interface Deck {
   collection_owner_id: string | null;
 }
 
-/** In-memory ports: what the service wrote, charged and queued is recorded for the assertions. */
-/** `inserts`: what the successive row inserts answer (then success); a charged success is a debit. */
+/**
+ * In-memory ports: what the service wrote, charged and queued is recorded for the assertions.
+ * `inserts`: what the successive row inserts answer (then success); a charged success is a debit.
+ */
 function fakes(opts: { decks?: Deck[]; cost?: number; queueFails?: boolean; inserts?: GenerationRowsResult[]; jobs?: JobRow[] } = {}) {
   const answers = [...(opts.inserts ?? [])];
   const log = {

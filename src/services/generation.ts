@@ -1,5 +1,5 @@
 /**
- * Generation use cases (content-service.md §4.3, nft-service.md §4.2.1, docs/jobs.md): start a
+ * Generation use cases (docs/api/content.md §4.3, docs/api/nft.md §4.2.1, docs/jobs.md): start a
  * generation (generate routes, generations route, develop, minting, samples) and retry a job.
  *
  * Start: authorize, build the job's data (pure, src/generation/pipeline.ts) from the collection and

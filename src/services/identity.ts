@@ -1,5 +1,5 @@
 /**
- * Identity use cases (content-service.md §2.8, §4.8; docs/auth.md): resolve a verified provider
+ * Identity use cases (docs/api/content.md §2.8, §4.8; docs/auth.md): resolve a verified provider
  * account to the internal user, the caller's profile, the merge of two users (operator only:
  * `user.merge`), and the caller's API keys. Token verification is the HTTP layer's (it is
  * authentication); this module gets the verified claims.

@@ -1,5 +1,5 @@
 /**
- * Reads of the ownership routes (nft-service.md §4.2) and the indexer package API's lists (§4.4):
+ * Reads of the ownership routes (docs/api/nft.md §4.2) and the indexer package API's lists (§4.4):
  * indexed rows from the database and the live state of an indexer in this process
  * (docs/indexer.md "Routes"). Contract reads are in contract-reads.ts.
  *
@@ -11,7 +11,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import * as q from '../db/indexer-queries.ts';
 import { readIndexerState } from '../db/indexer-store.ts';
-import { DUTY } from '../db/leased-duty.ts';
+import { DUTY } from '../domain/duty-names.ts';
 import { liveLeaseHolder } from '../db/leases.ts';
 import { notFound } from '../domain/errors.ts';
 import type { IndexerHost } from '../indexer/host.ts';
@@ -56,7 +56,7 @@ export function createIndexerReads(deps: IndexerReadsDeps) {
     async status() {
       const state = await readIndexerState(db, defaultChain);
       const live = host?.liveStatus?.();
-      // An indexer in another process holds the chain's lease while it lives (db/leased-duty.ts):
+      // An indexer in another process holds the chain's lease while it lives (src/duties/runner.ts):
       // without one here or there, the indexer is down, whatever its last persisted state says.
       const holder = live?.running ? undefined : await liveLeaseHolder(db, DUTY.indexer(defaultChain));
       const head = live?.head_block ?? state?.head_block ?? null;

@@ -45,7 +45,12 @@ export interface JobStreamHubPorts<J, H extends HistoryEntry> {
 
 export function createJobStreamHub<J, H extends HistoryEntry>(
   ports: JobStreamHubPorts<J, H>,
-  opts: { safetyReadMs?: number /** Entries per read (1,000). */; page?: number } = {},
+  opts: {
+    /** How often a watched job is read again even without a notification (60 s). */
+    safetyReadMs?: number;
+    /** Entries per read (1,000). */
+    page?: number;
+  } = {},
 ) {
   const safetyReadMs = opts.safetyReadMs ?? 60_000;
   const PAGE = opts.page ?? 1000;

@@ -1,5 +1,5 @@
 /**
- * Job use cases besides starting and retrying (content-service.md §4.3, §6.1, docs/jobs.md):
+ * Job use cases besides starting and retrying (docs/api/content.md §4.3, §6.1, docs/jobs.md):
  * read a job, its forensics and its history (the SSE stream), the failsafes
  * (POST /api/jobs/:id/complete|failed) and the caller's credit balance.
  *

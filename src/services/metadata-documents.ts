@@ -1,5 +1,5 @@
 /**
- * Public metadata documents (nft-service.md §2.11; docs/minting.md "Metadata documents"): the
+ * Public metadata documents (docs/api/nft.md §2.11; docs/minting.md "Metadata documents"): the
  * ERC-721 document of a minted token and the ERC-7572 document of a collection, rendered once
  * (bytes + ETag + Cache-Control) and kept in a small in-process cache. Only final documents are
  * cached (a token whose artwork completed, and collections for 30 s); a pending token is read

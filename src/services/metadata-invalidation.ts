@@ -1,5 +1,5 @@
 /**
- * Metadata caches agree across replicas (issue 18.4): every backend keeps final token documents in
+ * Metadata caches agree across replicas (docs/minting.md "Metadata documents and cache policy"): every backend keeps final token documents in
  * an in-process cache (services/metadata-documents.ts). When one replica changes a token's document
  * (a regenerated cover), it drops its own entry and publishes the token on Redis; every other
  * replica drops its entry when the message arrives (milliseconds), instead of serving the old

@@ -4,11 +4,10 @@
  * minted tokens whose cover output completed and that have no `metadata-update:<outputId>`
  * transaction yet, and sends one through the tx sender under that idempotency key. No hook in the
  * worker (which may run in another process) is needed, a crash between completion and emission is
- * picked up on the next tick. One process runs it (the `metadata-updates` lease, db/leased-duty.ts),
+ * picked up on the next tick. One process runs it (the `metadata-updates` lease, src/duties/metadata-updates.ts),
  * and were two to run it at once the key would still keep the send single.
  */
 import type { PendingMetadataUpdate } from '../db/minting.ts';
-import { every, type BackgroundDuty } from './background.ts';
 
 export const METADATA_UPDATE_KEY_PREFIX = 'metadata-update:';
 export const metadataUpdateKey = (outputId: string) => `${METADATA_UPDATE_KEY_PREFIX}${outputId}`;
@@ -51,11 +50,4 @@ export async function emitPendingMetadataUpdates(
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 16) }, lane));
   return sent;
-}
-
-export function startMetadataUpdater(
-  ports: MetadataUpdatePorts,
-  opts: { intervalMs?: number; chainIds?: number[]; onError?: (err: unknown) => void } = {},
-): BackgroundDuty {
-  return every(opts.intervalMs ?? 2000, () => emitPendingMetadataUpdates(ports, opts), opts.onError);
 }

@@ -7,7 +7,7 @@ import { AppError, invalid, notFound } from '../domain/errors.ts';
 import type { GenerationPort } from './generation-port.ts';
 import { createMintGate } from './mint-gate.ts';
 import { createMintingService, type MintChain, type MintStore } from './minting.ts';
-import { ALICE, BOB, OPERATOR, collectionRow, deckRow } from './test-fakes.ts';
+import { ALICE, BOB, OPERATOR, collectionRow, deckRow } from '../../test/helpers/service-records.ts';
 
 const CONTRACT = getAddress('0x00000000000000000000000000000000000000c1');
 const RECIPIENT = getAddress('0x00000000000000000000000000000000000000e1');
@@ -208,7 +208,7 @@ test('design-stage mint: quantity within the max supply, one deck per token with
   const res = await w.svc.mint(OPERATOR, id, { recipient_address: RECIPIENT, quantity: 2 }, 'b');
   assert.deepEqual(res.tokenIds, [1, 2]);
   assert.equal(res.deckIds.length, 2);
-  // nft-service.md §4.2 step 3: every minted token gets its artwork, a generation per token.
+  // docs/api/nft.md §4.2 step 3: every minted token gets its artwork, a generation per token.
   assert.deepEqual(
     w.generations.map((g) => [g.jobType, (g.mintState as { token_id: number }).token_id]),
     [

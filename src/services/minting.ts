@@ -1,5 +1,5 @@
 /**
- * Minting (nft-service.md §3 Minting, §4.1 mint, §4.2 mint, §4.3 mint/generate/tokens;
+ * Minting (docs/api/nft.md §3 Minting, §4.1 mint, §4.2 mint, §4.3 mint/generate/tokens;
  * docs/minting.md): mint-and-generate, the backend and design-stage mint, the per-token mint,
  * new artwork for a minted token, and the token reads.
  *
@@ -178,7 +178,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
   }
 
   /**
-   * A minted token's artwork (nft-service.md §4.2 step 3): a generation into the token's deck,
+   * A minted token's artwork (docs/api/nft.md §4.2 step 3): a generation into the token's deck,
    * whose output is the deck's cover and carries the token's ERC-721 document. A retry after a
    * crash finds the deck made the first time (and its artwork, when it was started).
    */

@@ -14,7 +14,7 @@ import { verifyPayment } from '../chain/payments.ts';
 import type { ChainServices } from '../chain/platform-chain.ts';
 import { createSaleService } from './sale.ts';
 import { deploymentOf, mintedTokensOf, verifyDeployment } from '../chain/receipts.ts';
-import { TxTimeoutError } from '../chain/tx-sender.ts';
+import { TxTimeoutError } from '../chain/tx/api.ts';
 import type { Db } from '../db/client.ts';
 import { collectionHeader, createCollection, getCollection, resetCollection, updateCollection } from '../db/collections.ts';
 import { createDeck, getDeck } from '../db/decks.ts';
@@ -76,17 +76,14 @@ import { loadGenerationData, type StepPayload } from '../generation/pipeline.ts'
 import { startGeneration } from './generation.ts';
 import type { WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
-import type { BackgroundDuty } from './background.ts';
 import { createCollectionService } from './collections.ts';
-import { startRepairer } from './crash-repair.ts';
-import { allDuties, DUTY, startLeasedDuty } from '../db/leased-duty.ts';
 import { createDeployService, DeployPending, type DeployChain } from './deploy.ts';
 import type { GenerationPort } from './generation-port.ts';
 import { createIdempotency } from './idempotency.ts';
 import { createCollectionViews, type ChainState } from './collection-views.ts';
 import { createMetadataDocuments, type MetadataCache } from './metadata-documents.ts';
 import { listCollections, tokenPage, tokenTransactions, tokenView, traitCounts, transfersOf } from '../db/collection-views.ts';
-import { METADATA_UPDATE_KEY_PREFIX, startMetadataUpdater, type MetadataUpdatePorts } from './metadata-updates.ts';
+import { METADATA_UPDATE_KEY_PREFIX, type MetadataUpdatePorts } from './metadata-updates.ts';
 import { createMintingService } from './minting.ts';
 import { bindDb } from './ports.ts';
 import { createSampleService, type PaymentChain } from './samples.ts';
@@ -178,7 +175,8 @@ const mintStore = (db: Db) =>
     deckWithArtwork,
   });
 
-export function deployServiceOf(db: Db, config: Config, metadataBaseUrl: string, chain?: ChainServices) {
+export function deployServiceOf(db: Db, opts: { chainId: number; metadataBaseUrl: string; chain?: ChainServices }) {
+  const { chain, metadataBaseUrl } = opts;
   return createDeployService({
     store: bindDb(db, {
       getCollection,
@@ -191,7 +189,7 @@ export function deployServiceOf(db: Db, config: Config, metadataBaseUrl: string,
     }),
     chain: chain ? deployChainOf(chain) : undefined,
     metadataBaseUrl,
-    chainId: config.NFT_CHAIN_ID,
+    chainId: opts.chainId,
   });
 }
 
@@ -251,7 +249,7 @@ export function createNftServices(deps: NftServiceDeps) {
       onDocumentsChanged: (collectionId) =>
         deps.onTokenChanged ? deps.onTokenChanged(collectionId) : metadata.cache.invalidate(collectionId),
     }),
-    deploy: deployServiceOf(db, config, metadataBaseUrl, deps.chain),
+    deploy: deployServiceOf(db, { chainId: config.NFT_CHAIN_ID, metadataBaseUrl, chain: deps.chain }),
     minting: createMintingService({
       store: mintStore(db),
       chain: access ? { mint: (req) => mintTokens(access, req) } : undefined,
@@ -319,47 +317,6 @@ export function createNftServices(deps: NftServiceDeps) {
     /** Which optional dependencies are present (route plugins answer 503 without them). */
     has: { chain: deps.chain !== undefined, mintingChain: access !== undefined, generation: generation !== undefined },
   };
-}
-
-/**
- * The background duties of a process with a chain: the MetadataUpdate emitter and the crash
- * repair (mints and deploys). Each runs in one process at a time, the holder of its lease
- * (db/leased-duty.ts); every replica is a candidate and takes over when the holder dies.
- */
-export function startNftDuties(opts: {
-  db: Db;
-  config: Config;
-  chain: ChainServices;
-  metadataBaseUrl: string;
-  log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
-}): BackgroundDuty {
-  const { db, chain, log } = opts;
-  const deploy = deployServiceOf(db, opts.config, opts.metadataBaseUrl, chain);
-  const leased = (name: string, start: () => BackgroundDuty) =>
-    startLeasedDuty({
-      db,
-      name,
-      ttlMs: opts.config.DUTY_LEASE_TTL_MS,
-      start,
-      onError: (err) => log.warn({ err, duty: name }, 'duty lease failed'),
-      onChange: (leader) => log.info({ duty: name, leader }, leader ? 'duty lease taken' : 'duty lease given up'),
-    });
-  return allDuties([
-    leased(DUTY.metadataUpdates, () =>
-      startMetadataUpdater(metadataUpdatePortsOf(db, chain), {
-        onError: (err) => log.warn({ err }, 'MetadataUpdate failed'),
-      }),
-    ),
-    leased(DUTY.crashRepair, () =>
-      startRepairer(
-        repairPortsOf(db, opts.metadataBaseUrl, () => deploy.recoverAll()),
-        {
-          onError: (err) => log.warn({ err }, 'crash repair failed'),
-          onRepaired: (what) => log.info(what, 'crash repair'),
-        },
-      ),
-    ),
-  ]);
 }
 
 export function repairPortsOf(db: Db, metadataBaseUrl: string, recoverDeploys: () => Promise<{ finished: number; released: number }>) {

@@ -1,5 +1,5 @@
 /**
- * Output use cases (content-service.md §4.1 without develop, docs/content.md): create, complete,
+ * Output use cases (docs/api/content.md §4.1 without develop, docs/content.md): create, complete,
  * fail, hide, read, move, list, stats. Every change is authorized through domain/policy.ts: the
  * output's owner, the owner of its collection and the operator change it; a platform output
  * (no owner) only the operator. State rules and deck counters are src/db/outputs.ts.

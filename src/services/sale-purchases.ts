@@ -13,7 +13,7 @@ import { getAddress, parseEventLogs, type Hex, type PublicClient } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import type { Db } from '../db/client.ts';
 import { getCollection } from '../db/collections.ts';
-import { startLeasedDuty, type BackgroundDuty } from '../db/leased-duty.ts';
+import { startLeasedDuty, type BackgroundDuty } from '../duties/runner.ts';
 import {
   cancelPurchase,
   claimPurchases,

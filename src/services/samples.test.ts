@@ -7,7 +7,7 @@ import { AppError, notFound } from '../domain/errors.ts';
 import { paymentError } from '../domain/payment-errors.ts';
 import type { GenerationPort } from './generation-port.ts';
 import { createSampleService, subjectOf, type PaymentChain, type ResumableClaim, type SampleStore } from './samples.ts';
-import { ALICE, BOB, OPERATOR, collectionRow } from './test-fakes.ts';
+import { ALICE, BOB, OPERATOR, collectionRow } from '../../test/helpers/service-records.ts';
 
 const WALLET = getAddress('0x00000000000000000000000000000000000000e1');
 const TOKEN = getAddress('0x00000000000000000000000000000000000000c0');

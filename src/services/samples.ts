@@ -1,5 +1,5 @@
 /**
- * Samples (nft-service.md §2.9, §4.1.2; docs/minting.md "Samples"): a request is all free (both
+ * Samples (docs/api/nft.md §2.9, §4.1.2; docs/minting.md "Samples"): a request is all free (both
  * allowances taken in one transaction, or 402 with the amount due) or all paid (a stablecoin
  * payment verified on chain, claimed once by its hash). Each sample is one generation in one deck
  * per request, its sample row written right after it starts, so a crash loses at most the one in

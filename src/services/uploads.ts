@@ -1,5 +1,5 @@
 /**
- * Uploads (content-service.md §4.6, §8; docs/content.md): base64 files into storage, optionally
+ * Uploads (docs/api/content.md §4.6, §8; docs/content.md): base64 files into storage, optionally
  * recorded as flat files, and reading stored files back (GET /files/*).
  *
  * Invariants: the storage path is built only from the identifier kind, the identifier and a fresh

@@ -1,7 +1,7 @@
 /**
  * The video streaming provider's webhook (Mux-compatible; docs/video.md): a verified event sets
  * the provider's asset and playback ids on the stored file, so the feed plays it through HLS
- * (content-service.md §4.7 rule 5). The caller is the provider, proven by the HMAC signature
+ * (docs/api/content.md §4.7 rule 5). The caller is the provider, proven by the HMAC signature
  * (domain/webhook-signature.ts), not a user: there is no policy entry to check.
  *
  * Events: video.asset.created (asset id), video.asset.ready (asset id and the first public

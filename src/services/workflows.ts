@@ -1,5 +1,5 @@
 /**
- * Workflow use cases (content-service.md §2.5, §4.3 test route, §4.4): list, read, create
+ * Workflow use cases (docs/api/content.md §2.5, §4.3 test route, §4.4): list, read, create
  * (platform-wide, so the operator only: `workflow.create`), the models and custom nodes they
  * need, and a test run of one workflow through its connector.
  */

@@ -1,7 +1,7 @@
 /**
  * The data directory holds the database (PGlite), the chain state, the service key and uploaded
- * files: owner-only, like ~/.ssh (issue 13, item 5). And one platform per data directory: two
- * processes on one PGlite directory or one anvil state file corrupt each other (item 8).
+ * files: owner-only, like ~/.ssh (docs/security.md "The data directory"). And one platform per data directory: two
+ * processes on one PGlite directory or one anvil state file corrupt each other (docs/security.md "Safe start-up").
  */
 import fs from 'node:fs';
 import os from 'node:os';

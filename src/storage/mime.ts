@@ -1,6 +1,6 @@
 /**
  * What a file is, from its own bytes (magic numbers), never from what the client declares.
- * The upload allowlist (content-service.md §8) is exactly these six types.
+ * The upload allowlist (docs/api/content.md §8) is exactly these six types.
  */
 export const ALLOWED_UPLOAD_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'video/mp4', 'video/webm'] as const;
 export type AllowedType = (typeof ALLOWED_UPLOAD_TYPES)[number];

@@ -429,8 +429,8 @@ describe('collections on chain, admin actions, metadata proxy', { timeout: 90_00
       status: 'failed',
       error: 'test: nothing reached the chain',
     });
-    // The repair pass (what startNftDuties runs every 30 s).
-    const repair = deployServiceOf(db, p.config, METADATA_BASE, p.chain);
+    // The repair pass (what src/duties/nft.ts runs every 5 s).
+    const repair = deployServiceOf(db, { chainId: p.config.NFT_CHAIN_ID, metadataBaseUrl: METADATA_BASE, chain: p.chain });
     assert.deepEqual(await repair.recoverAll(), { finished: 0, released: 1 });
     const [after_] = await db.select().from(collections).where(eq(collections.id, c));
     assert.equal(after_!.mint_status, 'draft');

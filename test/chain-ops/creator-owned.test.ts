@@ -1,5 +1,5 @@
 /**
- * Creator-owned collections through the platform (issue 12 item 6; docs/permissions.md): both
+ * Creator-owned collections through the platform (docs/permissions.md "Contracts the creator owns"): both
  * deploy paths make the creator's linked wallet (or the `owner` given) the diamond's owner() and
  * the platform wallet only its minter. The platform mints; its admin actions answer 409 naming
  * the owner; the owner freezes upgrades from their own wallet (viem), after which a diamondCut

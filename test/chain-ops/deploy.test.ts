@@ -13,7 +13,7 @@ import { eq } from 'drizzle-orm';
 import { createChainServices } from '../../src/chain/platform-chain.ts';
 import { DEV_ADDRESS } from '../../src/chain/wallet.ts';
 import { chainTransactions, collections } from '../../src/db/schema/index.ts';
-import { buildAdminApp } from '../../src/http/admin/app.ts';
+import { buildAdmin } from '../../src/processes/admin.ts';
 import { asService, sampleData } from '../helpers/platform.ts';
 import { adminCall, backendCall, collectionParams, startChainPlatform, type ChainPlatform } from './helpers.ts';
 
@@ -226,7 +226,7 @@ describe('platform deployment, stale detection, reset', { timeout: 90_000 }, () 
       committedDeploymentsDir: empty,
       artifactsDir: empty,
     });
-    const app = await buildAdminApp({ ...p.config, BACKEND_API_URL: p.backendUrl }, { chain });
+    const app = await buildAdmin({ ...p.config, BACKEND_API_URL: p.backendUrl }, { chain });
     try {
       const r = await app.inject({
         method: 'POST',

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { startAnvil, type AnvilInstance } from '../../src/chain/anvil.ts';
 import { createChainServices, type ChainServices, type ChainServicesOptions } from '../../src/chain/platform-chain.ts';
 import { testConfig, type Config } from '../../src/config.ts';
-import type { BackendDeps } from '../../src/http/backend/app.ts';
+import type { BackendOverrides } from '../../src/processes/backend.ts';
 import type { Resolver } from '../../src/net/guarded-fetch.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { setupApps, setupDb } from '../helpers/kit.ts';
@@ -40,7 +40,7 @@ export async function startChainPlatform(
     /** Name resolution of the admin proxy's metadata fetches (SSRF tests). */
     fetchResolver?: Resolver;
     /** Extra backend dependencies (storage, job queue, ...). */
-    backend?: Partial<BackendDeps>;
+    backend?: BackendOverrides;
   } = {},
 ): Promise<ChainPlatform> {
   let anvil = await startAnvil();

@@ -1,6 +1,6 @@
 /**
  * The admin metadata proxy fetches whatever URI a contract names, so a hostile collection's
- * contractURI or tokenURI must not reach our network (issue 13, item 4): a loopback address, a
+ * contractURI or tokenURI must not reach our network (docs/security.md "Outside fetches"): a loopback address, a
  * host name that resolves to loopback (the resolver is injected), a cloud metadata address, and a
  * redirect from our own (allowed) metadata host to loopback. A listener standing in for an
  * internal service records no connection; the proxy answers 200 with metadataError.

@@ -1,5 +1,5 @@
 /**
- * Reset then redeploy on the same factory (issue 14 item 6; nft-service.md §7.1): after a dev chain
+ * Reset then redeploy on the same factory (docs/api/nft.md §7.1; docs/chain-operations.md "Stale deployments"): after a dev chain
  * reset the platform is redeployed (the factory lands at the same address), a collection is reset
  * and deployed again — a new contract, written back — and mints. The platform redeploy keeps
  * its stablecoin record (a new test token on the reset chain, recorded), and paid samples work

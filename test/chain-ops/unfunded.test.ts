@@ -1,6 +1,6 @@
 /**
  * An unfunded platform wallet is the operator's problem, not the client's: deploys and mints answer
- * 503 with a message naming the wallet and its balance, on both apps (issue 13, item 3).
+ * 503 with a message naming the wallet and its balance, on both apps (docs/security.md "No 5xx from any client input").
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

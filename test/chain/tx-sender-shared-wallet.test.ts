@@ -1,6 +1,6 @@
 /**
  * Several senders share one wallet (separate senders; with PostgreSQL also a separate process):
- * nonces are chosen under the database's per-wallet advisory lock, no Redis involved (issue 18.1).
+ * nonces are chosen under the database's per-wallet advisory lock, no Redis involved (docs/chain.md "Several processes, one wallet").
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -1,7 +1,7 @@
 /**
- * Creator-owned collections (issue 12): the creator's wallet is the diamond's owner(), the platform
+ * Creator-owned collections (docs/permissions.md "Contracts the creator owns"): the creator's wallet is the diamond's owner(), the platform
  * wallet only its minter. The platform mints and emits metadata updates but can change nothing
- * else; the creator does every admin action of nft-service.md §4.1.4 from their own wallet and can
+ * else; the creator does every admin action of docs/api/nft.md §4.1.4 from their own wallet and can
  * freeze upgrades for good (diamondCut leaves the loupe, a later cut reverts, the fast path stays).
  */
 import { test, describe, before, after } from 'node:test';

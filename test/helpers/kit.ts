@@ -1,7 +1,7 @@
 /**
  * The fixture kit for cross-module tests: a database, a chain and the two apps, each set up on
  * its own and composed by the feature helpers (platform.ts, chain-ops/helpers.ts,
- * minting/helpers.ts). The apps are built by the composition root's builders (src/platform.ts
+ * minting/helpers.ts). The apps are built by the process roots' builders (src/processes/
  * `buildBackend`, `buildAdmin`), so tests run what `npm start` runs.
  *
  * `setupApps({ listen: false })` keeps both apps off the network: requests go through `inject()`,
@@ -19,10 +19,11 @@ import { loadArtifact } from '../../src/chain/artifacts.ts';
 import { deployPlatform, type DeploymentRecord } from '../../src/chain/deploy-platform.ts';
 import { waitForReceipt } from '../../src/chain/wait-receipt.ts';
 import { testConfig, type Config } from '../../src/config.ts';
-import type { AdminDeps } from '../../src/http/admin/app.ts';
+import type { AdminOverrides } from '../../src/processes/admin.ts';
 import { createBackendClient } from '../../src/http/admin/backend-client.ts';
-import type { BackendDeps } from '../../src/http/backend/app.ts';
-import { buildAdmin, buildBackend } from '../../src/platform.ts';
+import type { BackendOverrides } from '../../src/processes/backend.ts';
+import { buildAdmin } from '../../src/processes/admin.ts';
+import { buildBackend } from '../../src/processes/backend.ts';
 import { LocalStorage } from '../../src/storage/local.ts';
 import type { Storage } from '../../src/storage/types.ts';
 import { startLocalAnvil, type LocalAnvil } from './anvil-local.ts';
@@ -180,15 +181,15 @@ export async function sendJson<T = any>(fetchImpl: typeof fetch, url: string, op
 }
 
 /**
- * The backend and the admin proxy over `database`, built by src/platform.ts. `env` is added to
+ * The backend and the admin proxy over `database`, built by src/processes/backend.ts and admin.ts. `env` is added to
  * the test configuration (service key and JWT secret set); `backend`/`admin` replace built parts.
  */
 export async function setupApps(opts: {
   database: TestDatabase;
   env?: Record<string, string | undefined>;
-  backend?: Partial<BackendDeps>;
+  backend?: BackendOverrides;
   /** Admin replacements, or a function of the backend's URL (known once it listens). */
-  admin?: Partial<AdminDeps> | ((backendUrl: string) => Partial<AdminDeps>);
+  admin?: AdminOverrides | ((backendUrl: string) => AdminOverrides);
   /**
    * Listen (default true) on ephemeral ports, or on PORT / ADMIN_PORT when `env` names them (a
    * browser test whose page origin must be one the platform knows, e.g. for Sign-In with

@@ -2,7 +2,7 @@
  * The common test platform: a fresh database and the real backend and admin proxy on ephemeral
  * ports (the fixture kit's setupDb + setupApps), and the JSON call helpers the tests share.
  */
-import type { BackendDeps } from '../../src/http/backend/app.ts';
+import type { BackendOverrides } from '../../src/processes/backend.ts';
 import { JWT_SECRET, SERVICE_KEY, sendJson, setupApps, setupDb, type Reply, type RequestOptions, type TestApps } from './kit.ts';
 
 export { JWT_SECRET, SERVICE_KEY, type Reply };
@@ -11,7 +11,7 @@ export type TestPlatform = TestApps;
 
 export async function startTestPlatform(
   env: Record<string, string | undefined> = {},
-  extra: Partial<BackendDeps> = {},
+  extra: BackendOverrides = {},
   opts: { listen?: boolean } = {},
 ): Promise<TestPlatform> {
   const database = await setupDb();

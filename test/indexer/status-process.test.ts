@@ -1,11 +1,11 @@
 /**
- * The indexer status says where the indexer runs and when none does (issue 18.6): a backend
- * without an indexer of its own reads the chain's indexer lease (db/leased-duty.ts), so a status
+ * The indexer status says where the indexer runs and when none does (docs/indexer.md "Where the indexer runs"): a backend
+ * without an indexer of its own reads the chain's indexer lease (src/duties/runner.ts), so a status
  * persisted by an indexer that died is not shown as live.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DUTY } from '../../src/db/leased-duty.ts';
+import { DUTY } from '../../src/duties/runner.ts';
 import { acquireLease, releaseLease } from '../../src/db/leases.ts';
 import { asService, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Every mint path gives its token artwork and traits (nft-service.md §4.2 mint procedure steps 3
+ * Every mint path gives its token artwork and traits (docs/api/nft.md §4.2 mint procedure steps 3
  * and 6; docs/minting.md): mint-and-generate, the backend mint without outputId, the design-stage
  * mint with a quantity, the per-token mint, the admin proxy's POST /api/nft/mint, and a generation
  * with mint_state. Once each token's job completes, its public document has the artwork as

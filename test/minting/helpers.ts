@@ -10,7 +10,8 @@ import { atelierTestUSDAbi, diamondFactoryAbi } from '../../contracts/abi/index.
 import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
 import { type DeploymentRecord } from '../../src/chain/deploy-platform.ts';
 import type { MintingChainAccess } from '../../src/chain/mint.ts';
-import { createTxSender, type TxSender } from '../../src/chain/tx-sender.ts';
+import { type TxSender } from '../../src/chain/tx/api.ts';
+import { createTxSender } from '../../src/chain/tx/sender.ts';
 import type { Db } from '../../src/db/client.ts';
 import { collections } from '../../src/db/schema/index.ts';
 import { metadataUrls } from '../../src/domain/contract-params.ts';

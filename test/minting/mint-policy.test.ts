@@ -1,5 +1,5 @@
 /**
- * A collection's mint policy (issue 12 item 3; docs/minting.md "Mint policy"), two users with
+ * A collection's mint policy (docs/minting.md "Mint policy"), two users with
  * ordinary JWTs on the real backend and a real anvil: Alice owns the collection, Bob mints.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Minting on anvil (nft-service.md §3 Minting, §4.1 mint, §4.2, §4.3): the end-to-end path
+ * Minting on anvil (docs/api/nft.md §3 Minting, §4.1 mint, §4.2, §4.3): the end-to-end path
  * create → deploy → mint-and-generate → mint-status → artwork → tokenURI over HTTP → ERC-4906
  * MetadataUpdate; 100 concurrent mints; Idempotency-Key; the backend and design-stage routes.
  */
@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { count, eq, sql } from 'drizzle-orm';
 import { encodeFunctionData, getAddress, parseEventLogs, type Address } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
-import type { BackgroundDuty } from '../../src/services/background.ts';
-import { startMetadataUpdater } from '../../src/services/metadata-updates.ts';
+import type { BackgroundDuty } from '../../src/duties/runner.ts';
+import { startMetadataUpdater } from '../../src/duties/metadata-updates.ts';
 import { metadataUpdatePortsOf } from '../../src/services/nft-ports.ts';
-import { TxFailedError } from '../../src/chain/tx-sender.ts';
+import { TxFailedError } from '../../src/chain/tx/api.ts';
 import { chainTransactions, decks, jobs, userIdentities, users } from '../../src/db/schema/index.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';

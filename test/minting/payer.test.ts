@@ -1,5 +1,5 @@
 /**
- * Payments bound to the payer (issue 12): a paid sample counts only from a wallet the caller
+ * Payments bound to the payer (docs/minting.md "Payment verification"): a paid sample counts only from a wallet the caller
  * proved with Sign-In with Ethereum. Two users with ordinary JWTs, the real backend, real anvil.
  */
 import assert from 'node:assert/strict';

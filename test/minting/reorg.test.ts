@@ -1,5 +1,5 @@
 /**
- * Reorgs of the platform's own mints (issue 18.5, docs/minting.md "Reorgs"): the chain goes back
+ * Reorgs of the platform's own mints (docs/minting.md "Reorgs"): the chain goes back
  * past a platform mint and another minter's mint takes its token id first. The tx sender sends the
  * recorded mint again (same hash), which lands with the next id. The deck never keeps the old id
  * with the old hash and recipient (that id is someone else's now): the crash repair un-mints it

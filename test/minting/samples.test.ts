@@ -1,5 +1,5 @@
 /**
- * Samples (nft-service.md §2.9, §4.1.2): validation, free allowances (per collection and per user,
+ * Samples (docs/api/nft.md §2.9, §4.1.2): validation, free allowances (per collection and per user,
  * atomic under concurrency), paid samples verified on chain (the refusals each leave no sample),
  * social_pfp from the creator, and the admin proxy routes.
  */

@@ -1,5 +1,5 @@
 /**
- * Singleton duties (db/leased-duty.ts): two candidates on one database, one duty. The duty runs
+ * Singleton duties (src/duties/runner.ts): two candidates on one database, one duty. The duty runs
  * in one of them at a time; when its holder stops, the other takes over at its next attempt; when
  * its holder vanishes without giving the lease up (kill -9), the other takes over once the lease
  * has expired, never before.
@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { listLeases } from '../../src/db/leases.ts';
-import { dutyLeaders, startLeasedDuty, type LeasedDuty } from '../../src/db/leased-duty.ts';
+import { dutyLeaders, startLeasedDuty, type LeasedDuty } from '../../src/duties/runner.ts';
 import { setupDb } from '../helpers/kit.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { sql } from 'drizzle-orm';

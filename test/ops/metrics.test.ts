@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { startLeasedDuty, type LeasedDuty } from '../../src/db/leased-duty.ts';
+import { startLeasedDuty, type LeasedDuty } from '../../src/duties/runner.ts';
 import { SERVICE_KEY, setupApps, setupDb, type TestApps } from '../helpers/kit.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 

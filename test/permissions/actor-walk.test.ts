@@ -1,5 +1,5 @@
 /**
- * Who may do what, walked (issue 12 "Done when" 1; docs/permissions.md): every operation of both
+ * Who may do what, walked (docs/permissions.md): every operation of both
  * OpenAPI documents, for each actor — the operator (service key), the owner of the records the
  * request names, another signed-in user, and an anonymous caller — gets the status the table in
  * policy-table.ts expects. The route list comes from /openapi.json, so a route without an entry

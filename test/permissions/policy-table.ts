@@ -1,5 +1,5 @@
 /**
- * The permission walk's table (issue 12, docs/permissions.md): for every operationId of both
+ * The permission walk's table (docs/permissions.md): for every operationId of both
  * OpenAPI documents, what each actor gets, and the request that asks it. The walk takes the route
  * list from /openapi.json itself, so a route added without an entry here fails.
  *
@@ -27,7 +27,7 @@ export interface Entry {
   alsoOk?: number[];
   /**
    * The operator names a user (`user_id` header, a third user: neither owner nor other): outputs
-   * and decks answer 401 without one (content-service.md §5.1 rule 1).
+   * and decks answer 401 without one (docs/api/content.md §5.1 rule 1).
    */
   operatorNamesUser?: boolean;
   /** Shown without a lock in /docs although an unsigned call gets 401 (a provider's signed webhook). */
@@ -50,7 +50,7 @@ export const OPERATOR_HIDDEN: Expect = { operator: 'ok', owner: 403, other: 404,
 const png64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 export const TABLE: Record<string, Entry> = {
-  // ---------------- backend: collections (nft-service.md §2.1) ----------------
+  // ---------------- backend: collections (docs/api/nft.md §2.1) ----------------
   createCollection: { expect: SIGNED_IN, body: () => ({ title: 'Walk new', data: { version: 'v2' } }) },
   getCollection: { expect: SIGNED_IN },
   updateCollection: { expect: OWNER, body: () => ({ description: 'changed by the walk' }) },
@@ -75,7 +75,7 @@ export const TABLE: Record<string, Entry> = {
   getMintStatus: { expect: SIGNED_IN },
   listMints: { expect: SIGNED_IN },
   listTokens: { expect: SIGNED_IN, query: () => ({ trait: 'Color:Red' }) },
-  // the console's views (issue 15): reads open to signed-in callers, the list scoped by owner
+  // the console's views (docs/collections.md "Console views"): reads open to signed-in callers, the list scoped by owner
   listCollections: { expect: SIGNED_IN, query: () => ({ limit: '5' }) },
   getCollectionOverview: { expect: SIGNED_IN },
   getToken: { expect: SIGNED_IN },
@@ -106,7 +106,7 @@ export const TABLE: Record<string, Entry> = {
   getContractInfo: { expect: SIGNED_IN, alsoOk: [404] /* no indexer runs in the walk */ },
   readContract: { expect: SIGNED_IN, query: (f) => ({ address: f.deployedAddress }), alsoOk: [404] /* no indexer runs in the walk */ },
 
-  // ---------------- backend: outputs (content-service.md §2.1) ----------------
+  // ---------------- backend: outputs (docs/api/content.md §2.1) ----------------
   createOutput: { expect: SIGNED_IN, body: (f) => ({ collection_id: f.collection }), operatorNamesUser: true },
   completeOutput: {
     expect: OWNER,
@@ -131,7 +131,7 @@ export const TABLE: Record<string, Entry> = {
   listCollectionOutputs: { expect: SIGNED_IN, operatorNamesUser: true },
   collectionOutputStats: { expect: SIGNED_IN, operatorNamesUser: true },
 
-  // ---------------- backend: decks (content-service.md §2.2) ----------------
+  // ---------------- backend: decks (docs/api/content.md §2.2) ----------------
   createDeck: { expect: SIGNED_IN, body: (f) => ({ collection_id: f.collection, name: 'walk' }), operatorNamesUser: true },
   listMyDecks: { expect: SIGNED_IN, operatorNamesUser: true },
   getDeck: { expect: SIGNED_IN, operatorNamesUser: true },
@@ -158,7 +158,7 @@ export const TABLE: Record<string, Entry> = {
   /** Marking a collection global (a develop source) is the platform's decision. */
   setCollectionGlobal: { expect: OPERATOR, body: () => ({ is_global: true, input_type: 'image', output_type: 'image' }) },
 
-  // ---------------- backend: jobs (content-service.md §2.4): another's job is 404 (no leak) ----------------
+  // ---------------- backend: jobs (docs/api/content.md §2.4): another's job is 404 (no leak) ----------------
   retryJob: { expect: OWNER_HIDDEN, alsoOk: [409] /* not failed */ },
   getJob: { expect: OWNER_HIDDEN },
   forceCompleteJob: {
@@ -230,7 +230,7 @@ export const TABLE: Record<string, Entry> = {
   listApiKeys: { expect: SIGNED_IN, operatorNamesUser: true },
   revokeApiKey: { expect: OWNER_HIDDEN, operatorNamesUser: true, fresh: async (f) => ({ id: await f.newApiKey() }) },
 
-  // ---------------- admin proxy (nft-service.md §4.1; docs/auth.md "The admin proxy") ----------------
+  // ---------------- admin proxy (docs/api/nft.md §4.1; docs/auth.md "The admin proxy") ----------------
   // Database operations go to the backend as the caller (a user's own credential): the same
   // outcomes as the backend routes they forward to. Chain writes of the platform are the operator's.
   adminCreateCollection: { expect: SIGNED_IN, body: () => ({ title: 'Admin walk', data: { version: 'v2' } }) },

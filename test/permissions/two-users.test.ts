@@ -1,5 +1,5 @@
 /**
- * Two signed-in users, A and B, and the platform (issue 12 "Done when" 2): B changes nothing of
+ * Two signed-in users, A and B, and the platform (docs/permissions.md): B changes nothing of
  * A's or of the platform's — collections, decks, outputs, the token documents they feed — cannot
  * send `mint_state`, and cannot mint on an owner-only collection (the default). Records the
  * service key makes belong to the user it names (`user_id` header or `owner_user_id`) or to the

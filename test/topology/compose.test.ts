@@ -1,6 +1,6 @@
 /**
  * compose.yaml and the Dockerfile describe the same topology as `npm run topology`
- * (src/topology/plan.ts): the same services, each running the same `atelier` command with the
+ * (scripts/topology/plan.ts): the same services, each running the same `atelier` command with the
  * same environment variable names (and the same ports). Docker cannot run here, so this is how the
  * container files stay true (docs/deployment.md).
  */
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { DEFAULT_PORTS, topologyPlan } from '../../src/topology/plan.ts';
+import { DEFAULT_PORTS, topologyPlan } from '../../scripts/topology/plan.ts';
 
 interface ComposeService {
   image?: string;

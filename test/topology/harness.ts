@@ -1,5 +1,5 @@
 /**
- * The topology of src/topology (npm run topology) for tests: a throwaway PostgreSQL database, an own
+ * The topology of scripts/topology (npm run topology) for tests: a throwaway PostgreSQL database, an own
  * redis-server (so it can really be restarted with its data lost), an anvil, and every `atelier`
  * process; plus the checks the topology tests and `npm run soak:topology` share.
  */
@@ -11,7 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { createPublicClient, http, parseAbiItem, type Address } from 'viem';
 import { freePort } from '../../src/chain/anvil.ts';
-import { startTopology, type Topology, type TopologyOptions } from '../../src/topology/run.ts';
+import { startTopology, type Topology, type TopologyOptions } from '../../scripts/topology/run.ts';
 
 export const API_KEY = `topology_${randomBytes(16).toString('hex')}`;
 export const RECIPIENT = '0x00000000000000000000000000000000000070b0' as Address;

@@ -1,5 +1,5 @@
 /**
- * Issues 17 and 18, Done-when: the topology of `npm run topology` (src/topology) as real processes
+ * Separate processes (docs/deployment.md): the topology of `npm run topology` (scripts/topology) as real processes
  * on PostgreSQL, an own Redis and anvil: `atelier migrate`, `atelier deploy`, two `atelier backend`,
  * two `atelier worker`, `atelier admin`, `atelier indexer`. Load is spread over both replicas and
  * both workers; then kill -9 of a worker mid-step, of a replica mid-mint burst, of the indexer
@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { io as connectSocket } from 'socket.io-client';
-import { ATELIER_BIN } from '../../src/topology/run.ts';
+import { ATELIER_BIN } from '../../scripts/topology/run.ts';
 import {
   API_KEY,
   RECIPIENT,

@@ -7,13 +7,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { testConfig } from '../../src/config.ts';
-import { buildAdminApp } from '../../src/http/admin/app.ts';
+import { buildAdmin } from '../../src/processes/admin.ts';
 import { SERVICE_KEY } from '../helpers/platform.ts';
 
 describe('admin UI routes', () => {
   let admin: FastifyInstance;
   before(async () => {
-    admin = await buildAdminApp(testConfig({ API_KEY: SERVICE_KEY, BACKEND_API_URL: 'http://127.0.0.1:9' }));
+    admin = await buildAdmin(testConfig({ API_KEY: SERVICE_KEY, BACKEND_API_URL: 'http://127.0.0.1:9' }));
   });
   after(() => admin.close());
 

@@ -1,5 +1,5 @@
 /**
- * The console in chromium, one collection from nothing to tokens (issue 15 item 2): sign in with
+ * The console in chromium, one collection from nothing to tokens (docs/admin-ui.md): sign in with
  * the operator key, deploy the platform, the editor's validation, create, mint policy and cover,
  * samples before deployment, deploy by id, mint several and watch each generation reach
  * completed (live from the job streams), filter the gallery by a trait, open a token, run an

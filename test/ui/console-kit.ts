@@ -22,7 +22,7 @@ import type { StepPayload } from '../../src/generation/pipeline.ts';
 import { startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
 import { IndexerEvents } from '../../src/indexer/events.ts';
 import { startIndexer, type RunningIndexer } from '../../src/indexer/service.ts';
-import type { AdminDeps } from '../../src/http/admin/app.ts';
+import type { AdminOverrides } from '../../src/processes/admin.ts';
 import { InProcessQueue } from '../../src/queue/index.ts';
 import type { TestDatabase } from '../helpers/db.ts';
 import { setupApps, setupDb } from '../helpers/kit.ts';
@@ -116,7 +116,7 @@ export async function startUiPlatform(): Promise<UiPlatform> {
     backend: { metadataBaseUrl: METADATA_BASE, chain, contractExists: chain.contractExists, jobQueue: queue },
     // Token URIs point at METADATA_BASE; the admin proxy reaches them on this backend.
     admin: (backendUrl) =>
-      ({ chain, metadataRewrites: [{ from: METADATA_BASE, to: backendUrl }], indexerEvents: events }) as Partial<AdminDeps>,
+      ({ chain, metadataRewrites: [{ from: METADATA_BASE, to: backendUrl }], indexerEvents: events }) as AdminOverrides,
   });
   const generator = new GatedGeneratorFake();
   const worker: RunningGenerationWorker = await startGenerationWorker({

@@ -1,5 +1,5 @@
 /**
- * Creators sign in to the console (issue 15 item 3) in chromium: with a JWT pasted on the sign-in
+ * Creators sign in to the console (docs/admin-ui.md "Signing in") in chromium: with a JWT pasted on the sign-in
  * page, and with Sign-In with Ethereum through a fake EIP-1193 wallet (window.ethereum injected by
  * addInitScript; its personal_sign is answered by a viem private-key account in this process).
  * Each sees only their own collections; the operator-only platform page is not offered to them;

@@ -2,7 +2,7 @@
  * The nonce owner of a wallet: a serial section in this process (nonce → sign → record `signed`
  * → broadcast → record `sent` run one at a time, so broadcasts leave in nonce order), and across
  * processes a PostgreSQL advisory lock per wallet held while a nonce is chosen and its signed row
- * recorded, so any number of processes may sign for one wallet without Redis (issue 18.1). The
+ * recorded, so any number of processes may sign for one wallet without Redis (docs/chain.md "Several processes, one wallet"). The
  * unique index on (chain, wallet, nonce) stays the last guard. The choice itself: tx/nonce.ts.
  */
 import { IN_FLIGHT, dropRowsOfResetChain, highestNonce, lockWalletNonces } from '../../db/chain-transactions.ts';

@@ -47,7 +47,7 @@ export const collections = pgTable(
     custodied_for: uuid('custodied_for').references(() => socialLinks.id),
     status: varchar('status', { length: 20 }).notNull().default('draft'),
     cover_image_url: text('cover_image_url'),
-    /** Custodial template collections: {type: 'dynamic_json', job_type, template} (content-service.md §4.5). */
+    /** Custodial template collections: {type: 'dynamic_json', job_type, template} (docs/api/content.md §4.5). */
     component: jsonb('component'),
     /** Source details kept verbatim (e.g. cast_hash, miniapp_cover_image). */
     source_metadata: jsonb('source_metadata'),
@@ -111,7 +111,7 @@ export const decks = pgTable(
     published_at: ts('published_at'),
     is_custodial: boolean('is_custodial').notNull().default(false),
     custodied_for: uuid('custodied_for').references(() => socialLinks.id),
-    // token fields (nft-service.md §2.5)
+    // token fields (docs/api/nft.md §2.5)
     token_id: bigint('token_id', { mode: 'number' }),
     mint_tx_hash: varchar('mint_tx_hash', { length: 66 }),
     mint_recipient: varchar('mint_recipient', { length: 42 }),

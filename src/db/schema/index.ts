@@ -1,7 +1,7 @@
 /**
  * The whole data model of both spec documents, one PostgreSQL dialect for PGlite and PostgreSQL,
  * one module per table group. `user_id` columns are text: they hold the internal user uuid when
- * the identity model resolved one, else the provider id (content-service.md §2.8 rule 5), so no
+ * the identity model resolved one, else the provider id (docs/api/content.md §2.8 rule 5), so no
  * foreign key yet (rule 6).
  */
 export * from './identity.ts';

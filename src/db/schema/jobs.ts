@@ -1,4 +1,4 @@
-/** Jobs, their steps, history and retry backups, and workflows (content-service.md §2.4, §2.5). */
+/** Jobs, their steps, history and retry backups, and workflows (docs/api/content.md §2.4, §2.5). */
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, jsonb, pgTable, real, text, uniqueIndex, uuid, varchar } from 'drizzle-orm/pg-core';
 import { createdAt, ts, updatedAt } from './columns.ts';

@@ -1,4 +1,4 @@
-/** Samples and payments, chain transactions, idempotency keys, transfers and the indexer state (nft-service.md §2.9, §2.10). */
+/** Samples and payments, chain transactions, idempotency keys, transfers and the indexer state (docs/api/nft.md §2.9, §2.10). */
 import { sql } from 'drizzle-orm';
 import {
   bigint,

@@ -1,4 +1,4 @@
-/** Operations: leases of the singleton duties (src/db/leased-duty.ts, docs/operations.md). */
+/** Operations: leases of the singleton duties (src/duties/runner.ts, docs/operations.md). */
 import { pgTable, text, timestamp, varchar } from 'drizzle-orm/pg-core';
 
 /**

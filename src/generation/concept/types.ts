@@ -1,4 +1,4 @@
-/** Turning a text concept into a collection definition (nft-service.md §1.2, §4.1.1, §4.3 setup). */
+/** Turning a text concept into a collection definition (docs/api/nft.md §1.2, §4.1.1, §4.3 setup). */
 import type { GenerationData, Variable } from '../../domain/generation-data.ts';
 
 export interface ConceptRequest {

@@ -82,7 +82,7 @@ export class ComfyUiConnector implements GeneratorConnector {
     );
   }
 
-  /** One generation inside a comfyui.execute span (content-service.md §6.3; docs/telemetry.md). */
+  /** One generation inside a comfyui.execute span (docs/api/content.md §6.3; docs/telemetry.md). */
   async generate(req: GenerateRequest, onProgress: ProgressFn, signal?: AbortSignal): Promise<GenerateResult> {
     const promptId = this.promptIdFor(req);
     const attributes = { 'comfyui.prompt_id': promptId, 'comfyui.instance': this.baseUrl, 'comfyui.host': new URL(this.baseUrl).host };

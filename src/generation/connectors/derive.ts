@@ -1,6 +1,6 @@
 /**
  * Built-in renderers that derive a new picture from a reference image (the built-in global
- * collections of develop, content-service.md §4.1; docs/jobs.md): no GPU, no outside service.
+ * collections of develop, docs/api/content.md §4.1; docs/jobs.md): no GPU, no outside service.
  *
  * - animate: an animated WebP, a slow zoom and pan over the reference with a hue drift, looping.
  * - variation: a still PNG, the reference recoloured, mirrored or cropped, chosen by seed.

@@ -1,5 +1,5 @@
 /**
- * The admin proxy's calls to the backend (nft-service.md §5.2): headers Content-Type:
+ * The admin proxy's calls to the backend (docs/api/nft.md §5.2): headers Content-Type:
  * application/json and Authorization: Bearer <API_KEY>, the operator's user_id, a user's own
  * credential instead of the key; backend errors keep their status and message. A real HTTP server
  * stands in for the backend and records what arrives.

@@ -1,5 +1,5 @@
 /**
- * The admin proxy's client of the backend: database operations go over HTTP (nft-service.md
+ * The admin proxy's client of the backend: database operations go over HTTP (docs/api/nft.md
  * §5.2). The operator's calls and the proxy's own lookups carry the service key (and the user_id
  * the operator names); a signed-in user's calls carry that user's own credential and no user_id,
  * so the backend's policy sees the user, never the operator (docs/auth.md "The admin proxy").

@@ -1,5 +1,5 @@
 /**
- * Admin proxy chain routes (nft-service.md §4.1; docs/chain-operations.md): platform deployment,
+ * Admin proxy chain routes (docs/api/nft.md §4.1; docs/chain-operations.md): platform deployment,
  * factory state, collection reads, admin actions, metadata. Every write goes through the chain's
  * tx sender. The whole plugin needs chain services (503 without). Collection deployment is
  * admin/deploy.ts.
@@ -31,7 +31,7 @@ import {
   onChainCollectionsAnswer,
   platformDeployAnswer,
 } from '../schemas/chain.ts';
-import type { AdminDeps } from './app.ts';
+import type { AdminDeps } from './deps.ts';
 
 const tags = ['chain'];
 export const MAX_ENUMERATED_TOKENS = 100;
@@ -281,7 +281,7 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
 
 /**
  * The owners of the collection records naming a contract, asked of the backend with the service
- * key (the proxy's own lookup, nft-service.md §5.2): the policy needs every record, not the
+ * key (the proxy's own lookup, docs/api/nft.md §5.2): the policy needs every record, not the
  * caller's view of them.
  */
 export function contractRecordsOf(deps: AdminDeps): ContractRecords {
@@ -299,10 +299,10 @@ function read<T>(client: PublicClient, address: Address, functionName: string, a
   return client.readContract({ address, abi: collectionAbi, functionName: functionName as never, args: args as never }) as Promise<T>;
 }
 
-/** Our own metadata host resolves through the backend this proxy talks to. */
 /**
  * Hosts a metadata URI may name even on an internal address: our own backend and metadata host
- * (the embedded setup serves them on loopback) and OUTSIDE_FETCH_ALLOW_ORIGINS. Configuration only.
+ * (the embedded setup serves them on loopback; our metadata host resolves through the backend this
+ * proxy talks to) and OUTSIDE_FETCH_ALLOW_ORIGINS. Configuration only.
  */
 function ownOrigins(deps: AdminDeps): string[] {
   const { METADATA_BASE_URL, BACKEND_API_URL, OUTSIDE_FETCH_ALLOW_ORIGINS } = deps.config;

@@ -1,5 +1,5 @@
 /**
- * POST /api/nft/collections (nft-service.md §4.1, §4.1.5; docs/chain-operations.md): deploys a
+ * POST /api/nft/collections (docs/api/nft.md §4.1, §4.1.5; docs/chain-operations.md): deploys a
  * collection through the factory with the platform wallet. With platformCollectionId it runs the
  * deploy service's one path with the record on the backend: claim it (deploy-status `deploying`),
  * deploy under the claim's key, write the address back (deploy-status), or give the claim back;
@@ -18,7 +18,7 @@ import { requires } from '../plugins/availability.ts';
 import type { CollectionView } from '../present/collections.ts';
 import { deployCollectionBody, deployedCollection } from '../schemas/chain.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
-import type { AdminDeps } from './app.ts';
+import type { AdminDeps } from './deps.ts';
 import type { BackendClient } from './backend-client.ts';
 import { NO_CHAIN, rpc } from './chain.ts';
 

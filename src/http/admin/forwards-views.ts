@@ -1,5 +1,5 @@
 /**
- * The console's views, forwarded like every database operation (issue 15; docs/collections.md
+ * The console's views, forwarded like every database operation (docs/collections.md
  * "Console views"; the table's shape in forward-table.ts): the collections list, deploy by id,
  * overview, tokens, one token, rarity, activity and the cover image.
  */

@@ -1,5 +1,5 @@
 /**
- * The admin proxy's database operations (nft-service.md §4.1): each is forwarded to a backend
+ * The admin proxy's database operations (docs/api/nft.md §4.1): each is forwarded to a backend
  * route over HTTP — the operator's with the service key (and the user_id it names), a signed-in
  * user's with that user's own credential, so the backend authorizes the user as the user
  * (`actingAs`; docs/auth.md "The admin proxy"). One table declares them all:
@@ -30,7 +30,7 @@ import { adminSuccess } from '../schemas/envelope.ts';
 import { mintAndGenerateBody, mintAndGenerateResult, mintsList } from '../schemas/minting.ts';
 import { saleSettingsBody, saleState } from '../schemas/sale.ts';
 import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/samples.ts';
-import type { AdminDeps } from './app.ts';
+import type { AdminDeps } from './deps.ts';
 import { actingAs, byCollection, collectionId, type Forward, forward, type Input, plusCollection } from './forward-table.ts';
 import { VIEW_FORWARDS } from './forwards-views.ts';
 

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
 import { adminRetryFields, job, jobIdParams as params, streamQuery } from '../schemas/jobs.ts';
-import type { AdminDeps } from './app.ts';
+import type { AdminDeps } from './deps.ts';
 import { backendError } from './backend-client.ts';
 import { actingAs } from './forward-table.ts';
 

@@ -11,7 +11,7 @@ import { AppError } from '../../domain/errors.ts';
 import { PUBLIC_BODY_LIMIT, publicRouteLimiter } from '../plugins/public-limit.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
 import { consoleCaller, siweLoginBody, siweNonce, siweNonceBody, siweSession, signedOut } from '../schemas/sign-in.ts';
-import type { AdminDeps } from './app.ts';
+import type { AdminDeps } from './deps.ts';
 import { actingAs } from './forward-table.ts';
 
 interface Profile {

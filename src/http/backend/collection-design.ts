@@ -1,4 +1,4 @@
-/** Collection definitions from a text concept (nft-service.md §4.1.1, §4.2 generate, §4.3 setup; docs/collections.md). */
+/** Collection definitions from a text concept (docs/api/nft.md §4.1.1, §4.2 generate, §4.3 setup; docs/collections.md). */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';

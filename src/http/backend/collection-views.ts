@@ -1,5 +1,5 @@
 /**
- * The console's views of collections (issue 15; docs/collections.md "Console views"): the list,
+ * The console's views of collections (docs/collections.md "Console views"): the list,
  * overview, tokens (paged, trait filters), one token, rarity, activity, and the cover image upload.
  * Handlers parse, call the views or collection service, and present.
  */

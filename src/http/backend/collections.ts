@@ -1,5 +1,5 @@
 /**
- * Backend collection routes (nft-service.md §4.2; docs/collections.md): create, read, update,
+ * Backend collection routes (docs/api/nft.md §4.2; docs/collections.md): create, read, update,
  * reset. Handlers parse, call the collection service (which authorizes), and present.
  */
 import type { FastifyInstance } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * POST /api/workflows/create-simple-collection (content-service.md §4.5, docs/custodial.md): a
+ * POST /api/workflows/create-simple-collection (docs/api/content.md §4.5, docs/custodial.md): a
  * collection held for a social identity that has no account yet, generated from a JSON template.
  */
 import type { FastifyPluginAsync } from 'fastify';

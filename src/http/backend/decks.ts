@@ -1,4 +1,4 @@
-/** Deck routes (content-service.md §4.2). */
+/** Deck routes (docs/api/content.md §4.2). */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { iso } from '../../domain/time.ts';

@@ -1,5 +1,5 @@
 /**
- * Backend deployment routes (nft-service.md §3, §4.1.5, §4.3; docs/chain-operations.md): the
+ * Backend deployment routes (docs/api/nft.md §3, §4.1.5, §4.3; docs/chain-operations.md): the
  * deploy-status write of the platform and the design-stage deploy. Both run the deploy service's
  * one claim → deploy → write back → recover path; every route here needs the chain (503 without).
  */

@@ -1,5 +1,5 @@
 /**
- * Develop routes (content-service.md §4.1, §3 Output; docs/jobs.md): GET /outputs/develop/collections,
+ * Develop routes (docs/api/content.md §4.1, §3 Output; docs/jobs.md): GET /outputs/develop/collections,
  * PUT /nft/collections/:collectionId/global (the operator marks a collection global) and
  * POST /outputs/:id/develop (which needs the job queue: 503 without one).
  */

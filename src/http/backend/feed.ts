@@ -1,6 +1,6 @@
 /**
- * The public feed for the mini application (content-service.md §4.7). Public: the mini app
- * shows it before anyone signs in (a decision: the spec leaves feed authentication open).
+ * The public feed for the mini application (docs/api/content.md §4.7). Public: the mini app
+ * shows it before anyone signs in (a decision: docs/api/content.md §5.4 leaves feed authentication open).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';

@@ -1,7 +1,7 @@
 /**
- * Generation routes (content-service.md §4.3, nft-service.md §4.2.1, docs/jobs.md):
+ * Generation routes (docs/api/content.md §4.3, docs/api/nft.md §4.2.1, docs/jobs.md):
  * POST /api/collections/:id/generate (legacy alias /generator/v2/:id),
- * POST /collections/:id/generations, POST /api/jobs (the job API of content-service.md §6.3: the
+ * POST /collections/:id/generations, POST /api/jobs (the job API of docs/api/content.md §6.3: the
  * same submission with the collection in the body) and POST /api/jobs/:id/retry. They need the job queue:
  * without one every route here answers 503.
  */
@@ -117,7 +117,7 @@ export const generationRoutes: FastifyPluginAsync<GenerationRoutesOptions> = asy
         tags,
         operationId: 'submitJob',
         summary: 'Submit a job',
-        description: `The job API (content-service.md §6.3, span job.submit): the body of POST /collections/:id/generations with \`collection_id\`. ${description}`,
+        description: `The job API (docs/api/content.md §6.3, span job.submit): the body of POST /collections/:id/generations with \`collection_id\`. ${description}`,
         body: submitJobBody,
         response: { 202: generationsResponse },
       },

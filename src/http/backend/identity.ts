@@ -1,5 +1,5 @@
 /**
- * Identity routes (content-service.md §2.8, §4.8; docs/auth.md): resolve a provider token to the
+ * Identity routes (docs/api/content.md §2.8, §4.8; docs/auth.md): resolve a provider token to the
  * internal user, the caller's profile, user merge (service key only), and user API keys.
  */
 import type { FastifyPluginAsync } from 'fastify';

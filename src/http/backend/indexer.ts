@@ -1,8 +1,8 @@
 /**
  * Ownership and indexer routes (docs/indexer.md "Routes"), on the backend and on `atelier
  * indexer`: §4.2 ownership, transfers and indexer status; the indexer package API (§4.4: owner
- * tokens, apps, app tokens, mints, contract reads and info); socket.io for the indexer's events
- * when an indexer runs in this process (src/http/realtime.ts).
+ * tokens, apps, app tokens, mints, contract reads and info). socket.io for the indexer's events is
+ * attached by the process that hosts the app (src/processes/realtime.ts).
  *
  * Every route needs authentication (any credential, §5.1; /api/read spends RPC calls); the
  * socket.io events mirror public chain logs and need none. Handlers parse, call the read service
@@ -12,26 +12,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/client.ts';
-import type { IndexerHost } from '../../indexer/host.ts';
-import { type ContractReads, createContractReads } from '../../services/contract-reads.ts';
-import { createIndexerReads, type IndexerReads } from '../../services/indexer-reads.ts';
+import type { ContractReads } from '../../services/contract-reads.ts';
+import type { IndexerReads } from '../../services/indexer-reads.ts';
 import { requires } from '../plugins/availability.ts';
 import * as present from '../present/indexer.ts';
-import { attachRealtime } from '../realtime.ts';
 import { collectionIdParams } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
 import * as s from '../schemas/indexer.ts';
 import { deckIdParams } from '../schemas/minting.ts';
 
-export type { IndexerHost } from '../../indexer/host.ts';
-
 export interface IndexerRoutesOptions {
-  config: Config;
-  database: Database;
-  /** The indexer of this process, if any (live status, socket.io, RPC and contracts of its chain). */
-  indexer?: IndexerHost;
+  /** Ownership, transfers, status and the package API's reads (over this process's indexer, if any). */
+  reads: IndexerReads;
+  /** Contract reads and info (RPC and contracts of the indexed chain). */
+  contracts: ContractReads;
 }
 
 const ok = <T>(data: T) => ({ data, error: null });
@@ -39,17 +33,9 @@ const page = (q: { limit?: number; offset?: number }) => ({ limit: q.limit ?? 10
 
 /** Registered with `app.register(indexerRoutes, options)`. */
 export async function indexerRoutes(app: FastifyInstance, opts: IndexerRoutesOptions): Promise<void> {
-  const reads = createIndexerReads({ db: opts.database.db, config: opts.config, host: opts.indexer });
-  await app.register(ownershipRoutes, { reads });
-  await app.register(indexerApiRoutes, { reads });
-  await app.register(contractRoutes, { contracts: createContractReads({ config: opts.config, host: opts.indexer }) });
-  // socket.io where an indexer runs in this process, and on every replica when Redis carries
-  // the events of an indexer elsewhere (src/http/realtime.ts).
-  const events = opts.indexer?.events;
-  if (events || opts.config.REDIS_URL) {
-    const realtime = attachRealtime(app.server, events, { redisUrl: opts.config.REDIS_URL });
-    app.addHook('preClose', () => realtime.close());
-  }
+  await app.register(ownershipRoutes, { reads: opts.reads });
+  await app.register(indexerApiRoutes, { reads: opts.reads });
+  await app.register(contractRoutes, { contracts: opts.contracts });
 }
 
 /** §4.2: a collection's token owners, a deck's transfers, the indexer status. */

@@ -1,5 +1,5 @@
 /**
- * Job routes (content-service.md §4.3, §6.1; docs/jobs.md): GET /api/jobs/:id, the SSE stream
+ * Job routes (docs/api/content.md §4.3, §6.1; docs/jobs.md): GET /api/jobs/:id, the SSE stream
  * GET /api/jobs/:id/stream, the failsafes POST /api/jobs/:id/complete|failed, the forensics and
  * GET /api/credits. Starting and retrying generations are src/http/backend/generation.ts.
  */
@@ -139,7 +139,7 @@ export const jobRoutes: FastifyPluginAsync<JobRoutesOptions> = async (app, { job
     async (req) => ok(await jobs.credits(req.caller)),
   );
 
-  // GET /api/jobs/:id/stream — server-sent events (content-service.md §6.1, docs/jobs.md).
+  // GET /api/jobs/:id/stream — server-sent events (docs/api/content.md §6.1, docs/jobs.md).
   const heartbeatMs = sse?.heartbeatMs ?? SSE_HEARTBEAT_MS;
   const maxPerUser = sse?.maxPerUser ?? Number.POSITIVE_INFINITY;
   /** Open streams per signed-in user in this process. */

@@ -1,6 +1,6 @@
 /**
- * Public metadata (nft-service.md §2.11, §4.2, §4.3; docs/minting.md): no authentication, raw JSON
- * documents (no envelope), ETag + Cache-Control. Served at the spec paths and where the contract's
+ * Public metadata (docs/api/nft.md §2.11, §4.2, §4.3; docs/minting.md): no authentication, raw JSON
+ * documents (no envelope), ETag + Cache-Control. Served at the paths of §4.2 and §4.3 and where the contract's
  * URIs point ({METADATA_BASE_URL}/collections/<id>/tokens/<tokenId> and …/metadata.json), so a
  * token's tokenURI resolves on the platform itself.
  *

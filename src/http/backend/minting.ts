@@ -1,5 +1,5 @@
 /**
- * Backend minting routes (nft-service.md §3 Minting, §4.2, §4.3; docs/minting.md): mint-and-generate,
+ * Backend minting routes (docs/api/nft.md §3 Minting, §4.2, §4.3; docs/minting.md): mint-and-generate,
  * the backend/design-stage mint, the per-token mint (all three under the Idempotency-Key
  * protocol), new artwork for a token, and the token reads. Availability is decided per plugin
  * scope: mints need the chain, artwork needs the job queue.
@@ -30,7 +30,7 @@ const NO_CHAIN = 'chain operations are not available: this backend has no chain 
 const NO_QUEUE = 'generation is not available: this backend has no job queue configured';
 const IDEMPOTENT = ' Send an Idempotency-Key header to make retries safe: a repeat gets the first answer (idempotent-replayed: true).';
 
-/** One log line per mint (issue 15.6), with the ids an operator looks for. */
+/** One log line per mint (the shared format: logging/log-lines.ts), with the ids an operator looks for. */
 function logMinted(req: FastifyRequest, collectionId: string, m: { tokenIds: number[]; txHash: string; deckIds: string[] }) {
   req.log.info({ collection_id: collectionId, token_ids: m.tokenIds, tx_hash: m.txHash, deck_ids: m.deckIds }, 'minted');
 }

@@ -1,4 +1,4 @@
-/** Output routes (content-service.md §4.1, without develop): create, complete, fail, hide, get, move, list, stats. */
+/** Output routes (docs/api/content.md §4.1, without develop): create, complete, fail, hide, get, move, list, stats. */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { OutputService } from '../../services/outputs.ts';

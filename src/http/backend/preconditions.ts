@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { requireUser } from '../plugins/auth.ts';
 
-/** 401 before validation: a caller without user_id learns that first (content-service.md §5.1). */
+/** 401 before validation: a caller without user_id learns that first (docs/api/content.md §5.1). */
 export const needUser = async (req: FastifyRequest) => {
   requireUser(req);
 };

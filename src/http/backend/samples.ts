@@ -1,5 +1,5 @@
 /**
- * Backend sample routes (nft-service.md §2.9, §4.1.2, §4.2; docs/minting.md "Samples"): request
+ * Backend sample routes (docs/api/nft.md §2.9, §4.1.2, §4.2; docs/minting.md "Samples"): request
  * samples (free allowance or a verified stablecoin payment), list them, the caller's allowance.
  */
 import type { FastifyInstance } from 'fastify';

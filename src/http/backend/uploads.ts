@@ -1,5 +1,5 @@
 /**
- * POST /upload-base64 (content-service.md §4.6, §8) and GET /files/<key>, which serves stored
+ * POST /upload-base64 (docs/api/content.md §4.6, §8) and GET /files/<key>, which serves stored
  * files (local storage, or S3 objects when no S3_PUBLIC_URL is configured). Both need storage:
  * without it they answer 503.
  */

@@ -1,5 +1,5 @@
 /**
- * Workflow routes (content-service.md §4.4, §4.3 test route, §6.3 workflow.execute):
+ * Workflow routes (docs/api/content.md §4.4, §4.3 test route, §6.3 workflow.execute):
  * GET/POST /api/workflows, GET /api/workflows/:name, GET /api/models, GET /api/custom-nodes,
  * POST /workflows/:id/test. Decisions in docs/jobs.md.
  */

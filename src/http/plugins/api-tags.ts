@@ -3,7 +3,7 @@ export const API_TAGS = [
   {
     name: 'collections',
     description:
-      'Collection records: create, read, update, list, deploy by id, overview, rarity, activity, cover image (nft-service.md §2.1, §4.2; docs/collections.md).',
+      'Collection records: create, read, update, list, deploy by id, overview, rarity, activity, cover image (docs/api/nft.md §2.1, §4.2; docs/collections.md).',
   },
   {
     name: 'minting',
@@ -15,7 +15,7 @@ export const API_TAGS = [
   { name: 'ownership', description: 'Owners and transfers indexed from Transfer events, and the indexer status (docs/indexer.md).' },
   {
     name: 'indexer',
-    description: 'The indexer package API: apps, owner tokens, mints and transfers, contract reads (nft-service.md §4.4).',
+    description: 'The indexer package API: apps, owner tokens, mints and transfers, contract reads (docs/api/nft.md §4.4).',
   },
   {
     name: 'chain',
@@ -25,11 +25,11 @@ export const API_TAGS = [
   { name: 'deployment', description: 'The platform contracts (factory and facets) per chain (docs/chain.md).' },
   {
     name: 'jobs',
-    description: 'Generation jobs with live progress (server-sent events), retries and forensics (content-service.md §4.3; docs/jobs.md).',
+    description: 'Generation jobs with live progress (server-sent events), retries and forensics (docs/api/content.md §4.3; docs/jobs.md).',
   },
   { name: 'outputs', description: 'Generated outputs: lists, visibility, develop into a new output (docs/content.md).' },
   { name: 'decks', description: 'Decks of outputs (docs/content.md).' },
-  { name: 'workflows', description: 'Generation workflows (content-service.md §2.5).' },
+  { name: 'workflows', description: 'Generation workflows (docs/api/content.md §2.5).' },
   { name: 'uploads', description: 'File uploads (images and video) and stored files (docs/content.md).' },
   { name: 'feed', description: 'The public feed and the custodial collections of social identities (docs/feed.md, docs/custodial.md).' },
   { name: 'identity', description: 'Users, provider identities, profiles and wallet links (Sign-In with Ethereum; docs/auth.md).' },

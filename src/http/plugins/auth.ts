@@ -1,5 +1,5 @@
 /**
- * Authentication for both apps (nft-service.md §5, content-service.md §5; docs/auth.md).
+ * Authentication for both apps (docs/api/nft.md §5, docs/api/content.md §5; docs/auth.md).
  *
  * Credentials: the service key (API_KEY), a user API key (`atk_…`) or a platform session token
  * (`ats_…`, from a Sign-In with Ethereum login), in `X-API-Key` or `Authorization: Bearer`; or a
@@ -401,7 +401,7 @@ export function installAuth(app: FastifyInstance, opts: AuthOptions) {
   });
 }
 
-/** The caller's user id, or a 401 (outputs and decks need a user: content-service.md §5.1). */
+/** The caller's user id, or a 401 (outputs and decks need a user: docs/api/content.md §5.1). */
 export function requireUser(request: FastifyRequest): string {
   const id = request.auth?.userId;
   if (!id) throw unauthorized('user_id required: authenticate as a user, or send user_id with the service key');

@@ -3,7 +3,7 @@
  * health routes, log redaction.
  */
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, LogController, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { Redis } from 'ioredis';
 import type { Config } from '../../config.ts';
@@ -26,6 +26,11 @@ export interface AppShellOptions {
   metrics?: Omit<MetricSources, 'token'>;
   /** The app's error shape, for the router's own refusals too (default the backend's envelope). */
   errorStyle?: ErrorStyle;
+  /**
+   * The process's logger, when the services built before the app log to it too
+   * (src/processes/backend.ts); default one from LOG_LEVEL.
+   */
+  logger?: FastifyBaseLogger;
 }
 
 /**
@@ -44,7 +49,9 @@ export const MAX_PARAM_LENGTH = 200;
 
 export async function createAppShell(opts: AppShellOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.config.LOG_LEVEL === 'silent' ? false : logOptions(opts.config.LOG_LEVEL),
+    ...(opts.logger
+      ? { loggerInstance: opts.logger }
+      : { logger: opts.config.LOG_LEVEL === 'silent' ? false : logOptions(opts.config.LOG_LEVEL) }),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     logController: new LogController({
       disableRequestLogging: opts.config.LOG_LEVEL !== 'debug' && opts.config.LOG_LEVEL !== 'trace',

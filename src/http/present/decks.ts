@@ -1,9 +1,9 @@
-/** Decks as the API shows them (content-service.md §2.2, §4.2). */
+/** Decks as the API shows them (docs/api/content.md §2.2, §4.2). */
 import type { DeckDetail, DeckRow, listUserDecks } from '../../db/decks.ts';
 import { iso } from '../../domain/time.ts';
 
 /**
- * A minted deck's token fields (nft-service.md §2.3, §4.2), shown wherever a deck is: null on a
+ * A minted deck's token fields (docs/api/nft.md §2.3, §4.2), shown wherever a deck is: null on a
  * deck that is not a token. current_owner and last_transfer_at follow the indexer.
  */
 export function presentTokenFields(row: DeckRow) {

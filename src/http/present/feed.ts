@@ -1,5 +1,5 @@
 /**
- * Feed items as the API shows them (content-service.md §2.7, §4.7 rules 4 and 5, docs/feed.md):
+ * Feed items as the API shows them (docs/api/content.md §2.7, §4.7 rules 4 and 5, docs/feed.md):
  * the display image (thumbnail, then url for images, then the collection cover), the playback of
  * videos (HLS through the video provider when the file has a playback id, else direct).
  */

@@ -1,4 +1,4 @@
-/** Users, identities and API keys as the API shows them (content-service.md §2.8; docs/auth.md). */
+/** Users, identities and API keys as the API shows them (docs/api/content.md §2.8; docs/auth.md). */
 import type { getUserWithIdentities } from '../../db/users.ts';
 import type { listApiKeys } from '../../db/api-keys.ts';
 import { iso } from '../../domain/time.ts';

@@ -1,4 +1,4 @@
-/** Jobs, their steps, history and retry backups as the API shows them (content-service.md §2.4, §6.1). */
+/** Jobs, their steps, history and retry backups as the API shows them (docs/api/content.md §2.4, §6.1). */
 import type { FlatFileRow } from '../../db/flat-files.ts';
 import type { JobHistoryRow, JobRow, JobStepRow } from '../../db/jobs.ts';
 import { iso } from '../../domain/time.ts';

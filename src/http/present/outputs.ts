@@ -1,4 +1,4 @@
-/** Outputs as the API shows them (content-service.md §2.1, §4.1). */
+/** Outputs as the API shows them (docs/api/content.md §2.1, §4.1). */
 import type { OutputDetail, OutputRow, listCollectionOutputs } from '../../db/outputs.ts';
 import { iso } from '../../domain/time.ts';
 

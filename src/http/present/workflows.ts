@@ -1,4 +1,4 @@
-/** Workflows as the API shows them (content-service.md §2.5, §4.4). */
+/** Workflows as the API shows them (docs/api/content.md §2.5, §4.4). */
 import type { WorkflowRow } from '../../db/workflows.ts';
 import { iso } from '../../domain/time.ts';
 

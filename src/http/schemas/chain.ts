@@ -1,4 +1,4 @@
-/** The admin proxy's chain routes (nft-service.md §2.6–§2.8, §4.1, §4.1.3–§4.1.5; docs/chain-operations.md). */
+/** The admin proxy's chain routes (docs/api/nft.md §2.6–§2.8, §4.1, §4.1.3–§4.1.5; docs/chain-operations.md). */
 import { FACTORY_COMPONENTS } from '../../chain/factory.ts';
 import { z } from 'zod';
 import { ADMIN_ACTION_NAMES } from '../../chain/collection.ts';

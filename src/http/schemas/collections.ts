@@ -1,4 +1,4 @@
-/** Collection request and response schemas (nft-service.md §2.1, §2.4, §4.1, §4.2, §4.3), shared by the backend and the admin proxy. */
+/** Collection request and response schemas (docs/api/nft.md §2.1, §2.4, §4.1, §4.2, §4.3), shared by the backend and the admin proxy. */
 import { z } from 'zod';
 import { deriveContractParams } from '../../domain/contract-params.ts';
 import { generationDataInput, normalizeGenerationData, type GenerationData, type Variable } from '../../domain/generation-data.ts';
@@ -204,10 +204,10 @@ export const setupCollectionBody = withExample(
 
 const nullableString = z.string().nullable();
 
-/** Generation data v2 as stored: version, steps, generations, variables (docs/collections.md "Generation data"). */
 /** The example as stored: normalized (placeholders for social_pfp and ref_image_1..5 added). */
 const STORED_DATA_EXAMPLE = normalizeGenerationData(GENERATION_DATA_EXAMPLE) as GenerationData & Record<string, unknown>;
 
+/** Generation data v2 as stored: version, steps, generations, variables (docs/collections.md "Generation data"). */
 export const generationData = z
   .looseObject({ version: z.string() })
   .describe('generation data v2: {version: "v2", steps, generations, variables}, normalized (docs/collections.md)')

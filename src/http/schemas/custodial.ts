@@ -1,4 +1,4 @@
-/** Request and response schemas of custodial template collections (content-service.md §4.5). */
+/** Request and response schemas of custodial template collections (docs/api/content.md §4.5). */
 import { z } from 'zod';
 import { templateToGenerationData } from '../../domain/custodial-template.ts';
 import { normalizeGenerationData, type Variable } from '../../domain/generation-data.ts';

@@ -1,4 +1,4 @@
-/** Request and response schemas of decks (content-service.md §2.2, §4.2). */
+/** Request and response schemas of decks (docs/api/content.md §2.2, §4.2). */
 import { z } from 'zod';
 import { DECK_STATUSES } from '../../domain/content-statuses.ts';
 import { idParamsOf, socialOrg, socialPair, uuid } from './common.ts';

@@ -1,4 +1,4 @@
-/** Deployment request and response schemas (nft-service.md §3, §4.1.5, §4.3; docs/chain-operations.md). */
+/** Deployment request and response schemas (docs/api/nft.md §3, §4.1.5, §4.3; docs/chain-operations.md). */
 import { z } from 'zod';
 import { collectionView, contractParams, COLLECTION_EXAMPLE, DEPLOYED_COLLECTION_EXAMPLE } from './collections.ts';
 import { deriveContractParams } from '../../domain/contract-params.ts';

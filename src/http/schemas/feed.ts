@@ -1,4 +1,4 @@
-/** Request and response schemas of the public feed (content-service.md §2.7, §4.7). */
+/** Request and response schemas of the public feed (docs/api/content.md §2.7, §4.7). */
 import { z } from 'zod';
 import { queryInt, UUID_RE, uuid } from './common.ts';
 import { EXAMPLE_ID, EXAMPLE_TIME, EXAMPLE_URL, withExample } from './examples.ts';

@@ -1,4 +1,4 @@
-/** Request and response schemas of identity routes (content-service.md §2.8, §4.8; docs/auth.md). */
+/** Request and response schemas of identity routes (docs/api/content.md §2.8, §4.8; docs/auth.md). */
 import { z } from 'zod';
 import { MAX_CREDENTIAL_CHARS } from '../../domain/credentials.ts';
 import { idParamsOf, uuid } from './common.ts';

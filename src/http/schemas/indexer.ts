@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of the ownership routes (nft-service.md §4.2; the admin proxy's
+ * Request and response schemas of the ownership routes (docs/api/nft.md §4.2; the admin proxy's
  * /api/nft/ownership* forward to them) and of the indexer package API (§4.4). docs/indexer.md.
  */
 import { z } from 'zod';

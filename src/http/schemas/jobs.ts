@@ -1,4 +1,4 @@
-/** Request and response schemas of generation and jobs (content-service.md §2.4, §4.3; nft-service.md §4.2.1). */
+/** Request and response schemas of generation and jobs (docs/api/content.md §2.4, §4.3; docs/api/nft.md §4.2.1). */
 import { z } from 'zod';
 import { MAX_PRIORITY, MIN_PRIORITY } from '../../queue/index.ts';
 import { address, socialOrg, socialPair, txHash, uuid } from './common.ts';
@@ -45,7 +45,7 @@ const generationsFields = z.object({
   social_pfp: z.string().trim().max(2048).optional(),
 });
 const GENERATIONS_EXAMPLE = { variables: { fur: 'arctic white' }, workflow_id: 'procedural', job_type: 'collection_generation' };
-/** Every field is optional (nft-service.md §4.2.1): a request without a body generates from the collection's defaults. */
+/** Every field is optional (docs/api/nft.md §4.2.1): a request without a body generates from the collection's defaults. */
 export const generationsBody = generationsFields
   .refine(...socialPair)
   .default({ variables: {} })
@@ -60,7 +60,7 @@ export const completeJobBody = withExample(
   z.object({
     outputs: z.unknown().optional(),
     metadata: z.unknown().optional(),
-    /** Becomes the output's URL: validated like every output URL (issue 13, item 7). */
+    /** Becomes the output's URL: validated like every output URL: an http(s) URL or a storage path, never `javascript:` or `data:` (docs/security.md). */
     workflow_output: urlOrPath,
   }),
   { workflow_output: EXAMPLE_URL.image, metadata: { renderer: 'comfyui', duration_ms: 11840 } },

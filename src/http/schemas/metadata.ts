@@ -1,4 +1,4 @@
-/** Public metadata documents (nft-service.md §2.11; docs/minting.md "Metadata documents"). */
+/** Public metadata documents (docs/api/nft.md §2.11; docs/minting.md "Metadata documents"). */
 import { z } from 'zod';
 import { uuid } from './common.ts';
 import { EXAMPLE_ID, EXAMPLE_URL, withExample } from './examples.ts';

@@ -1,4 +1,4 @@
-/** Minting request and response schemas (nft-service.md §2.5, §4.1, §4.2, §4.3; docs/minting.md), shared by both apps. */
+/** Minting request and response schemas (docs/api/nft.md §2.5, §4.1, §4.2, §4.3; docs/minting.md), shared by both apps. */
 import { z } from 'zod';
 import { address, txHash, uuid } from './common.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_ID, EXAMPLE_TIME, EXAMPLE_URL, withExample } from './examples.ts';

@@ -1,4 +1,4 @@
-/** Request and response schemas of outputs and develop (content-service.md §2.1, §4.1). */
+/** Request and response schemas of outputs and develop (docs/api/content.md §2.1, §4.1). */
 import { z } from 'zod';
 import { OUTPUT_SOURCES } from '../../domain/content-statuses.ts';
 import { idParamsOf, queryInt, socialOrg, socialPair, uuid } from './common.ts';
@@ -233,7 +233,7 @@ export const deckStatsResponse = envelope(
   withExample(z.object({ byStatus: z.object(byStatus) }), { byStatus: { completed: 1, pending: 1, failed: 0, processing: 0 } }),
 );
 
-// Develop (content-service.md §4.1 POST /outputs/:id/develop, GET /outputs/develop/collections).
+// Develop (docs/api/content.md §4.1 POST /outputs/:id/develop, GET /outputs/develop/collections).
 export const INPUT_TYPES = ['image', 'video', 'text'] as const;
 // The examples make the example collection a global one that develops images into images.
 export const developBody = withExample(z.object({ collection_id: uuid, variables: z.record(z.string(), z.unknown()).optional() }), {

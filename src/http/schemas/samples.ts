@@ -1,4 +1,4 @@
-/** Sample request and response schemas (nft-service.md §2.9, §4.1.2, §4.2; docs/minting.md "Samples"), shared by both apps. */
+/** Sample request and response schemas (docs/api/nft.md §2.9, §4.1.2, §4.2; docs/minting.md "Samples"), shared by both apps. */
 import { z } from 'zod';
 import { address, txHash } from './common.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_ID, EXAMPLE_TIME, EXAMPLE_URL, withExample } from './examples.ts';

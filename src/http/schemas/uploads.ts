@@ -1,4 +1,4 @@
-/** Request and response schemas of uploads (content-service.md §4.6; shared with the admin proxy's upload-image). */
+/** Request and response schemas of uploads (docs/api/content.md §4.6; shared with the admin proxy's upload-image). */
 import { z } from 'zod';
 import { ALLOWED_UPLOAD_TYPES } from '../../storage/mime.ts';
 import { uuid } from './common.ts';

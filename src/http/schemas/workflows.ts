@@ -1,4 +1,4 @@
-/** Request and response schemas of workflows (content-service.md §2.5, §4.3 test route, §4.4). */
+/** Request and response schemas of workflows (docs/api/content.md §2.5, §4.3 test route, §4.4). */
 import { z } from 'zod';
 import { WORKFLOW_TYPES } from '../../domain/content-statuses.ts';
 import { MAX_SIZE } from '../../generation/connectors/types.ts';

@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Hex } from 'viem';
-import { deployPlatform, writeDeploymentRecord } from '../../src/chain/deploy-platform.ts';
+import { deployPlatform, writeDeploymentRecord } from '../src/chain/deploy-platform.ts';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: tsx contracts/scripts/deploy.ts --rpc-url URL [--private-key 0x..|env NFT_DEPLOYER_PRIVATE_KEY] [--chain-id N] [--out-dir deployments]\n',
+      'usage: tsx scripts/deploy-contracts.ts --rpc-url URL [--private-key 0x..|env NFT_DEPLOYER_PRIVATE_KEY] [--chain-id N] [--out-dir deployments]\n',
     );
     return;
   }

@@ -1,6 +1,6 @@
 /**
- * Singleton duties (docs/operations.md "Singleton duties"): a duty that must run once across any
- * number of processes (the MetadataUpdate emitter, crash repair, stale-step reconciliation, the
+ * The duty runner: timed passes (`every`) and singleton duties (docs/operations.md "Singleton
+ * duties"). A singleton duty must run once across any number of processes (the MetadataUpdate emitter, crash repair, stale-step reconciliation, the
  * indexer of a chain) runs only in the process holding its lease in the database (db/leases.ts).
  *
  * Every candidate tries to take or renew the lease every `renewMs` (ttl / 3). The holder renews
@@ -13,23 +13,41 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import type { Db } from './client.ts';
-import { acquireLease, releaseLease } from './leases.ts';
+import type { Db } from '../db/client.ts';
+import { acquireLease, releaseLease } from '../db/leases.ts';
+import { DUTY } from '../domain/duty-names.ts';
 
-/** Anything started that stops (services/background.ts's duties, the indexer loop). */
+export { DUTY };
+
+/** Anything started that stops (a timed duty below, the indexer loop). */
 export interface BackgroundDuty {
   stop(): Promise<void>;
 }
 
-export const DEFAULT_LEASE_TTL_MS = 10_000;
+/** Runs `pass` now and `intervalMs` after each pass ends, until stopped (waits for a running pass). */
+export function every(intervalMs: number, pass: () => Promise<unknown>, onError?: (err: unknown) => void): BackgroundDuty {
+  let stopped = false;
+  let running: Promise<unknown> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    if (stopped) return;
+    running = pass()
+      .catch((err) => onError?.(err))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, intervalMs);
+      });
+  };
+  timer = setTimeout(tick, 0);
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
 
-/** The duty names (one lease each; the indexer's carries its chain id). */
-export const DUTY = {
-  metadataUpdates: 'metadata-updates',
-  crashRepair: 'crash-repair',
-  jobsReconciler: 'jobs-reconciler',
-  indexer: (chainId: number) => `indexer:${chainId}`,
-} as const;
+export const DEFAULT_LEASE_TTL_MS = 10_000;
 
 /** This process as a lease holder: host, pid and a random part (a restarted pid is a new holder). */
 export const PROCESS_HOLDER = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;

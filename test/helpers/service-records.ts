@@ -1,9 +1,9 @@
 /**
- * In-memory records for the unit tests of the services (used only by src/services/*.test.ts):
+ * In-memory records for the unit tests of the services (used by src/services/*.test.ts):
  * a collection row with every column, and a deck row, with the fields a test names.
  */
-import type { CollectionRow } from '../db/collections.ts';
-import type { DeckRow } from '../db/minting.ts';
+import type { CollectionRow } from '../../src/db/collections.ts';
+import type { DeckRow } from '../../src/db/minting.ts';
 
 let n = 0;
 const id = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;

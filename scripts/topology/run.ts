@@ -1,5 +1,5 @@
 /**
- * Starts the topology of src/topology/plan.ts as plain child processes (`atelier <command>` each):
+ * Starts the topology of scripts/topology/plan.ts as plain child processes (`atelier <command>` each):
  * an anvil unless an outside RPC is given, `atelier migrate` and `atelier deploy` to completion,
  * then the services, each waited for on its /readyz. Used by `npm run topology` and the topology
  * tests (which also kill -9 and restart single processes). docs/deployment.md.
@@ -7,8 +7,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ANVIL_PRIVATE_KEYS, freePort, startAnvil, type AnvilInstance } from '../chain/anvil.ts';
-import { CONFIG_VARIABLES } from '../config.ts';
+import { ANVIL_PRIVATE_KEYS, freePort, startAnvil, type AnvilInstance } from '../../src/chain/anvil.ts';
+import { CONFIG_VARIABLES } from '../../src/config.ts';
 import { DEFAULT_PORTS, topologyPlan, type PlannedProcess, type TopologyPorts } from './plan.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -1,7 +1,7 @@
 /**
- * The multi-process topology of issue 17 as data: which `atelier` commands run, how many of each,
+ * The multi-process topology (docs/deployment.md) as data: which `atelier` commands run, how many of each,
  * and which environment each one gets. `npm run topology` (scripts/topology.ts) and the topology
- * tests start exactly this list (src/topology/run.ts); compose.yaml describes the same services
+ * tests start exactly this list (scripts/topology/run.ts); compose.yaml describes the same services
  * with the same variable names, and test/topology/compose.test.ts checks that they agree.
  * docs/deployment.md explains each process and variable.
  */

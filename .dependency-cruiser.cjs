@@ -1,0 +1,80 @@
+/**
+ * The layering of src/ (README "Architecture"), checked by `npm run lint` (`npm run lint:layers`).
+ * Each rule's comment is the sentence the README states; keep the two the same.
+ *
+ * One rule is still being introduced: "services import no value from db/ except the wiring module
+ * src/services/wire*". Its severity is SERVICES_DB_VALUES below ('warn': reported, does not fail
+ * the lint). Once no service file outside src/services/wire* imports a db value, set it to
+ * 'error' (or run with LAYERING_SERVICES_DB=error to try it first).
+ */
+const SERVICES_DB_VALUES = process.env.LAYERING_SERVICES_DB || 'warn';
+
+/** Imports that carry only types vanish at run time, so the value rules let them through. */
+const TYPE_ONLY = ['type-only', 'type-import'];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-imports-nothing-of-ours',
+      comment: 'src/domain is pure logic: it imports nothing of ours outside src/domain (types included).',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: '^(src|web|test|scripts|bench|contracts|bin)/', pathNot: '^src/domain/' },
+    },
+    {
+      name: 'db-imports-only-domain',
+      comment: 'src/db is the SQL layer: it imports only src/domain (and itself).',
+      severity: 'error',
+      from: { path: '^src/db/' },
+      to: { path: '^(src|web|test|scripts|bench|contracts|bin)/', pathNot: '^src/(db|domain)/' },
+    },
+    {
+      name: 'services-never-import-http',
+      comment: 'src/services are the use cases: they never import src/http (types included).',
+      severity: 'error',
+      from: { path: '^src/services/' },
+      to: { path: '^src/http/' },
+    },
+    {
+      name: 'http-imports-no-db-value',
+      comment: 'src/http reaches the database only through services: no value import from src/db (type-only imports are fine).',
+      severity: 'error',
+      from: { path: '^src/http/' },
+      to: { path: '^src/db/', dependencyTypesNot: TYPE_ONLY },
+    },
+    {
+      name: 'services-import-no-db-value-outside-wiring',
+      comment:
+        'src/services are factories over the ports they declare: only the wiring module src/services/wire* binds them to src/db (type-only imports are fine).',
+      severity: SERVICES_DB_VALUES,
+      from: { path: '^src/services/', pathNot: '^src/services/wire[^/]*$' },
+      to: { path: '^src/db/', dependencyTypesNot: TYPE_ONLY },
+    },
+    {
+      name: 'no-import-cycles',
+      comment: 'No module of src/ reaches itself again through its value imports.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, dependencyTypesNot: TYPE_ONLY, viaOnly: { dependencyTypesNot: TYPE_ONLY } },
+    },
+    {
+      name: 'no-type-import-cycles',
+      comment: 'Cycles that only type imports close are harmless at run time but still a tangle: reported, not failed.',
+      severity: 'warn',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    // The rules are about src/; tests and scripts may import whatever they exercise.
+    includeOnly: '^src/',
+    // See type-only imports too, so "type-only imports are fine" is a decision, not an accident.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+    moduleSystems: ['es6', 'cjs'],
+    exclude: { path: '(^|/)node_modules/' },
+    // Re-cruise only what changed (keyed by file contents, so a fresh checkout is a full run).
+    cache: { folder: 'node_modules/.cache/dependency-cruiser', strategy: 'content' },
+  },
+};

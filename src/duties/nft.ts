@@ -1,0 +1,49 @@
+/**
+ * The background duties of a process with a chain: the MetadataUpdate emitter and the crash
+ * repair (mints and deploys). Each runs in one process at a time, the holder of its lease
+ * (src/duties/runner.ts); every replica is a candidate and takes over when the holder dies.
+ */
+import type { ChainServices } from '../chain/platform-chain.ts';
+import type { Db } from '../db/client.ts';
+import { deployServiceOf, metadataUpdatePortsOf, repairPortsOf } from '../services/nft-ports.ts';
+import { startRepairer } from './crash-repair.ts';
+import { startMetadataUpdater } from './metadata-updates.ts';
+import { allDuties, type BackgroundDuty, DUTY, startLeasedDuty } from './runner.ts';
+
+export function startNftDuties(opts: {
+  db: Db;
+  chain: ChainServices;
+  metadataBaseUrl: string;
+  /** The NFT chain (the deploy service's default) and the lease time-to-live. */
+  chainId: number;
+  leaseTtlMs: number;
+  log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+}): BackgroundDuty {
+  const { db, chain, log } = opts;
+  const deploy = deployServiceOf(db, { chainId: opts.chainId, metadataBaseUrl: opts.metadataBaseUrl, chain });
+  const leased = (name: string, start: () => BackgroundDuty) =>
+    startLeasedDuty({
+      db,
+      name,
+      ttlMs: opts.leaseTtlMs,
+      start,
+      onError: (err) => log.warn({ err, duty: name }, 'duty lease failed'),
+      onChange: (leader) => log.info({ duty: name, leader }, leader ? 'duty lease taken' : 'duty lease given up'),
+    });
+  return allDuties([
+    leased(DUTY.metadataUpdates, () =>
+      startMetadataUpdater(metadataUpdatePortsOf(db, chain), {
+        onError: (err) => log.warn({ err }, 'MetadataUpdate failed'),
+      }),
+    ),
+    leased(DUTY.crashRepair, () =>
+      startRepairer(
+        repairPortsOf(db, opts.metadataBaseUrl, () => deploy.recoverAll()),
+        {
+          onError: (err) => log.warn({ err }, 'crash repair failed'),
+          onRepaired: (what) => log.info(what, 'crash repair'),
+        },
+      ),
+    ),
+  ]);
+}
