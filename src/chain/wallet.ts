@@ -2,9 +2,7 @@
  * The platform wallet: the one account that signs Atelier's chain writes (spec §5.3).
  * The key is never logged; only the address is.
  */
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { Config } from '../config.ts';
-import { chainInfo } from './chains.ts';
+import { platformSigner, type PlatformSigner, type SignerConfig } from './signers/signer.ts';
 
 /**
  * Anvil's dev account #0 (mnemonic "test test ... junk"). Public knowledge, funded on every
@@ -28,17 +26,7 @@ export class MissingPrivateKeyError extends Error {
   }
 }
 
-export function platformAccount(
-  chainId: number,
-  config: Pick<Config, 'NFT_DEPLOYER_PRIVATE_KEY'>,
-  logger?: ChainLogger,
-): PrivateKeyAccount {
-  const info = chainInfo(chainId);
-  if (config.NFT_DEPLOYER_PRIVATE_KEY) return privateKeyToAccount(config.NFT_DEPLOYER_PRIVATE_KEY as `0x${string}`);
-  if (!info.dev) throw new MissingPrivateKeyError(chainId);
-  logger?.warn(
-    { chainId, address: DEV_ADDRESS },
-    'NFT_DEPLOYER_PRIVATE_KEY is not set: using the well-known anvil dev account on the dev chain (never use it elsewhere)',
-  );
-  return privateKeyToAccount(DEV_PRIVATE_KEY);
+/** The platform wallet's signer for a chain, as NFT_SIGNER configures it (chain/signers/signer.ts). */
+export function platformAccount(chainId: number, config: SignerConfig, logger?: ChainLogger): PlatformSigner {
+  return platformSigner(chainId, config, logger);
 }
