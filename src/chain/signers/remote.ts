@@ -9,6 +9,7 @@
 import {
   formatTransactionRequest,
   getAddress,
+  getTypesForEIP712Domain,
   isAddressEqual,
   keccak256,
   parseTransaction,
@@ -94,7 +95,10 @@ export function remoteAccount(opts: RemoteSignerOptions): LocalAccount {
       return signature;
     },
     async signTypedData(typedData) {
-      const signature = await rpc<Hex>('eth_signTypedData_v4', [address, serializeTypedData(typedData as never)]);
+      // The domain's own types go along: without them the domain is left out of the JSON.
+      const td = typedData as { domain?: Record<string, unknown>; types: Record<string, unknown> };
+      const full = { ...td, types: { EIP712Domain: getTypesForEIP712Domain({ domain: td.domain as never }), ...td.types } };
+      const signature = await rpc<Hex>('eth_signTypedData_v4', [address, serializeTypedData(full as never)]);
       mustBeUs(await recoverTypedDataAddress({ ...(typedData as object), signature } as never), 'the typed data');
       return signature;
     },
