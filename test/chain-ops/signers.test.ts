@@ -28,13 +28,19 @@ const rpc = async (url: string, method: string, params: unknown[]) => {
   if (body.error) throw new Error(body.error.message);
   return body.result;
 };
-const fund = (p: ChainPlatform, address: Address) => rpc(p.anvil.rpcUrl, 'anvil_setBalance', [address, `0x${parseEther('100').toString(16)}`]);
+const fund = (p: ChainPlatform, address: Address) =>
+  rpc(p.anvil.rpcUrl, 'anvil_setBalance', [address, `0x${parseEther('100').toString(16)}`]);
 const U1 = asService({ user_id: 'u1' });
 const SECRET = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 
 const typedData = {
   domain: { name: 'Atelier', version: '1', chainId: 31337 },
-  types: { Mint: [{ name: 'to', type: 'address' }, { name: 'quantity', type: 'uint256' }] },
+  types: {
+    Mint: [
+      { name: 'to', type: 'address' },
+      { name: 'quantity', type: 'uint256' },
+    ],
+  },
   primaryType: 'Mint',
   message: { to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', quantity: 3n },
 } as const;
@@ -58,7 +64,12 @@ describe('remote JSON-RPC signer', { timeout: 120_000 }, () => {
     const c = await backendCall(p, '/nft/collections', { title: 'remote', data: sampleData() }, U1);
     assert.equal(c.status, 201, JSON.stringify(c.body));
     const id = c.body.data.collection.id;
-    const dep = await backendCall(p, `/nft/collections/${id}/deploy`, { max_supply: 10, royalty_bps: 0, royalty_receiver: DEV_ADDRESS }, U1);
+    const dep = await backendCall(
+      p,
+      `/nft/collections/${id}/deploy`,
+      { max_supply: 10, royalty_bps: 0, royalty_receiver: DEV_ADDRESS },
+      U1,
+    );
     assert.equal(dep.status, 200, JSON.stringify(dep.body));
     const address = dep.body.data.contract_address as Address;
     const m = await backendCall(p, `/nft/collections/${id}/mint`, { recipient: DEV_ADDRESS }, U1);
@@ -66,7 +77,10 @@ describe('remote JSON-RPC signer', { timeout: 120_000 }, () => {
 
     const client = p.chain.client(31337);
     assert.equal(await client.readContract({ address, abi: collectionAbi, functionName: 'minter' as never }), getAddress(signer.address));
-    assert.equal(await client.readContract({ address, abi: collectionAbi, functionName: 'ownerOf' as never, args: [1n] as never }), DEV_ADDRESS);
+    assert.equal(
+      await client.readContract({ address, abi: collectionAbi, functionName: 'ownerOf' as never, args: [1n] as never }),
+      DEV_ADDRESS,
+    );
     // Every platform transaction came from the signer's address and was signed by the server.
     const sent = await client.getTransactionCount({ address: signer.address });
     assert.ok(sent >= 3, `the signer's address sent ${sent} transactions`);
@@ -156,7 +170,13 @@ describe('AWS KMS signer against a fake KMS', { timeout: 120_000 }, () => {
   });
 
   test('high-s signatures are normalised and v recovered: every signature verifies', async () => {
-    const account = kmsAccount({ keyId: kms.keyId, address: kms.address, region: 'us-east-1', endpoint: kms.url, credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
+    const account = kmsAccount({
+      keyId: kms.keyId,
+      address: kms.address,
+      region: 'us-east-1',
+      endpoint: kms.url,
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    });
     const before = kms.highS;
     for (let i = 0; i < 24; i++) {
       const message = `message ${i}`;
@@ -171,7 +191,16 @@ describe('AWS KMS signer against a fake KMS', { timeout: 120_000 }, () => {
   });
 
   test('a KMS key whose address is not NFT_SIGNER_ADDRESS signs nothing', async () => {
-    const account = kmsAccount({ keyId: kms.keyId, address: DEV_ADDRESS, region: 'us-east-1', endpoint: kms.url, credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
-    await assert.rejects(account.signMessage({ message: 'x' }), new RegExp(`KMS signer: the KMS key's address is ${kms.address}, but NFT_SIGNER_ADDRESS is ${DEV_ADDRESS}`));
+    const account = kmsAccount({
+      keyId: kms.keyId,
+      address: DEV_ADDRESS,
+      region: 'us-east-1',
+      endpoint: kms.url,
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    });
+    await assert.rejects(
+      account.signMessage({ message: 'x' }),
+      new RegExp(`KMS signer: the KMS key's address is ${kms.address}, but NFT_SIGNER_ADDRESS is ${DEV_ADDRESS}`),
+    );
   });
 });

@@ -73,9 +73,13 @@ export async function startFakeKms(): Promise<FakeKms> {
       if (message.length !== 32) return fail(res, 400, 'ValidationException', 'Digest is invalid length for algorithm ECDSA_SHA_256.');
       const sig = secp256k1.sign(message, priv, { lowS: false, prehash: false } as never);
       if (sig.hasHighS()) state.highS++;
-      return res
-        .writeHead(200, { 'content-type': 'application/x-amz-json-1.1' })
-        .end(JSON.stringify({ KeyId: keyId, Signature: Buffer.from(sig.toDERRawBytes()).toString('base64'), SigningAlgorithm: 'ECDSA_SHA_256' }));
+      return res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(
+        JSON.stringify({
+          KeyId: keyId,
+          Signature: Buffer.from(sig.toDERRawBytes()).toString('base64'),
+          SigningAlgorithm: 'ECDSA_SHA_256',
+        }),
+      );
     }
     return fail(res, 400, 'UnknownOperationException', `unknown operation ${target}`);
   });
