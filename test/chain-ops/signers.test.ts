@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { getAddress, parseEther, parseSignature, verifyMessage, verifyTypedData, type Address, type Hex } from 'viem';
+import { getAddress, parseEther, parseSignature, verifyMessage, verifyTypedData, type Address } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { kmsAccount } from '../../src/chain/signers/kms.ts';
