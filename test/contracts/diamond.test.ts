@@ -392,7 +392,7 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
       const root = join(import.meta.dirname, '..', '..');
       const { stdout, stderr } = await execFileP(
         process.execPath,
-        ['--import', 'tsx', join(root, 'contracts', 'scripts', 'deploy.ts'), '--rpc-url', ctx.anvil.rpcUrl, '--out-dir', cliDir],
+        ['--import', 'tsx', join(root, 'scripts', 'deploy-contracts.ts'), '--rpc-url', ctx.anvil.rpcUrl, '--out-dir', cliDir],
         { env: { ...process.env, NFT_DEPLOYER_PRIVATE_KEY: key }, cwd: root },
       );
       assert.ok(!stdout.includes(key.slice(2)) && !stderr.includes(key.slice(2)), 'key not printed');
@@ -408,7 +408,7 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
 
       // bad input is refused with a message, exit code 1
       await assert.rejects(
-        execFileP(process.execPath, ['--import', 'tsx', join(root, 'contracts', 'scripts', 'deploy.ts'), '--rpc-url', ctx.anvil.rpcUrl], {
+        execFileP(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'deploy-contracts.ts'), '--rpc-url', ctx.anvil.rpcUrl], {
           env: { ...process.env, NFT_DEPLOYER_PRIVATE_KEY: '' },
           cwd: root,
         }),
