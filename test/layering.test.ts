@@ -21,8 +21,10 @@ after(() => {
 
 /** `npm run lint:layers` in `cwd`, its cache kept apart so copies never share the tree's. */
 function layers(cwd: string, cache: string) {
-  const r = spawnSync('npm', ['run', '--silent', 'lint:layers', '--', '--cache', cache], { cwd, encoding: 'utf8', timeout: 240_000 });
-  return { status: r.status, out: `${r.stdout}\n${r.stderr}` };
+  // No colours (CI=true turns them on), and any that come anyway are stripped: lines are matched as text.
+  const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
+  const r = spawnSync('npm', ['run', '--silent', 'lint:layers', '--', '--cache', cache], { cwd, env, encoding: 'utf8', timeout: 240_000 });
+  return { status: r.status, out: `${r.stdout}\n${r.stderr}`.replace(/\x1b\[[0-9;]*m/g, '') };
 }
 
 /** A copy of the repository's src/ and the checker's configuration, plus the given files. */

@@ -196,6 +196,12 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
     const doc = async (backend: string) => (await call(`${backend}/nft/metadata/${collection.id}/1`)).body as { image: string };
     const old = (await doc(b1)).image;
     assert.ok(old, 'token 1 has its artwork');
+    // A worker wrote it: its public URL is under the public base URL every process is given, and
+    // resolves there (docs/deployment.md "Public URLs").
+    assert.ok(old.startsWith(`${b1}/`), `token 1's image ${old} is under the public base URL ${b1}`);
+    const served = await fetch(old);
+    assert.equal(served.status, 200, `the image resolves through the public base URL: ${old}`);
+    assert.match(served.headers.get('content-type') ?? '', /^image\//);
     assert.equal((await doc(b2)).image, old, 'both replicas serve (and cache) the final document');
     const regen = await call(`${b1}/nft/collections/${collection.id}/generate`, { token_id: 1 });
     assert.equal(regen.status, 202, JSON.stringify(regen.body));
