@@ -47,6 +47,10 @@ export interface Fixtures {
   newEndedJob(): Promise<string>;
   newApiKey(): Promise<string>;
   newUserPair(): Promise<Record<string, string>>;
+  /** The owner's webhook subscription, and one the admin proxy's delete removes. */
+  webhook: string;
+  spareWebhook: string;
+  newWebhook(): Promise<string>;
 }
 
 type Inject = (method: string, url: string, headers: Record<string, string>, body?: unknown) => Promise<{ status: number; body: any }>;
@@ -105,6 +109,11 @@ export async function makeFixtures(p: WalkPlatform): Promise<Fixtures> {
   const job = await newJob();
   const newApiKey = async () => (await must('POST', '/api/keys', owner, { name: 'walk' })).id as string;
   const apiKey = await newApiKey();
+  // A receiver name that does not resolve here is accepted (its connections are checked when made).
+  const newWebhook = async () =>
+    (await must('POST', '/api/webhooks', owner, { url: 'https://hooks.example.com/walk', events: ['token.minted'] })).id as string;
+  const webhook = await newWebhook();
+  const spareWebhook = await newWebhook();
   const workflows = (await must('GET', '/api/workflows', owner)) as Array<{ id: string; name: string }>;
   const upload = await must('POST', '/upload-base64', owner, {
     base64Data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
@@ -144,6 +153,9 @@ export async function makeFixtures(p: WalkPlatform): Promise<Fixtures> {
       return id;
     },
     newApiKey,
+    webhook,
+    spareWebhook,
+    newWebhook,
     async newUserPair() {
       // Two throwaway users, so a merge never touches the walk's owner and other.
       pairs += 1;
@@ -172,6 +184,7 @@ export function defaultParam(f: Fixtures, path: string, name: string): string {
     if (path.startsWith('/decks/')) return f.deck;
     if (path.startsWith('/api/jobs/')) return f.job;
     if (path.startsWith('/api/keys/')) return f.apiKey;
+    if (path.startsWith('/api/webhooks/')) return f.webhook;
     if (path.startsWith('/workflows/')) return f.workflowId;
     if (path.startsWith('/api/owner-tokens/')) return f.wallet;
     return f.collection; // /nft/collections/{id}, /collections/{id}, /api/collections/{id}, /generator/v2/{id}

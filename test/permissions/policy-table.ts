@@ -47,6 +47,9 @@ export const OPERATOR: Expect = { operator: 'ok', owner: 403, other: 403, anonym
 /** The operator only; another user is not told the record exists (jobs). */
 export const OPERATOR_HIDDEN: Expect = { operator: 'ok', owner: 403, other: 404, anonymous: 401 };
 
+/** A delivery id no delivery has. */
+const NO_DELIVERY = '00000000-0000-4000-8000-000000000000';
+
 const png64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 export const TABLE: Record<string, Entry> = {
@@ -230,9 +233,39 @@ export const TABLE: Record<string, Entry> = {
   listApiKeys: { expect: SIGNED_IN, operatorNamesUser: true },
   revokeApiKey: { expect: OWNER_HIDDEN, operatorNamesUser: true, fresh: async (f) => ({ id: await f.newApiKey() }) },
 
+  // ---------------- backend: outbound webhooks (docs/webhooks.md) ----------------
+  // A creator's subscriptions are theirs; the operator manages every one; another user is not told
+  // one exists.
+  createWebhook: { expect: SIGNED_IN, body: () => ({ url: 'https://hooks.example.com/walk-new', events: ['token.minted'] }) },
+  listWebhooks: { expect: SIGNED_IN },
+  getWebhook: { expect: OWNER_HIDDEN },
+  updateWebhook: { expect: OWNER_HIDDEN, body: () => ({ enabled: true }) },
+  rotateWebhookSecret: { expect: OWNER_HIDDEN, body: () => ({}) },
+  deleteWebhook: { expect: OWNER_HIDDEN, fresh: async (f) => ({ id: await f.newWebhook() }) },
+  listWebhookDeliveries: { expect: OWNER_HIDDEN },
+  replayWebhookDelivery: {
+    expect: OWNER_HIDDEN,
+    params: (f) => ({ id: f.webhook, deliveryId: NO_DELIVERY }),
+    alsoOk: [404] /* allowed, and there is no such delivery */,
+  },
+  sendWebhookTest: { expect: OWNER_HIDDEN },
+
   // ---------------- admin proxy (docs/api/nft.md §4.1; docs/auth.md "The admin proxy") ----------------
   // Database operations go to the backend as the caller (a user's own credential): the same
   // outcomes as the backend routes they forward to. Chain writes of the platform are the operator's.
+  adminCreateWebhook: { expect: SIGNED_IN, body: () => ({ url: 'https://hooks.example.com/walk-admin', events: ['token.minted'] }) },
+  adminListWebhooks: { expect: SIGNED_IN },
+  adminUpdateWebhook: { expect: OWNER_HIDDEN, body: (f) => ({ id: f.webhook, enabled: true }) },
+  adminRotateWebhookSecret: { expect: OWNER_HIDDEN, body: (f) => ({ id: f.webhook }) },
+  adminListWebhookDeliveries: { expect: OWNER_HIDDEN, query: (f) => ({ id: f.webhook }) },
+  adminReplayWebhookDelivery: {
+    expect: OWNER_HIDDEN,
+    body: (f) => ({ id: f.webhook, deliveryId: NO_DELIVERY }),
+    alsoOk: [404] /* allowed, and there is no such delivery */,
+  },
+  adminSendWebhookTest: { expect: OWNER_HIDDEN, body: (f) => ({ id: f.webhook }) },
+  // One subscription for every actor: the first allowed one deletes it, the next finds it gone.
+  adminDeleteWebhook: { expect: OWNER_HIDDEN, body: (f) => ({ id: f.spareWebhook }), alsoOk: [404] },
   adminCreateCollection: { expect: SIGNED_IN, body: () => ({ title: 'Admin walk', data: { version: 'v2' } }) },
   adminGenerateCollection: { expect: SIGNED_IN, body: () => ({ concept: 'owls at dusk' }) },
   adminLookupCollection: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
