@@ -69,7 +69,9 @@ test('a Redis outage: logged once when it starts (host, port, code) and once whe
     assert.equal(line.dependency, 'Redis');
     assert.equal(line.host, '127.0.0.1');
     assert.equal(line.port, redis.port);
-    assert.equal(line.code, 'ECONNREFUSED');
+    // The first failure names its code: a live connection cut by the stop (ECONNRESET) or a
+    // reconnection refused (ECONNREFUSED), whichever came first.
+    assert.match(String(line.code), /^(ECONNREFUSED|ECONNRESET|EPIPE)$/);
     assert.equal(line.outage, 'start');
     // Several reconnection attempts fail meanwhile: still one line.
     await new Promise((r) => setTimeout(r, 3000));
