@@ -2,6 +2,7 @@
  * Every environment variable Atelier reads, parsed once at start. A bad value stops the start
  * with a ConfigError that names the variable; nothing else in src/ reads process.env.
  */
+import { WEBHOOK_RETRY_DELAYS_MS } from './domain/standard-webhooks.ts';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { z } from 'zod';
@@ -200,7 +201,7 @@ const shape = {
   /** Delays between webhook delivery attempts, ms, comma-separated (docs/webhooks.md "Retries"). */
   WEBHOOK_RETRY_SCHEDULE_MS: z
     .string()
-    .default('5000,300000,1800000,7200000,18000000,36000000,36000000')
+    .default(WEBHOOK_RETRY_DELAYS_MS.join(','))
     .transform((v, ctx) => {
       const out = v.split(',').map((x) => Number(x.trim()));
       if (out.length === 0 || out.length > 20 || out.some((n) => !Number.isInteger(n) || n < 0 || n > 7 * 86_400_000)) {

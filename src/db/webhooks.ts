@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { firstRow, rows, type Db, type Executor } from './client.ts';
+import { rows, type Db, type Executor } from './client.ts';
 import { webhookAttempts, webhookDeliveries, webhookEvents, webhookSubscriptions } from './schema/index.ts';
 import { webhookMessageId } from '../domain/standard-webhooks.ts';
 
@@ -44,12 +44,6 @@ export async function recordWebhookEvent(db: Executor, e: OutboxEvent): Promise<
       AND ${e.onlySubscriptionId ? sql`s.id = ${e.onlySubscriptionId}` : sql`${e.type} = ANY(s.events) AND (s.owner_id IS NULL OR s.owner_id = ${e.ownerId})`}
     ON CONFLICT DO NOTHING`);
   return id;
-}
-
-/** The owner of a collection (for events about it), in the caller's transaction. */
-export async function collectionOwnerOf(db: Executor, collectionId: string): Promise<string | null> {
-  const row = await firstRow<{ user_id: string | null }>(db, sql`SELECT user_id FROM collections WHERE id = ${collectionId}`);
-  return row?.user_id ?? null;
 }
 
 export async function insertSubscription(
@@ -247,12 +241,6 @@ export async function finishAttempt(db: Db, d: ClaimedDelivery, o: AttemptOutcom
     }
     return { recorded: true, disabled: false };
   });
-}
-
-/** Deliveries still pending (for status pages and tests). */
-export async function pendingDeliveryCount(db: Db): Promise<number> {
-  const r = await firstRow<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`);
-  return r?.n ?? 0;
 }
 
 /**
