@@ -14,7 +14,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { createWalletClient, getAddress, http, keccak256, toHex, type Abi, type Address } from 'viem';
+import { createWalletClient, getAddress, http, keccak256, toHex, zeroAddress, type Abi, type Address, type Hex } from 'viem';
+import { merkleProof, merkleRoot } from '../src/domain/mint-policy.ts';
 import { collectionAbi } from '../contracts/abi/index.ts';
 import { anvilBinary } from '../src/chain/anvil.ts';
 import { ARTIFACTS_DIR } from '../src/chain/artifacts.ts';
@@ -166,6 +167,12 @@ async function main(): Promise<void> {
       100_000n,
     );
     const every: Partial<Record<Subject, bigint[]>> = {};
+    const saleRows = {
+      native1: row('purchase(1) native, fresh buyer (70/30 split pushed, no limit, no allowlist)'),
+      native5: row('purchase(5) native, fresh buyer'),
+      erc20: row('purchase(1) erc20, fresh buyer (tUSD, 70/30 split, each share measured at the recipient)'),
+      limited: row('purchase(1) native, fresh buyer, max per wallet + allowlist proof (1,024 wallets) (info)'),
+    };
 
     let n = 0;
     for (const s of SUBJECTS) {
@@ -246,6 +253,9 @@ async function main(): Promise<void> {
       every[s] = gases;
       everyRow.gas[s] = gases.reduce((m, g) => (g > m ? g : m), 0n);
     }
+    await measureSales(ctx, saleRows);
+    // The sale rows' target is the ERC721A reference measured in this run (docs/contracts.md "Sale").
+    for (const r of Object.values(saleRows)) if (!r.label.endsWith('(info)')) r.target = r.gas.erc721a;
 
     const fmt = (g: bigint | undefined) => (g === undefined ? '—' : g.toLocaleString('en-US'));
     const anvilVersion = execFileSync(anvilBinary(), ['--version'], { encoding: 'utf8' }).split('\n')[0];
@@ -289,12 +299,84 @@ async function main(): Promise<void> {
       `Every position of a fresh mintTo(${MAX_MINT}), fresh recipient: diamond ${spread('diamond')}, OZ ERC721 ${spread('oz')}, ERC721A ${spread('erc721a')}; ` +
         `diamond target ≤ 100,000: ${(everyRow.gas.diamond ?? 0n) <= 100_000n ? 'pass' : 'MISS'}.`,
     );
+    lines.push(`purchase(1) native: ${saleRows.native1.gas.diamond} gas`);
     process.stdout.write(lines.join('\n') + '\n');
     process.stdout.write(missed === 0 ? 'all diamond targets met\n' : `${missed} diamond target(s) missed\n`);
     const docsOk = syncDocs(lines.filter(isTableLine));
     process.exitCode = missed === 0 && docsOk ? 0 : 1;
   } finally {
     await ctx.stop();
+  }
+}
+
+type SaleRows = Record<'native1' | 'native5' | 'erc20' | 'limited', Row>;
+const SALE_ARTIFACT: Record<Exclude<Subject, 'diamond'>, string> = { oz: 'RefOZ721Sale', erc721a: 'RefERC721ASale' };
+const ZERO_ROOT = `0x${'0'.repeat(64)}` as Hex;
+const ETH_PRICE = 10n ** 15n;
+const USD_PRICE = 5_000_000n;
+
+/**
+ * The sale rows: for each subject a fresh collection with a sale (the diamond's SaleFacet, the
+ * references' RefSale), 70/30 payouts to two recipients that already hold funds (one purchase
+ * first), then purchases by fresh buyers (never held a token of the collection; funded by anvil)
+ * for themselves, paying exactly the price.
+ */
+async function measureSales(ctx: ChainContext, rows: SaleRows): Promise<void> {
+  const owner = ctx.wallets[0] as Wallet;
+  const usd = (await deployArtifact(ctx, owner, 'AtelierTestUSD')).address;
+  const usdAbi = JSON.parse(readFileSync(join(ARTIFACTS_DIR, 'AtelierTestUSD.json'), 'utf8')).abi as Abi;
+  const payouts = [
+    { recipient: freshAddress(), bps: 7000 },
+    { recipient: freshAddress(), bps: 3000 },
+  ];
+  const listed = Array.from({ length: 1024 }, () => freshAddress());
+  for (const s of SUBJECTS) {
+    let c: Address;
+    let abi: Abi | undefined;
+    if (s === 'diamond') {
+      c = (await createCollection(ctx, platformParams(owner.account.address, 1000), owner)).address;
+    } else {
+      abi = JSON.parse(readFileSync(join(ARTIFACTS_DIR, `${SALE_ARTIFACT[s]}.json`), 'utf8')).abi as Abi;
+      c = (await deployArtifact(ctx, owner, SALE_ARTIFACT[s], ['Neon Botanica', 'NEONB', 10_000n, owner.account.address])).address;
+    }
+    const configure = (currency: Address, price: bigint, maxPerWallet: number, root: Hex) =>
+      s === 'diamond'
+        ? write(ctx, owner, c, 'setSale', [{ currency, price, start: 0n, end: 0n, maxPerWallet, merkleRoot: root, payouts }])
+        : write(ctx, owner, c, 'setSale', [{ price, start: 0, end: 0, maxPerWallet, paused: false }, currency, root, payouts], abi);
+    const buy = async (q: bigint, value: bigint, proof: Hex[] = [], who?: Address) => {
+      const buyer = await impersonate(ctx, who ?? freshAddress());
+      const hash = await buyer.writeContract({
+        address: c,
+        abi: abi ?? (collectionAbi as Abi),
+        functionName: 'purchase',
+        args: [buyer.account.address, q, proof, '0x'],
+        value,
+      } as never);
+      return (await waitOk(ctx, hash)).gasUsed;
+    };
+    await configure(zeroAddress, ETH_PRICE, 0, ZERO_ROOT);
+    await buy(1n, ETH_PRICE); // recipients hold ETH, the collection was sold from
+    rows.native1.gas[s] = await buy(1n, ETH_PRICE);
+    rows.native5.gas[s] = await buy(5n, ETH_PRICE * 5n);
+    const who = listed[7] as Address;
+    await configure(zeroAddress, ETH_PRICE, 5, merkleRoot(listed));
+    rows.limited.gas[s] = await buy(1n, ETH_PRICE, merkleProof(listed, who), who);
+
+    await configure(usd, USD_PRICE, 0, ZERO_ROOT);
+    const erc20Buy = async () => {
+      const buyer = await impersonate(ctx, freshAddress());
+      await write(ctx, buyer, usd, 'mint', [buyer.account.address, USD_PRICE * 10n], usdAbi);
+      await write(ctx, buyer, usd, 'approve', [c, USD_PRICE * 10n], usdAbi);
+      const hash = await buyer.writeContract({
+        address: c,
+        abi: abi ?? (collectionAbi as Abi),
+        functionName: 'purchase',
+        args: [buyer.account.address, 1n, [], '0x'],
+      } as never);
+      return (await waitOk(ctx, hash)).gasUsed;
+    };
+    await erc20Buy(); // recipients hold tUSD
+    rows.erc20.gas[s] = await erc20Buy();
   }
 }
 

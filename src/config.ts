@@ -97,6 +97,8 @@ const shape = {
   STABLECOIN_ADDRESS: address.optional(),
   COMPUTE_RECIPIENT_ADDRESS: address.optional(),
   SAMPLE_PAYMENT_CONFIRMATIONS: positiveInt.optional(),
+  /** Confirmations of a mint's block before its token's seed is derived from its hash (docs/fairness.md). */
+  SEED_CONFIRMATIONS: positiveInt.default(1),
   ARBITRUM_SEPOLIA_RPC_URL: url.optional(),
   ARBITRUM_ONE_RPC_URL: url.optional(),
   BASE_RPC_URL: url.optional(),

@@ -44,6 +44,16 @@ export const diamondFactoryAbi = [
       },
       {
         "internalType": "address",
+        "name": "fairnessFacet_",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "saleFacet_",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
         "name": "collectionInit_",
         "type": "address"
       }
@@ -345,6 +355,19 @@ export const diamondFactoryAbi = [
   },
   {
     "inputs": [],
+    "name": "fairnessFacet",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "metadataUpdateFacet",
     "outputs": [
       {
@@ -515,6 +538,19 @@ export const diamondFactoryAbi = [
   {
     "inputs": [],
     "name": "royaltyFacet",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "saleFacet",
     "outputs": [
       {
         "internalType": "address",

@@ -3,9 +3,9 @@ export const diamondRouterAbi = [
   {
     "inputs": [
       {
-        "internalType": "address[8]",
+        "internalType": "address[10]",
         "name": "facetAddresses",
-        "type": "address[8]"
+        "type": "address[10]"
       }
     ],
     "stateMutability": "nonpayable",

@@ -35,6 +35,8 @@ const FACETS = [
   'ContractURIFacet',
   'MetadataUpdateFacet',
   'RoyaltyFacet',
+  'FairnessFacet',
+  'SaleFacet',
 ];
 
 export const SOLC_SETTINGS = {

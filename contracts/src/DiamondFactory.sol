@@ -27,6 +27,8 @@ contract DiamondFactory is ICollectionFactoryCallback {
     address public immutable contractURIFacet;
     address public immutable metadataUpdateFacet;
     address public immutable royaltyFacet;
+    address public immutable fairnessFacet;
+    address public immutable saleFacet;
     address public immutable collectionInit;
     /// The shared default facet table (DiamondRouter) every collection delegates to.
     address public immutable router;
@@ -51,9 +53,11 @@ contract DiamondFactory is ICollectionFactoryCallback {
         address contractURIFacet_,
         address metadataUpdateFacet_,
         address royaltyFacet_,
+        address fairnessFacet_,
+        address saleFacet_,
         address collectionInit_
     ) {
-        address[8] memory f = [
+        address[10] memory f = [
             diamondCutFacet_,
             diamondLoupeFacet_,
             ownershipFacet_,
@@ -61,9 +65,11 @@ contract DiamondFactory is ICollectionFactoryCallback {
             mintFacet_,
             contractURIFacet_,
             metadataUpdateFacet_,
-            royaltyFacet_
+            royaltyFacet_,
+            fairnessFacet_,
+            saleFacet_
         ];
-        for (uint256 i; i < 8; ++i) {
+        for (uint256 i; i < 10; ++i) {
             if (f[i].code.length == 0) revert InvalidCollectionParams("facet has no code");
         }
         if (collectionInit_.code.length == 0) revert InvalidCollectionParams("collectionInit has no code");
@@ -75,6 +81,8 @@ contract DiamondFactory is ICollectionFactoryCallback {
         contractURIFacet = contractURIFacet_;
         metadataUpdateFacet = metadataUpdateFacet_;
         royaltyFacet = royaltyFacet_;
+        fairnessFacet = fairnessFacet_;
+        saleFacet = saleFacet_;
         collectionInit = collectionInit_;
         address r = address(new DiamondRouter(f));
         router = r;

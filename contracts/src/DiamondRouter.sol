@@ -11,6 +11,8 @@ import {MintFacet} from "./facets/MintFacet.sol";
 import {ContractURIFacet} from "./facets/ContractURIFacet.sol";
 import {MetadataUpdateFacet} from "./facets/MetadataUpdateFacet.sol";
 import {RoyaltyFacet} from "./facets/RoyaltyFacet.sol";
+import {FairnessFacet} from "./facets/FairnessFacet.sol";
+import {SaleFacet} from "./facets/SaleFacet.sol";
 
 /// @title The shared, immutable default facet table of every collection of one factory.
 /// @notice Collections' proxies delegatecall this contract for every selector outside their fast
@@ -31,8 +33,10 @@ contract DiamondRouter {
     address internal immutable CONTRACT_URI;
     address internal immutable METADATA_UPDATE;
     address internal immutable ROYALTY;
+    address internal immutable FAIRNESS;
+    address internal immutable SALE;
 
-    constructor(address[8] memory facetAddresses) {
+    constructor(address[10] memory facetAddresses) {
         SELF = address(this);
         CUT = facetAddresses[0];
         LOUPE = facetAddresses[1];
@@ -42,6 +46,8 @@ contract DiamondRouter {
         CONTRACT_URI = facetAddresses[5];
         METADATA_UPDATE = facetAddresses[6];
         ROYALTY = facetAddresses[7];
+        FAIRNESS = facetAddresses[8];
+        SALE = facetAddresses[9];
     }
 
     fallback() external payable {
@@ -75,6 +81,8 @@ contract DiamondRouter {
     /// The default facet of a selector. Must list exactly the selectors of _table()
     /// (test/contracts/diamond.test.ts checks that every selector dispatches where the loupe says).
     function _defaultFacet(bytes4 s) private view returns (address) {
+        // purchase first: the collector pays for every comparison before it
+        if (s == SaleFacet.purchase.selector) return SALE;
         // ERC721Facet (most used first)
         if (
             s == ERC721Facet.transferFrom.selector || s == ERC721Facet.approve.selector
@@ -108,12 +116,20 @@ contract DiamondRouter {
             s == DiamondCutFacet.diamondCut.selector || s == DiamondCutFacet.freezeUpgrades.selector
                 || s == DiamondCutFacet.upgradesFrozen.selector
         ) return CUT;
+        if (
+            s == FairnessFacet.commitSeed.selector || s == FairnessFacet.reveal.selector
+                || s == FairnessFacet.seedCommitment.selector || s == FairnessFacet.revealedSeed.selector
+        ) return FAIRNESS;
+        if (
+            s == SaleFacet.setSale.selector || s == SaleFacet.setSalePaused.selector || s == SaleFacet.saleConfig.selector
+                || s == SaleFacet.saleMinted.selector
+        ) return SALE;
         return address(0);
     }
 
     function _table() private view returns (address[] memory f, bytes4[][] memory s) {
-        f = new address[](8);
-        s = new bytes4[][](8);
+        f = new address[](10);
+        s = new bytes4[][](10);
         f[0] = CUT;
         s[0] = new bytes4[](3);
         s[0][0] = DiamondCutFacet.diamondCut.selector;
@@ -161,6 +177,19 @@ contract DiamondRouter {
         );
         f[7] = ROYALTY;
         s[7] = _sels2(RoyaltyFacet.royaltyInfo.selector, RoyaltyFacet.setDefaultRoyalty.selector);
+        f[8] = FAIRNESS;
+        s[8] = new bytes4[](4);
+        s[8][0] = FairnessFacet.commitSeed.selector;
+        s[8][1] = FairnessFacet.reveal.selector;
+        s[8][2] = FairnessFacet.seedCommitment.selector;
+        s[8][3] = FairnessFacet.revealedSeed.selector;
+        f[9] = SALE;
+        s[9] = new bytes4[](5);
+        s[9][0] = SaleFacet.purchase.selector;
+        s[9][1] = SaleFacet.setSale.selector;
+        s[9][2] = SaleFacet.setSalePaused.selector;
+        s[9][3] = SaleFacet.saleConfig.selector;
+        s[9][4] = SaleFacet.saleMinted.selector;
     }
 
     function _sels2(bytes4 a, bytes4 b) private pure returns (bytes4[] memory r) {

@@ -41,6 +41,8 @@ export const FACET_NAMES = [
   'ContractURIFacet',
   'MetadataUpdateFacet',
   'RoyaltyFacet',
+  'FairnessFacet',
+  'SaleFacet',
 ] as const;
 
 export type FacetName = (typeof FACET_NAMES)[number];
@@ -57,6 +59,9 @@ export interface DeploymentContracts {
   /** Extra keys beyond §2.7's list. */
   MetadataUpdateFacet: Address;
   RoyaltyFacet: Address;
+  FairnessFacet: Address;
+  /** The on-chain sale (docs/contracts.md "Sale"). */
+  SaleFacet: Address;
   /** The shared default facet table, created by the factory's constructor. */
   DiamondRouter: Address;
   [name: string]: Address;
@@ -208,6 +213,8 @@ function recordContracts(addresses: Record<string, Address>, factory: Address, r
     DiamondFactory: factory,
     MetadataUpdateFacet: addresses.MetadataUpdateFacet as Address,
     RoyaltyFacet: addresses.RoyaltyFacet as Address,
+    FairnessFacet: addresses.FairnessFacet as Address,
+    SaleFacet: addresses.SaleFacet as Address,
     DiamondRouter: getAddress(router),
   };
 }

@@ -20,6 +20,9 @@ export interface MintResult {
   txHash: Hex;
   tokenIds: number[];
   recipient: Address;
+  /** The block that mined it (a token's fair seed mixes its hash: docs/fairness.md). */
+  blockHash: Hex;
+  blockNumber: number;
 }
 
 /** The revert names the contract uses, in words a caller can act on. */
@@ -64,7 +67,7 @@ export async function mintTokens(
     .sort((a, b) => a - b);
   if (tokenIds.length !== req.quantity)
     throw new AppError('upstream', `mint ${res.hash}: expected ${req.quantity} Transfer logs, found ${tokenIds.length}`);
-  return { txHash: res.hash, tokenIds, recipient };
+  return { txHash: res.hash, tokenIds, recipient, blockHash: res.receipt.blockHash, blockNumber: Number(res.receipt.blockNumber) };
 }
 
 /** ERC-4906 MetadataUpdate(tokenId) through the sender; idempotent per (collection, token, output). */

@@ -16,6 +16,8 @@ export interface TokenDocument {
   image: string;
   external_url: string;
   attributes: Attribute[];
+  /** How the artwork was made: the fair seed, its inputs and the receipt's URL (docs/fairness.md). */
+  generation?: Record<string, unknown>;
 }
 
 export interface CollectionDocument {
@@ -78,6 +80,27 @@ export function tokenDocument(src: TokenSource): TokenDocument {
     image: isFinal(output) ? output!.url! : (collection.cover_image_url ?? ''),
     external_url: tokenUrl(src.metadataBaseUrl, collection.id, tokenId),
     attributes: attributesOf(output),
+    ...generationOf(src),
+  };
+}
+
+/** The `generation` object of a token whose artwork has a fair seed (docs/fairness.md "Receipts"). */
+function generationOf(src: TokenSource): { generation?: Record<string, unknown> } {
+  const fair = (src.output?.input_metadata as { fair_seed?: Record<string, unknown> } | null)?.fair_seed;
+  if (!fair || typeof fair !== 'object') return {};
+  return {
+    generation: {
+      seed: fair.seed,
+      seed_inputs: {
+        commitment: fair.commitment,
+        chain_id: fair.chain_id,
+        collection: fair.collection,
+        token_id: fair.token_id,
+        block_hash: fair.block_hash,
+        block_number: fair.block_number,
+      },
+      receipt: `${tokenUrl(src.metadataBaseUrl, src.collection.id, src.tokenId)}/receipt`,
+    },
   };
 }
 

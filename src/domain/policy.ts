@@ -72,6 +72,10 @@ export const POLICY = {
    * a contract they never asked for (`authorizeContractOwner`; docs/permissions.md).
    */
   'collection.name_any_contract_owner': OPERATOR,
+  /** Publishing the collection's seed secret on chain (docs/fairness.md): its owner and the operator. */
+  'collection.reveal_seed': OWNERS,
+  /** The on-chain sale of a collection's contract (PUT /nft/collections/:id/sale). */
+  'collection.sale': OWNERS,
   /** A collection contract deployed from raw parameters (POST /api/nft/collections): no record to own. */
   'collection.deploy_raw': OPERATOR,
   /** The platform contracts (factory, facets) of a chain (POST /api/nft/deploy). */

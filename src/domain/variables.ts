@@ -17,7 +17,14 @@ import {
 /** Longest accepted override value; longer ones are almost surely a mistake (or an inline image). */
 export const MAX_VALUE_LENGTH = 2048;
 
-export type VariableErrorCode = 'INVALID_VALUE' | 'REQUIRED' | 'NOT_A_PRESET' | 'NO_OPTIONS' | 'INVALID_SEED' | 'UNKNOWN_REFERENCE';
+export type VariableErrorCode =
+  | 'INVALID_VALUE'
+  | 'REQUIRED'
+  | 'NOT_A_PRESET'
+  | 'NO_OPTIONS'
+  | 'INVALID_SEED'
+  | 'UNKNOWN_REFERENCE'
+  | 'NOT_CHOOSABLE';
 
 /** A client (or collection-data) mistake; `field` names the offending input, e.g. `variables.color`. */
 export class VariableError extends Error {

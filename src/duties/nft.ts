@@ -7,7 +7,9 @@
 import type { ChainServices } from '../chain/platform-chain.ts';
 import type { Db } from '../db/client.ts';
 import { deployServiceOf, metadataUpdatePortsOf, repairPortsOf } from '../services/nft-ports.ts';
+import { fairSeedsOf } from '../services/fairness-ports.ts';
 import { startRepairer } from './crash-repair.ts';
+import { startFairnessDuty } from './fairness.ts';
 import { startMetadataUpdater } from './metadata-updates.ts';
 import { webhookDelivererOn, type WebhookSettings } from '../services/webhook-ports.ts';
 import { allDuties, type BackgroundDuty, DUTY, every, startLeasedDuty } from './runner.ts';
@@ -45,6 +47,11 @@ export function startNftDuties(opts: {
     leased(DUTY.metadataUpdates, () =>
       startMetadataUpdater(metadataUpdatePortsOf(db, chain), {
         onError: (err) => log.warn({ err }, 'MetadataUpdate failed'),
+      }),
+    ),
+    leased('fairness', () =>
+      startFairnessDuty(db, fairSeedsOf(db, { SEED_CONFIRMATIONS: 1 }, chain), {
+        onError: (err) => log.warn({ err }, 'seed commit/reveal failed'),
       }),
     ),
     leased(DUTY.crashRepair, () =>

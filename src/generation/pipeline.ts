@@ -10,6 +10,8 @@
 import { ZodError } from 'zod';
 import { AppError, invalid } from '../domain/errors.ts';
 import { normalizeGenerationData, type GenerationData, type Step } from '../domain/generation-data.ts';
+import type { FairSeed } from '../domain/fair-seed.ts';
+import type { Chooser } from '../domain/minter-choices.ts';
 import { resolveSteps, resolveVariables, VariableError, type ReferenceImage, type Trait } from '../domain/variables.ts';
 
 export const MAX_JOB_RETRIES = 3;
@@ -77,6 +79,10 @@ export interface JobData {
   source: string;
   mintState?: MintState;
   outputs?: unknown;
+  /** A minted token's fair seed and its inputs (docs/fairness.md). */
+  fairSeed?: FairSeed;
+  /** Who the requested variables were chosen by: `minter` (public mint) or `owner`. */
+  chooser?: Chooser;
 }
 
 /** What a step payload is built from: the job row, or the values it is about to be inserted with. */
@@ -149,6 +155,8 @@ export interface JobDataInput {
   outputId: string;
   source: string;
   mintState?: MintState;
+  fairSeed?: FairSeed;
+  chooser?: Chooser;
 }
 
 /**
@@ -185,6 +193,8 @@ export function buildJobData(input: JobDataInput): JobData {
     outputId: input.outputId,
     source: input.source,
     ...(input.mintState ? { mintState: input.mintState } : {}),
+    ...(input.fairSeed ? { fairSeed: input.fairSeed } : {}),
+    ...(input.chooser ? { chooser: input.chooser } : {}),
   };
 }
 
@@ -230,5 +240,12 @@ export function queueOptions(payload: StepPayload) {
 
 /** What the pending output records about its generation. */
 export function inputMetadataOf(data: JobData): Record<string, unknown> {
-  return { variables: data.variables, traits: data.traits, seed: data.seed, workflow: data.workflow.name };
+  return {
+    variables: data.variables,
+    traits: data.traits,
+    seed: data.seed,
+    workflow: data.workflow.name,
+    // The token's fair seed and its inputs: the `generation` object of its document (docs/fairness.md).
+    ...(data.fairSeed ? { fair_seed: data.fairSeed } : {}),
+  };
 }

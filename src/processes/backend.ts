@@ -3,6 +3,7 @@
  * chain → services → app → duties. `buildBackend` (services and app, not listening) is also what
  * `atelier start` and the test kit use, so tests run what production runs.
  */
+import { startLeasedPurchaseFollower } from '../duties/sale-purchases.ts';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -180,6 +181,18 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
   });
   backend.addHook('onClose', () => invalidation.close());
   backend.addHook('onClose', () => streams.close());
+  // Collectors' on-chain purchases become decks and artwork (docs/minting.md "On-chain sale").
+  const saleChain = o.mintingChain ?? chain;
+  if (saleChain && nft.has.generation) {
+    const follower = startLeasedPurchaseFollower({
+      db,
+      chainId: config.NFT_CHAIN_ID,
+      client: () => saleChain.client(config.NFT_CHAIN_ID),
+      minting: nft.minting,
+      log: logger,
+    });
+    backend.addHook('onClose', () => follower.stop());
+  }
   // socket.io where an indexer runs in this process, and on every replica when Redis carries
   // the events of an indexer elsewhere (src/http/realtime.ts).
   attachIndexerRealtime(backend, o.indexer?.events, config.REDIS_URL);

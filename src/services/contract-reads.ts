@@ -36,6 +36,7 @@ export const CONTRACT_ABIS: Record<string, Abi> = {
   ContractURIFacet: abis.contractURIFacetAbi as Abi,
   MetadataUpdateFacet: abis.metadataUpdateFacetAbi as Abi,
   RoyaltyFacet: abis.royaltyFacetAbi as Abi,
+  SaleFacet: abis.saleFacetAbi as Abi,
   CollectionInit: abis.collectionInitAbi as Abi,
   DiamondRouter: abis.diamondRouterAbi as Abi,
 };

@@ -10,11 +10,12 @@ export interface GenerationPort {
   /**
    * 400 naming `body.<field>` when the variables do not fit the collection; nothing else happens.
    * `requiredMayBeOmitted`: samples (a required customizable variable left out is picked like any other).
+   * `publicMinter`: only what a public minter may choose (domain/minter-choices.ts).
    */
   checkVariables(
     collection: Pick<CollectionRow, 'id' | 'data'>,
     variables: Record<string, unknown>,
-    opts?: { requiredMayBeOmitted?: boolean },
+    opts?: { requiredMayBeOmitted?: boolean; publicMinter?: boolean },
   ): void;
   start(input: StartGenerationInput): Promise<StartGenerationResult>;
 }

@@ -22,6 +22,8 @@ import { upsertSocialLink } from '../db/social-links.ts';
 import { DEFAULT_WORKFLOW } from '../db/workflows.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { mintTokenMetadata, type Attribute } from '../domain/metadata.ts';
+import type { FairSeed } from '../domain/fair-seed.ts';
+import type { Chooser } from '../domain/minter-choices.ts';
 import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
 import { applyJobEvent, planRetry, retryRefusal } from '../generation/job-events.ts';
 import {
@@ -78,6 +80,10 @@ export interface GenerationRequest {
   socialIdentifier?: string;
   /** Fixed seed (tests, reproductions); random otherwise. `variables.seed` wins over it. */
   seed?: number;
+  /** A minted token's fair seed (docs/fairness.md): its word is the seed; recorded in the job data. */
+  fairSeed?: FairSeed;
+  /** Who the supplied variables are recorded as chosen by (the token's receipt); default `owner`. */
+  chooser?: Chooser;
   /** Develop: the output this one is made from. */
   parentOutputId?: string;
   /** Develop: the output (and its deck) belong to the source's collection; default collectionId. */
@@ -174,7 +180,7 @@ export function createGenerationService(ports: GenerationPorts) {
       const outputId = uuid();
       // A new deck's id is chosen here so that the job's data can name it.
       const deckId = input.deckId ?? uuid();
-      const jobSeed = input.seed ?? seed();
+      const jobSeed = input.fairSeed ? input.fairSeed.seed_word : (input.seed ?? seed());
       const cost = ports.settings.creditsPerGeneration;
       const charged = caller.kind === 'user' && cost > 0 ? caller.userId : null;
       // The social link (custodial generations) is found or created first; the rest is one statement.
@@ -206,6 +212,8 @@ export function createGenerationService(ports: GenerationPorts) {
           outputId,
           source: input.source,
           ...(input.mintState ? { mintState: input.mintState } : {}),
+          ...(input.fairSeed ? { fairSeed: input.fairSeed } : {}),
+          chooser: input.chooser ?? 'owner',
         });
 
         const outputCollectionId = input.outputCollectionId ?? collection.id;

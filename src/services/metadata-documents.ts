@@ -124,7 +124,13 @@ function batchedTokenReads(store: MetadataStore) {
 
 export type MetadataDocuments = ReturnType<typeof createMetadataDocuments>;
 
-export function createMetadataDocuments(store: MetadataStore, metadataBaseUrl: string, cache = new MetadataCache()) {
+export function createMetadataDocuments(
+  store: MetadataStore,
+  metadataBaseUrl: string,
+  cache = new MetadataCache(),
+  /** Fields added to the collection document (the seed commitment, reveal and receipts root: docs/fairness.md). */
+  collectionExtras?: (collectionId: string) => Promise<Record<string, unknown> | null>,
+) {
   const readToken = batchedTokenReads(store);
   async function renderToken(collectionId: string, tokenId: number, generation: number): Promise<Rendered> {
     const row = await readToken(collectionId, tokenId, generation);
@@ -153,7 +159,11 @@ export function createMetadataDocuments(store: MetadataStore, metadataBaseUrl: s
       const generation = cache.generation;
       const c = await store.collectionHeader(collectionId);
       if (!c) throw notFound(`collection ${collectionId}`);
-      const rendered = { ...render(collectionDocument(c, metadataBaseUrl), false), cacheControl: 'public, max-age=300' };
+      const extras = collectionExtras ? await collectionExtras(collectionId) : null;
+      const rendered = {
+        ...render({ ...collectionDocument(c, metadataBaseUrl), ...(extras ?? {}) }, false),
+        cacheControl: 'public, max-age=300',
+      };
       cache.set(collectionId, rendered, generation);
       return rendered;
     },

@@ -8,11 +8,13 @@
  * chain is touched; the chain write is sent under the caller's sender key, so a retry of one
  * Idempotency-Key replays the mined transaction and finds the deck it made.
  */
-import { getAddress, type Address } from 'viem';
+import { getAddress, type Address, type Hex } from 'viem';
 import type { CollectionRow } from '../db/collections.ts';
 import type { DeckRow } from '../db/minting.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { mintTokenMetadata, tokenUrl, type Attribute } from '../domain/metadata.ts';
+import type { FairSeed } from '../domain/fair-seed.ts';
+import type { Chooser } from '../domain/minter-choices.ts';
 import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
 import type { GenerationPort } from './generation-port.ts';
 import type { Admission, MintGate } from './mint-gate.ts';
@@ -61,7 +63,17 @@ export interface MintChain {
     txHash: string;
     tokenIds: number[];
     recipient: Address;
+    /** The block that mined it (the tokens' fair seeds mix its hash). */
+    blockHash?: Hex;
+    blockNumber?: number;
   }>;
+}
+
+/** Fair seeds (services/fair-seeds.ts; docs/fairness.md). Absent: seeds are drawn at random (unit tests). */
+export interface MintFairness {
+  /** The contract's secret is committed on chain (drawn and committed now when it is not). */
+  ensureCommitted(c: CollectionRow): Promise<unknown>;
+  seedFor(c: CollectionRow, tokenId: number, mined: { blockNumber: number; blockHash: Hex }): Promise<FairSeed>;
 }
 
 export interface MintingPorts {
@@ -80,6 +92,7 @@ export interface MintingPorts {
   credits?: { perGeneration: number; debit(userId: string, n: number): Promise<void>; refund(userId: string, n: number): Promise<void> };
   /** A token's document changed (its cached metadata is dropped). */
   onTokenChanged?: (collectionId: string, tokenId: number) => void;
+  fairness?: MintFairness;
 }
 
 export interface MintBody {
@@ -109,7 +122,16 @@ function deployed(c: CollectionRow, chainId?: number): { chainId: number; addres
 
 export type MintingService = ReturnType<typeof createMintingService>;
 
-export function createMintingService({ store, chain, generation, metadataBaseUrl: base, gate, credits, onTokenChanged }: MintingPorts) {
+export function createMintingService({
+  store,
+  chain,
+  generation,
+  metadataBaseUrl: base,
+  gate,
+  credits,
+  onTokenChanged,
+  fairness,
+}: MintingPorts) {
   const needChain = () => {
     if (!chain) throw new AppError('unavailable', 'chain operations are not available: this backend has no chain configured');
     return chain;
@@ -134,6 +156,10 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
     recipient,
     metadataUri: tokenUrl(base, c.id, tokenId),
   });
+
+  /** Who the values a caller supplies are recorded as chosen by: the owner/operator, or a public minter. */
+  const chooserOf = (caller: Caller, c: CollectionRow): Chooser =>
+    can(caller, 'collection.mint', { ownerId: c.user_id }) ? 'owner' : 'minter';
 
   /**
    * The policy check every mint path runs first: the owner and the operator mint; anyone else
@@ -188,7 +214,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
     m: MintedState,
     userId: string | null,
     variables: Record<string, unknown>,
-    opts: { requiredMayBeOmitted?: boolean } = {},
+    opts: { requiredMayBeOmitted?: boolean; chooser?: Chooser; mined?: { blockNumber?: number; blockHash?: Hex } } = {},
   ) {
     const gen = needGeneration();
     const existing = await store.findTokenDeck(c.id, m.tokenId);
@@ -196,9 +222,16 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       const out = await store.getOutput(existing.cover_output_id);
       return { jobId: out.job_id ?? '', outputId: out.id, deckId: existing.id };
     }
+    // The token's seed: secret ‖ chain ‖ contract ‖ token id ‖ the mint's block hash, once that
+    // block is confirmed (docs/fairness.md). Without a fairness port (unit tests) it is random.
+    const fairSeed =
+      fairness && opts.mined?.blockHash && opts.mined.blockNumber !== undefined
+        ? await fairness.seedFor(c, m.tokenId, { blockHash: opts.mined.blockHash, blockNumber: opts.mined.blockNumber })
+        : undefined;
     const started = await gen.start({
       collectionId: c.id,
       variables,
+      ...(fairSeed ? { fairSeed } : {}),
       userId,
       isService: true, // trusted mint path (mint state); a user's credits are debited by `charged`
       source: 'direct_api',
@@ -206,6 +239,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       socialPfp: await minterPfp(m.recipient, userId),
       ...(opts.requiredMayBeOmitted ? { requiredMayBeOmitted: true } : {}),
       ...(existing ? { deckId: existing.id } : {}),
+      chooser: opts.chooser ?? 'owner',
       mintState: { token_id: m.tokenId, tx_hash: m.txHash, recipient: m.recipient, metadata_uri: m.metadataUri },
     });
     if (existing) await store.setMintState(existing.id, m);
@@ -238,6 +272,8 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
         throw conflict(`body.outputId: output ${output.id} is already the artwork of token ${deck.token_id}`, { code: 'OUTPUT_MINTED' });
       }
     }
+    // The seed secret is committed on chain before any token exists (docs/fairness.md).
+    await fairness?.ensureCommitted(c);
     const admission = await gate.admit(caller, c, { ...body, recipient, senderKey });
     const res = await mintAdmitted(admission, {
       chainId: target.chainId,
@@ -260,7 +296,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
         else deckId = (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: owner })).id;
       } else if (generation) {
         // No artwork given: the token's is generated from the collection (random variables).
-        deckId = (await startArtwork(c, m, ownerFor(caller), {}, artworkOpts)).deckId;
+        deckId = (await startArtwork(c, m, ownerFor(caller), {}, { ...artworkOpts, mined: res })).deckId;
       } else {
         deckId = (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: ownerFor(caller) })).id;
       }
@@ -276,6 +312,29 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
   }
 
   return {
+    /**
+     * The artwork of a token a collector bought on chain (SaleFacet `Purchase`, followed by
+     * services/sale-purchases.ts): the same deck, job and document as a platform mint, with no
+     * caller, no credits, and the variables the buyer chose (already limited to choosable ones:
+     * `minter` in the receipt; an empty choice is the platform's draw). The seed is the fair one of
+     * the purchase's block (docs/fairness.md).
+     */
+    async startPurchasedArtwork(
+      collectionId: string,
+      p: { tokenId: number; txHash: string; recipient: string; blockNumber: number; blockHash: Hex },
+      variables: Record<string, unknown>,
+    ) {
+      const c = await store.getCollection(collectionId);
+      const m = minted(c, p.tokenId, p.txHash, p.recipient);
+      await store.recordMinted(c.id, p.tokenId);
+      const started = await startArtwork(c, m, null, variables, {
+        requiredMayBeOmitted: true,
+        chooser: 'minter',
+        mined: { blockNumber: p.blockNumber, blockHash: p.blockHash },
+      });
+      return { ...started, tokenId: p.tokenId };
+    },
+
     /** The minted tokens of a collection, by token id (404 for an unknown collection). */
     async listMints(collectionId: string) {
       await store.getCollection(collectionId);
@@ -294,12 +353,15 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
       const target = deployed(c, body.chainId);
       needChain();
       const gen = needGeneration();
-      gen.checkVariables(c, body.variables);
+      // A public minter chooses only selectable and customizable variables (docs/fairness.md).
+      const chooser = chooserOf(caller, c);
+      gen.checkVariables(c, body.variables, { publicMinter: chooser === 'minter' });
       if (c.tokens_minted >= maxSupplyOf(c)) {
         throw conflict(`collection ${c.id} is sold out: ${c.tokens_minted} of ${maxSupplyOf(c)} minted`, { code: 'MAX_SUPPLY' });
       }
       // The artwork's credits first (refunded if the mint fails), then the gate, then the chain.
       return charged(caller, async () => {
+        await fairness?.ensureCommitted(c);
         const admission = await gate.admit(caller, c, {
           recipient: body.recipient,
           quantity: 1,
@@ -319,7 +381,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
         const m = minted(c, tokenId, res.txHash, res.recipient);
         const userId = ownerFor(caller);
 
-        const started = await startArtwork(c, m, userId, body.variables);
+        const started = await startArtwork(c, m, userId, body.variables, { chooser, mined: res });
         return { mint: { ...m, deckId: started.deckId }, generation: started };
       });
     },
@@ -364,6 +426,7 @@ export function createMintingService({ store, chain, generation, metadataBaseUrl
           source: 'direct_api',
           jobType: 'token_generation',
           socialPfp: pfp,
+          chooser: 'owner',
         }),
       );
       await store.linkCover(deck.id, started.outputId, tokenMeta(c, body.token_id));

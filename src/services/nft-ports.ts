@@ -12,6 +12,7 @@ import { deployCollection } from '../chain/factory.ts';
 import { emitMetadataUpdate, mintTokens, type MintingChainAccess } from '../chain/mint.ts';
 import { verifyPayment } from '../chain/payments.ts';
 import type { ChainServices } from '../chain/platform-chain.ts';
+import { createSaleService } from './sale.ts';
 import { deploymentOf, mintedTokensOf, verifyDeployment } from '../chain/receipts.ts';
 import { TxTimeoutError } from '../chain/tx/api.ts';
 import type { Db } from '../db/client.ts';
@@ -70,6 +71,8 @@ import {
 } from '../db/samples.ts';
 import { AppError, invalid } from '../domain/errors.ts';
 import { resolveVariables, VariableError } from '../domain/variables.ts';
+import { checkMinterChoices } from '../domain/minter-choices.ts';
+import { fairnessDocument, fairSeedsOf, receiptsOf } from './fairness-ports.ts';
 import { createConceptExpander, type ConceptExpander } from '../generation/concept/index.ts';
 import { loadGenerationData, type StepPayload } from '../generation/pipeline.ts';
 import { startGeneration } from './generation.ts';
@@ -124,6 +127,7 @@ export function generationPortOf(ctx: {
     checkVariables(collection, variables, opts = {}) {
       const data = loadGenerationData(collection.id, collection.data);
       try {
+        if (opts.publicMinter) checkMinterChoices(data, variables);
         resolveVariables(data, variables, { seed: 0, requiredMayBeOmitted: opts.requiredMayBeOmitted ?? false });
       } catch (err) {
         if (err instanceof VariableError) throw invalid(`body.${err.field}: ${err.message}`, { code: err.code });
@@ -239,7 +243,16 @@ export function createNftServices(deps: NftServiceDeps) {
   const generation = deps.jobQueue
     ? generationPortOf({ db, config, queue: deps.jobQueue, storage: deps.storage, metadataBaseUrl })
     : undefined;
-  const metadata = createMetadataDocuments(bindDb(db, { tokensForMetadata, collectionHeader }), metadataBaseUrl, deps.metadataCache);
+  const metadata = createMetadataDocuments(
+    bindDb(db, { tokensForMetadata, collectionHeader }),
+    metadataBaseUrl,
+    deps.metadataCache,
+    (collectionId) => fairnessDocument(db, collectionId, fairness, receipts),
+  );
+  const fairness = fairSeedsOf(db, config, access, (collectionId) =>
+    deps.onTokenChanged ? deps.onTokenChanged(collectionId) : metadata.cache.invalidate(collectionId),
+  );
+  const receipts = receiptsOf(db, deps.storage);
   return {
     collections: createCollectionService({
       store: bindDb(db, { createCollection, getCollection, updateCollection, resetCollection }),
@@ -273,7 +286,10 @@ export function createNftServices(deps: NftServiceDeps) {
         refund: async (userId, n) => void (await addCredits(db, userId, n, config.CREDITS_INITIAL_GRANT)),
       },
       onTokenChanged: deps.onTokenChanged ?? ((collectionId, tokenId) => metadata.cache.invalidate(collectionId, tokenId)),
+      ...(access ? { fairness } : {}),
     }),
+    fairness,
+    receipts,
     samples: createSampleService({
       store: bindDb(db, {
         getCollection,
@@ -297,6 +313,11 @@ export function createNftServices(deps: NftServiceDeps) {
       log: deps.log,
     }),
     metadata,
+    sale: createSaleService({
+      getCollection: (id) => getCollection(db, id),
+      chain: access,
+      ensureSeedCommitted: async (id) => fairness.ensureCommitted(await getCollection(db, id)),
+    }),
     views: createCollectionViews({
       store: bindDb(db, { getCollection, listCollections, tokenPage, tokenView, traitCounts, transfersOf, tokenTransactions }),
       ...(deps.chain ? { readChain: chainStateReader(deps.chain) } : {}),

@@ -70,7 +70,7 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
     await ctx?.stop();
   });
 
-  test('the loupe reports the 8 platform facets with all their selectors, and each dispatches there', async () => {
+  test('the loupe reports the 9 platform facets with all their selectors, and each dispatches there', async () => {
     const facets = await assertLoupeTellsTheTruth(y);
     const byAddress = new Map(facets.map((f) => [getAddress(f.facetAddress), [...f.functionSelectors].sort()]));
     assert.equal(facets.length, FACET_NAMES.length);
@@ -83,7 +83,7 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
   test('every selector that answers is reported; unknown selectors revert with FunctionNotFound', async () => {
     const reported = new Set((await read<Facet[]>(ctx, y, 'facets')).flatMap((f) => f.functionSelectors));
     const all = FACET_NAMES.flatMap((n) => facetSelectors(n));
-    assert.equal(all.length, 37);
+    assert.equal(all.length, 46);
     for (const s of all) assert.ok(reported.has(s), `${s} is reported`);
     // router-only names and random selectors do not answer
     for (const s of ['0x00000000', '0xdeadbeef', toFunctionSelector('pendingCollection()'), toFunctionSelector('hello()')] as Hex[]) {
@@ -350,14 +350,14 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
       return '0x' + (x & ~0xffn).toString(16).padStart(64, '0');
     };
     const dir = join(import.meta.dirname, '..', '..', 'contracts', 'src', 'libraries');
-    const src = readFileSync(join(dir, 'LibStorage.sol'), 'utf8');
+    const src = ['LibStorage.sol', 'LibFairnessStorage.sol'].map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
     const re = /erc7201:(atelier\.[A-Za-z0-9.]+)[\s\S]*?bytes32 internal constant \w+ = (0x[0-9a-f]{64});/g;
     let n = 0;
     for (const m of src.matchAll(re)) {
       assert.equal(m[2], erc7201(m[1] as string), m[1]);
       n++;
     }
-    assert.equal(n, 6);
+    assert.equal(n, 7);
   });
 
   test('deployment record: §2.7 shape written to <dir>/<chainId>.json; the CLI deploys and never prints the key', async () => {

@@ -3,8 +3,9 @@ pragma solidity ^0.8.28;
 
 import {IERC721Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
 import {IAtelierErrors} from "../libraries/Errors.sol";
-import {LibCore, LibERC721Storage, OWNERSHIP_MAX_BATCH, OWNERSHIP_SPAN_SHIFT} from "../libraries/LibStorage.sol";
+import {LibCore} from "../libraries/LibStorage.sol";
 import {IMintEvents} from "../interfaces/IEvents.sol";
+import {LibMint} from "../libraries/LibMint.sol";
 
 /// @title Minting and supply configuration of a collection.
 /// @notice mintTo writes one run head (ownership word) per run of at most MAX_BATCH (10) tokens, the
@@ -14,9 +15,6 @@ import {IMintEvents} from "../interfaces/IEvents.sol";
 contract MintFacet is IAtelierErrors, IMintEvents {
     event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
 
-    bytes32 private constant TRANSFER_SIG = 0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef;
-    uint256 private constant BASE = uint256(LibERC721Storage.OWNERSHIPS);
-    uint256 private constant NEXT_CLEAR = ~(LibCore.MASK40 << LibCore.NEXT_SHIFT);
     uint256 private constant MAX_CLEAR = ~(LibCore.MASK40 << LibCore.MAX_SHIFT);
 
     /// @notice Mints `quantity` tokens with the next sequential ids to `to`. Owner or minter only;
@@ -34,22 +32,7 @@ contract MintFacet is IAtelierErrors, IMintEvents {
         uint256 end = start + quantity; // checked: reverts on overflow
         uint256 max = (w >> LibCore.MAX_SHIFT) & LibCore.MASK40;
         if (end - 1 > max) revert MaxSupplyExceeded(end - 1, max);
-        LibCore.setMintWord((w & NEXT_CLEAR) | (end << LibCore.NEXT_SHIFT));
-        unchecked {
-            LibERC721Storage.layout_().balances[to] += quantity;
-        }
-        uint256 base = BASE;
-        assembly {
-            let owner := and(to, 0xffffffffffffffffffffffffffffffffffffffff)
-            for { let head := start } lt(head, end) { head := add(head, OWNERSHIP_MAX_BATCH) } {
-                let span := sub(end, head)
-                if gt(span, OWNERSHIP_MAX_BATCH) { span := OWNERSHIP_MAX_BATCH }
-                sstore(add(base, head), or(owner, shl(OWNERSHIP_SPAN_SHIFT, span)))
-            }
-            for { let id := start } lt(id, end) { id := add(id, 1) } {
-                log4(0, 0, TRANSFER_SIG, 0, owner, id)
-            }
-        }
+        LibMint.mint(w, to, start, end);
     }
 
     /// @notice Number of tokens minted (ids 1..totalSupply exist).

@@ -11,3 +11,5 @@ export * from './nft.ts';
 export * from './indexer.ts';
 export * from './ops.ts';
 export * from './webhooks.ts';
+export * from './fairness.ts';
+export * from './sales.ts';

@@ -28,6 +28,7 @@ import {
 import { uuid } from '../schemas/common.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
 import { mintAndGenerateBody, mintAndGenerateResult, mintsList } from '../schemas/minting.ts';
+import { saleSettingsBody, saleState } from '../schemas/sale.ts';
 import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/samples.ts';
 import type { AdminDeps } from './deps.ts';
 import { actingAs, byCollection, collectionId, type Forward, forward, type Input, plusCollection } from './forward-table.ts';
@@ -99,6 +100,34 @@ export const FORWARDS: Forward[] = [
     input: byCollection,
     backend: (b, req) => ({ method: 'POST', path: `nft/collections/${b.collectionId}/reset`, userId: req.auth.userId }),
     response: collectionWithParams,
+  }),
+  forward({
+    method: 'PUT',
+    url: '/api/nft/collections/sale',
+    operationId: 'adminConfigureSale',
+    summary: "Configure the collection contract's on-chain sale",
+    description:
+      'Forwarded to PUT /nft/collections/:id/sale: setSale through the platform wallet, or 409 OWNER_MUST_SIGN with the call for a creator-owned contract.',
+    tags: ['minting'],
+    input: saleSettingsBody.safeExtend({ collectionId }),
+    backend: ({ collectionId, ...body }, req) => ({
+      method: 'PUT',
+      path: `nft/collections/${collectionId}/sale`,
+      body,
+      userId: req.auth.userId,
+    }),
+    response: saleState,
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/collections/sale',
+    operationId: 'adminReadSale',
+    summary: "Read the collection contract's on-chain sale",
+    description: 'Forwarded to GET /nft/collections/:id/sale.',
+    tags: ['minting'],
+    input: byCollection,
+    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/sale` }),
+    response: saleState,
   }),
   ...VIEW_FORWARDS,
   ...WEBHOOK_FORWARDS,

@@ -25,6 +25,8 @@ import { indexerRoutes, type IndexerRoutesOptions } from './indexer.ts';
 import { deckRoutes } from './decks.ts';
 import { metadataRoutes } from './metadata.ts';
 import { mintingRoutes } from './minting.ts';
+import { fairnessRoutes } from './fairness.ts';
+import { saleRoutes } from './sale.ts';
 import { sampleRoutes } from './samples.ts';
 import type { NftServices } from '../../services/nft-ports.ts';
 import { outputRoutes } from './outputs.ts';
@@ -88,6 +90,8 @@ export async function buildBackendApp(s: BackendServices): Promise<FastifyInstan
   await app.register(collectionDesignRoutes, nftOptions);
   await app.register(deployRoutes, nftOptions);
   await app.register(mintingRoutes, nftOptions);
+  await app.register(fairnessRoutes, nftOptions);
+  await app.register(saleRoutes, nftOptions);
   await app.register(sampleRoutes, nftOptions);
   await app.register(metadataRoutes, nftOptions);
   await app.register(indexerRoutes, s.indexer);

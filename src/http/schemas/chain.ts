@@ -80,11 +80,12 @@ const FACETS = {
   ownershipFacet: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
   erc721Facet: '0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9',
   mintFacet: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
-  collectionInit: '0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6',
+  collectionInit: '0x8A791620dd6260079BF849Dc5567aDC3F2FdC318',
   contractURIFacet: '0x5FC8d32690cc91D4c39d9d3abcBD16989F875707',
   metadataUpdateFacet: '0x0165878A594ca255338adfa4d48449f69242Eb8F',
   royaltyFacet: '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853',
-  router: '0x8aCd85898458400f7Db866d53FCFF6f0D49741FF',
+  saleFacet: '0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6',
+  router: '0x6F1216D1BFe15c98520CA1434FC1d9D57AC95321',
 };
 
 /** A factory deployment record (§2.7): chain, deployer, time, block and the contract addresses. */
@@ -112,6 +113,7 @@ export const deploymentRecord = withExample(
       DiamondFactory: EXAMPLE_CHAIN.factory,
       MetadataUpdateFacet: FACETS.metadataUpdateFacet,
       RoyaltyFacet: FACETS.royaltyFacet,
+      SaleFacet: FACETS.saleFacet,
       DiamondRouter: FACETS.router,
       Stablecoin: EXAMPLE_CHAIN.stablecoin,
     },

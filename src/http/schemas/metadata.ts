@@ -22,6 +22,7 @@ export const tokenDocument = withExample(
     image: z.string().describe('the artwork once completed; before that the collection cover or ""'),
     external_url: z.string(),
     attributes: z.array(z.object({ trait_type: z.string(), value: z.string() })),
+    generation: z.record(z.string(), z.unknown()).optional().describe('the fair seed, its inputs and the receipt URL (docs/fairness.md)'),
   }),
   {
     name: 'Night Foxes #1',
@@ -43,6 +44,10 @@ export const collectionDocument = withExample(
     description: z.string(),
     image: z.string(),
     external_link: z.string(),
+    fairness: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('seed commitment, revealed secret, receipts Merkle root (docs/fairness.md)'),
   }),
   {
     name: 'Night Foxes',

@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MAX_CHOICES_BYTES, parseChoices } from './purchase-choices.ts';
+
+const vars = [{ name: 'color', is_selectable: true }, { name: 'animal', is_user_customizable: true }, { name: 'mood' }];
+const hex = (s: string) => `0x${Buffer.from(s, 'utf8').toString('hex')}`;
+
+test('the buyer chooses selectable and customizable variables only', () => {
+  assert.deepEqual(parseChoices(hex('{"color":"red","animal":"fox"}'), vars), {
+    status: 'buyer',
+    choices: { color: 'red', animal: 'fox' },
+  });
+  assert.deepEqual(parseChoices('0x', vars), { status: 'none', choices: {} });
+  assert.deepEqual(parseChoices(hex('{}'), vars), { status: 'none', choices: {} });
+  for (const [data, reason] of [
+    [hex('{"mood":"calm"}'), /mood/],
+    [hex('{"seed":1}'), /seed/],
+    [hex('{"color":{"x":1}}'), /color/],
+    [hex('[1]'), /object/],
+    [hex('not json'), /JSON/],
+    ['0xff', /UTF-8/],
+  ] as const) {
+    const r = parseChoices(data, vars);
+    assert.equal(r.status, 'invalid', data);
+    assert.deepEqual(r.choices, {});
+    assert.match(r.reason ?? '', reason);
+  }
+  const big = parseChoices(hex(JSON.stringify({ color: 'r'.repeat(MAX_CHOICES_BYTES) })), vars);
+  assert.equal(big.status, 'oversized');
+});

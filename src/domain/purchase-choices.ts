@@ -1,0 +1,55 @@
+/**
+ * The buyer's choices carried in a Purchase event's `data` (docs/minting.md "On-chain sale"):
+ * UTF-8 JSON of an object {variableName: value} limited to the collection's selectable and
+ * customizable variables. Anything else — not UTF-8, not JSON, not an object, larger than
+ * MAX_CHOICES_BYTES, or a variable the buyer may not choose — is not used: the platform draws
+ * every variable, and the status says why. Pure.
+ */
+export const MAX_CHOICES_BYTES = 2048;
+
+export type ChoicesStatus = 'none' | 'buyer' | 'invalid' | 'oversized';
+
+export interface ChoosableVariable {
+  name: string;
+  is_selectable?: boolean;
+  is_user_customizable?: boolean;
+}
+
+export function parseChoices(
+  dataHex: string,
+  variables: readonly ChoosableVariable[],
+): { status: ChoicesStatus; choices: Record<string, unknown>; reason?: string } {
+  const hex = dataHex.startsWith('0x') ? dataHex.slice(2) : dataHex;
+  if (hex.length === 0) return { status: 'none', choices: {} };
+  if (hex.length / 2 > MAX_CHOICES_BYTES) {
+    return { status: 'oversized', choices: {}, reason: `data is ${hex.length / 2} bytes, more than ${MAX_CHOICES_BYTES}` };
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(hex, 'hex'));
+  } catch {
+    return { status: 'invalid', choices: {}, reason: 'data is not UTF-8' };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { status: 'invalid', choices: {}, reason: 'data is not JSON' };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { status: 'invalid', choices: {}, reason: 'data is not a JSON object' };
+  }
+  const byName = new Map(variables.map((v) => [v.name, v]));
+  for (const [name, value] of Object.entries(parsed)) {
+    const v = byName.get(name);
+    if (!v || !(v.is_selectable || v.is_user_customizable)) {
+      return { status: 'invalid', choices: {}, reason: `variables.${name}: not a variable the buyer may choose` };
+    }
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      return { status: 'invalid', choices: {}, reason: `variables.${name}: expected a string, number or boolean` };
+    }
+  }
+  return Object.keys(parsed).length === 0
+    ? { status: 'none', choices: {} }
+    : { status: 'buyer', choices: parsed as Record<string, unknown> };
+}

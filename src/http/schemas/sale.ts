@@ -1,0 +1,78 @@
+/**
+ * PUT/GET /nft/collections/:id/sale (docs/minting.md "On-chain sale"): every field validated, a
+ * 400 names the field (`body.price`, `body.payouts.1.bps`, ...).
+ */
+import { z } from 'zod';
+import { MAX_PAYOUTS, MAX_PER_WALLET, MAX_PRICE, MAX_TIME } from '../../domain/sale-config.ts';
+import { address } from './common.ts';
+
+const ZERO = /^0x0{40}$/i;
+const isoTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 date-time' }).refine((v) => {
+  const t = Date.parse(v);
+  // refinements run after a failed format check too: only judge a parsable time
+  return Number.isNaN(t) || (t >= 0 && BigInt(Math.floor(t / 1000)) <= MAX_TIME);
+}, 'out of range (1970 to the year 36812)');
+
+export const saleSettingsBody = z
+  .object({
+    currency: z
+      .union([z.literal('native'), address.refine((a) => !ZERO.test(a), 'the zero address is not a token; use "native"')])
+      .describe('"native" (the chain\'s currency) or the address of one ERC-20 token'),
+    price: z
+      .string()
+      .regex(/^(0|[1-9][0-9]{0,38})$/, "expected a decimal string of digits (the currency's smallest unit)")
+      .refine((v) => !/^[0-9]+$/.test(v) || BigInt(v) <= MAX_PRICE, 'must be below 2^128')
+      .describe("per token, in the currency's smallest unit (wei for native)"),
+    start: isoTime.nullable().describe('purchases open at (inclusive); null: at once'),
+    end: isoTime.nullable().describe('purchases close at (exclusive); null: never'),
+    max_per_wallet: z.number().int().min(1).max(MAX_PER_WALLET).nullable().describe('tokens per recipient wallet; null: no limit'),
+    merkle_root: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex root')
+      .nullable()
+      .describe('root of the allowlist of recipient wallets (docs/minting.md "Merkle allowlists"); null: anyone'),
+    payouts: z
+      .array(
+        z.object({
+          address: address.refine((a) => !ZERO.test(a), 'the zero address cannot be paid'),
+          bps: z.number().int().min(1).max(10_000),
+        }),
+      )
+      .max(MAX_PAYOUTS)
+      .describe('recipients and basis points summing to 10000; empty only for a free sale'),
+  })
+  .strict()
+  .superRefine((b, ctx) => {
+    if (!Array.isArray(b.payouts) || typeof b.price !== 'string') return; // reported by the fields
+    if (b.start && b.end && Date.parse(b.end) <= Date.parse(b.start)) {
+      ctx.addIssue({ code: 'custom', path: ['end'], message: 'must be after start' });
+    }
+    const sum = b.payouts.reduce((s, p) => s + (Number.isInteger(p?.bps) ? p.bps : 0), 0);
+    if (b.payouts.length > 0 && sum !== 10_000) {
+      ctx.addIssue({ code: 'custom', path: ['payouts'], message: `bps must sum to 10000 (got ${sum})` });
+    }
+    if (b.payouts.length === 0 && b.price !== '0') {
+      ctx.addIssue({ code: 'custom', path: ['payouts'], message: 'a paid sale needs at least one payout recipient' });
+    }
+    const seen = new Set<string>();
+    b.payouts.forEach((p, i) => {
+      if (typeof p?.address !== 'string') return;
+      if (seen.has(p.address.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['payouts', i, 'address'], message: 'listed twice' });
+      seen.add(p.address.toLowerCase());
+    });
+  });
+
+export const saleState = z.object({
+  collection_address: z.string(),
+  chain_id: z.number(),
+  configured: z.boolean(),
+  paused: z.boolean(),
+  currency: z.string(),
+  price: z.string(),
+  start: z.string().nullable(),
+  end: z.string().nullable(),
+  max_per_wallet: z.number().nullable(),
+  merkle_root: z.string().nullable(),
+  payouts: z.array(z.object({ address: z.string(), bps: z.number() })),
+  tx_hash: z.string().optional(),
+});
