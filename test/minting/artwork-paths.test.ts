@@ -7,10 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { collectionAbi } from '../../contracts/abi/index.ts';
-import { collections, decks, jobs, outputs } from '../../src/db/schema/index.ts';
+import { collections, decks, jobs, outputs, webhookEvents } from '../../src/db/schema/index.ts';
 import { JWT_SECRET, asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';
 
@@ -87,6 +87,12 @@ test('each mint path: the public document gets the artwork image and the is_feat
       assert.deepEqual(stored.attributes, doc.attributes);
       assert.equal(stored.name, doc.name);
       assert.equal(typeof stored.external_url, 'string');
+      // The worker's completion wrote the token's artwork.completed webhook event (docs/webhooks.md).
+      const [done] = await mp.database.db
+        .select()
+        .from(webhookEvents)
+        .where(and(eq(webhookEvents.type, 'artwork.completed'), sql`${webhookEvents.payload}->'data'->>'job_id' = ${cover!.job_id}`));
+      assert.equal((done?.payload as { data: { token_id: number } } | undefined)?.data.token_id, tokenId, `${path} artwork.completed`);
     }
   }
 });

@@ -11,8 +11,13 @@ import path from 'node:path';
 import { count, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { openDatabase } from '../../src/db/client.ts';
-import { webhookDeliveries, webhookEvents, webhookSubscriptions } from '../../src/db/schema/index.ts';
+import { jobs, webhookDeliveries, webhookEvents, webhookSubscriptions } from '../../src/db/schema/index.ts';
+import { createHash } from 'node:crypto';
 import { finishDeploy } from '../../src/db/deploy-claims.ts';
+import { drawSeedSecret, markSeedRevealed } from '../../src/db/fairness.ts';
+import { claimMintPayment, releaseMintPayment } from '../../src/db/mint-policy.ts';
+import { insertPurchases } from '../../src/db/sale-purchases.ts';
+import { webhookMessageId } from '../../src/domain/standard-webhooks.ts';
 import { claimDueDeliveries, finishAttempt, recordWebhookEvent } from '../../src/db/webhooks.ts';
 import { createDbStore } from '../../src/indexer/store.ts';
 import { webhookDelivererOn, webhookSettingsOf } from '../../src/services/webhook-ports.ts';
@@ -446,5 +451,123 @@ describe('webhook events written with their state change', () => {
     assert.equal(events.length, 1, 'the move, not the mint, once');
     assert.equal(events[0]!.data.to, move.to_address);
     assert.equal(events[0]!.data.token_id, '1');
+  });
+
+  test('the database writes artwork, sample, payment, purchase and reveal events with the row change, once each', async () => {
+    const db = mp.database.db;
+    const alice = await userToken('webhook-source-alice');
+    const created = await call(`${mp.backendUrl}/nft/collections`, { body: { title: 'Sourced', editions: 5 }, headers: bearer(alice) });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = created.body.data.collection.id as string;
+    const owner = created.body.data.collection.user_id as string;
+    const address = '0x00000000000000000000000000000000000000dd';
+    await finishDeploy(
+      db,
+      id,
+      { contract_address: address, chain_id: 31337, deploy_tx_hash: `0x${'cd'.repeat(32)}`, base_token_uri: 'http://m.test/' },
+      'undeployed',
+    );
+    const [mine] = await db
+      .insert(webhookSubscriptions)
+      .values({
+        owner_id: owner,
+        url: 'https://alice.example/hooks',
+        events: ['artwork.completed', 'artwork.failed', 'token.purchased'],
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      })
+      .returning();
+    const [someoneElse] = await db
+      .insert(webhookSubscriptions)
+      .values({
+        owner_id: 'not-alice',
+        url: 'https://bob.example/hooks',
+        events: ['artwork.completed'],
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      })
+      .returning();
+
+    // A token's artwork job: completed once (a second write of the same status adds nothing), then a
+    // retried attempt that fails.
+    const jobId = `job-${Date.now()}`;
+    await db
+      .insert(jobs)
+      .values({ id: jobId, job_type: 'mint_generation', status: 'processing', data: {}, collection_id: id, user_id: null });
+    await db.update(jobs).set({ status: 'completed', workflow_output: 'http://files.test/1.png' }).where(eq(jobs.id, jobId));
+    await db.update(jobs).set({ status: 'completed' }).where(eq(jobs.id, jobId));
+    await db.update(jobs).set({ status: 'failed', retry_count: 1, error_message: 'renderer gone' }).where(eq(jobs.id, jobId));
+    const completed = (await eventsOf('artwork.completed')).filter((e) => e.data.job_id === jobId);
+    assert.equal(completed.length, 1);
+    assert.equal(completed[0]!.data.url, 'http://files.test/1.png');
+    assert.equal(completed[0]!.data.contract_address, address);
+    const failed = (await eventsOf('artwork.failed')).filter((e) => e.data.job_id === jobId);
+    assert.equal(failed.length, 1);
+    assert.equal(failed[0]!.data.error, 'renderer gone');
+    // The SQL twin names an event exactly as db/webhooks.ts does (one key, one webhook-id).
+    const [row] = await db.select().from(webhookEvents).where(eq(webhookEvents.type, 'artwork.completed'));
+    const key = `artwork.completed:${jobId}:0`;
+    assert.equal(row!.id, webhookMessageId(createHash('sha256').update(key).digest('hex')));
+    assert.equal(row!.owner_id, owner);
+    assert.match((row!.payload as { timestamp: string }).timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+    // A sample job's end is its requester's.
+    const sampleJob = `sample-${Date.now()}`;
+    await db
+      .insert(jobs)
+      .values({ id: sampleJob, job_type: 'sample', status: 'processing', data: {}, collection_id: id, user_id: 'sampler-1' });
+    await db.update(jobs).set({ status: 'completed' }).where(eq(jobs.id, sampleJob));
+    const samples = (await eventsOf('sample.completed')).filter((e) => e.data.job_id === sampleJob);
+    assert.equal(samples.length, 1);
+
+    // A payment claimed, released and claimed again is received once.
+    const payment = {
+      chainId: 31337,
+      txHash: `0x${'ef'.repeat(32)}`,
+      token: address,
+      payer: address,
+      recipient: address,
+      amount: 5_000_000n,
+    };
+    await releaseMintPayment(db, await claimMintPayment(db, payment as never, id));
+    await claimMintPayment(db, payment as never, id);
+    assert.equal((await eventsOf('payment.received')).filter((e) => e.data.tx_hash === payment.txHash).length, 1);
+
+    // Each purchased token once, whoever inserts it.
+    const purchase = {
+      chain_id: 31337,
+      tx_hash: `0x${'aa'.repeat(32)}`,
+      log_index: 3,
+      token_id: 7,
+      block_number: 9,
+      block_hash: `0x${'bb'.repeat(32)}`,
+      collection_id: id,
+      buyer: address,
+      recipient: address,
+      choices_status: 'none',
+    };
+    await insertPurchases(db, [purchase]);
+    await insertPurchases(db, [purchase]);
+    const bought = (await eventsOf('token.purchased')).filter((e) => e.data.collection_id === id);
+    assert.equal(bought.length, 1);
+    assert.equal(bought[0]!.data.token_id, 7);
+
+    // The reveal, once.
+    await drawSeedSecret(db, {
+      collectionId: id,
+      chainId: 31337,
+      address,
+      secret: `0x${'11'.repeat(32)}`,
+      commitment: `0x${'22'.repeat(32)}`,
+    });
+    await markSeedRevealed(db, 31337, address, `0x${'33'.repeat(32)}`);
+    await markSeedRevealed(db, 31337, address, `0x${'44'.repeat(32)}`);
+    const revealed = (await eventsOf('collection.revealed')).filter((e) => e.data.collection_id === id);
+    assert.equal(revealed.length, 1);
+    assert.equal(revealed[0]!.data.secret, `0x${'11'.repeat(32)}`);
+
+    // Fan-out: alice's subscription got her three subscribed events; bob's nothing of hers.
+    const deliveriesOf = async (subscriptionId: string) =>
+      (await db.select({ n: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.subscription_id, subscriptionId)))[0]!.n;
+    assert.equal(await deliveriesOf(mine!.id), 3);
+    assert.equal(await deliveriesOf(someoneElse!.id), 0);
   });
 });
