@@ -2,6 +2,7 @@
  * Every environment variable Atelier reads, parsed once at start. A bad value stops the start
  * with a ConfigError that names the variable; nothing else in src/ reads process.env.
  */
+import { parseThresholds } from './domain/wallet-threshold.ts';
 import { WEBHOOK_RETRY_DELAYS_MS } from './domain/standard-webhooks.ts';
 import path from 'node:path';
 import { isIP } from 'node:net';
@@ -214,6 +215,32 @@ const shape = {
     }),
   /** Failed webhook attempts in a row that disable a subscription. */
   WEBHOOK_DISABLE_AFTER: z.coerce.number().int().min(1).max(10_000).default(50),
+  /**
+   * The platform wallet's low-balance threshold (docs/operations.md "Wallet health"): one amount
+   * in wei for every chain, or `<chainId>:<wei>` pairs; unset, it is WALLET_LOW_BALANCE_MINTS
+   * mints at the chain's current gas price.
+   */
+  WALLET_LOW_BALANCE_WEI: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      try {
+        return parseThresholds(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  WALLET_LOW_BALANCE_MINTS: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  /** How often the wallet's balance is read (one process at a time). */
+  WALLET_HEALTH_INTERVAL_MS: z.coerce.number().int().min(500).max(3_600_000).default(30_000),
+  /** A platform transaction still unmined this long after it was first sent is announced as stuck. */
+  TX_STUCK_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(7 * 86_400_000)
+    .default(900_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 } as const;
 

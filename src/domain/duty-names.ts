@@ -3,5 +3,6 @@ export const DUTY = {
   metadataUpdates: 'metadata-updates',
   crashRepair: 'crash-repair',
   jobsReconciler: 'jobs-reconciler',
+  walletHealth: 'wallet-health',
   indexer: (chainId: number) => `indexer:${chainId}`,
 } as const;

@@ -12,6 +12,9 @@ import { startRepairer } from './crash-repair.ts';
 import { startFairnessDuty } from './fairness.ts';
 import { startMetadataUpdater } from './metadata-updates.ts';
 import { webhookDelivererOn, type WebhookSettings } from '../services/webhook-ports.ts';
+import type { WalletHealthSettings } from '../services/wallet-health.ts';
+import { walletHealthOn } from '../services/wallet-health-ports.ts';
+import { startWalletHealthDuty } from './wallet-health.ts';
 import { allDuties, type BackgroundDuty, DUTY, every, startLeasedDuty } from './runner.ts';
 
 export function startNftDuties(opts: {
@@ -22,6 +25,7 @@ export function startNftDuties(opts: {
   chainId: number;
   leaseTtlMs: number;
   webhooks: WebhookSettings;
+  walletHealth: WalletHealthSettings & { intervalMs: number };
   log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }): BackgroundDuty {
   const { db, chain, log } = opts;
@@ -53,6 +57,9 @@ export function startNftDuties(opts: {
       startFairnessDuty(db, fairSeedsOf(db, { SEED_CONFIRMATIONS: 1 }, chain), {
         onError: (err) => log.warn({ err }, 'seed commit/reveal failed'),
       }),
+    ),
+    leased(DUTY.walletHealth, () =>
+      startWalletHealthDuty(walletHealthOn(db, chain, opts.walletHealth), { intervalMs: opts.walletHealth.intervalMs, log }),
     ),
     leased(DUTY.crashRepair, () =>
       startRepairer(

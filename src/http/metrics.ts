@@ -26,6 +26,8 @@ export interface MetricsReads {
   jobsByState(): Promise<Array<{ status: string; n: number }>>;
   pendingSteps(): Promise<{ n: number; oldest_s: number }>;
   txSenderState(): Promise<Array<{ chain_id: number; from_address: string; pending: number; max_nonce: number | null }>>;
+  /** The platform wallet's last balance read per chain (db/wallet-health.ts). */
+  walletHealth?(): Promise<Array<{ chain_id: number; address: string; balance_wei: string; threshold_wei: string; low: boolean }>>;
 }
 
 export interface MetricSources {
@@ -135,6 +137,45 @@ export function installMetrics(app: FastifyInstance, src: MetricSources): Regist
         if (s) this.set(s.oldest_s);
       },
     });
+    const wallets = db.walletHealth?.bind(db);
+    if (wallets) {
+      // Ether, not wei: a gauge is a float64, and wei overflows its exact range (docs/operations.md).
+      const ether = (wei: string) => Number(BigInt(wei)) / 1e18;
+      const read = () => within(2000, wallets());
+      new Gauge({
+        name: 'atelier_wallet_balance_ether',
+        help: 'The platform wallet balance at its last read (native currency)',
+        labelNames: ['chain_id', 'wallet'],
+        registers: [registry],
+        async collect() {
+          const found = await read();
+          this.reset();
+          for (const w of found ?? []) this.set({ chain_id: String(w.chain_id), wallet: w.address }, ether(w.balance_wei));
+        },
+      });
+      new Gauge({
+        name: 'atelier_wallet_low_balance',
+        help: '1 while the platform wallet is below its threshold (WALLET_LOW_BALANCE_WEI / _MINTS), else 0',
+        labelNames: ['chain_id', 'wallet'],
+        registers: [registry],
+        async collect() {
+          const found = await read();
+          this.reset();
+          for (const w of found ?? []) this.set({ chain_id: String(w.chain_id), wallet: w.address }, w.low ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'atelier_wallet_low_balance_threshold_ether',
+        help: 'The threshold the last read was compared with (native currency)',
+        labelNames: ['chain_id', 'wallet'],
+        registers: [registry],
+        async collect() {
+          const found = await read();
+          this.reset();
+          for (const w of found ?? []) this.set({ chain_id: String(w.chain_id), wallet: w.address }, ether(w.threshold_wei));
+        },
+      });
+    }
     const txState = () => within(2000, db.txSenderState());
     new Gauge({
       name: 'atelier_tx_pending',

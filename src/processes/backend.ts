@@ -33,7 +33,9 @@ import { MetadataCache } from '../services/metadata-documents.ts';
 import { createMetadataInvalidation } from '../services/metadata-invalidation.ts';
 import { createNftServices } from '../services/nft-ports.ts';
 import { startNftDuties } from '../duties/nft.ts';
+import { walletHealthRows } from '../db/wallet-health.ts';
 import { webhookServiceOn, webhookSettingsOf } from '../services/webhook-ports.ts';
+import { walletHealthSettingsOf } from '../services/wallet-health-ports.ts';
 import { sessionServiceOn } from '../services/sessions.ts';
 import { videoWebhookServiceOn } from '../services/video-webhook.ts';
 import { walletServiceOn } from '../services/wallet-ports.ts';
@@ -148,6 +150,17 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
       ...(jobQueue ? { queue: () => jobQueue.ping() } : {}),
       ...(chain ? { chain: chainCheck(() => chain.client(config.NFT_CHAIN_ID).getBlockNumber()) } : {}),
     },
+    // The platform wallet per chain as the wallet-health duty last read it (docs/operations.md).
+    readyDetails: async () => ({
+      wallets: (await walletHealthRows(db)).map((w) => ({
+        chain_id: w.chain_id,
+        address: w.address,
+        balance_wei: w.balance_wei,
+        threshold_wei: w.threshold_wei,
+        low: w.low,
+        checked_at: w.checked_at,
+      })),
+    }),
     metrics: {
       reads: metricsReadsOf(db),
       ...(chain ? { chainNonce: chainNonceOf(chain) } : {}),
@@ -239,6 +252,7 @@ export async function runBackend(config: Config): Promise<RunningProcess & { url
   // candidate, the holder of each duty's lease runs it (src/duties/, docs/operations.md).
   const duties = startNftDuties({
     webhooks: webhookSettingsOf(config),
+    walletHealth: { ...walletHealthSettingsOf(config), intervalMs: config.WALLET_HEALTH_INTERVAL_MS },
     db: database.db,
     chain,
     chainId: config.NFT_CHAIN_ID,

@@ -3,6 +3,7 @@
  * service key of `npm start`, the public URLs, listening with a readable refusal, and the
  * database's aggregates for /metrics.
  */
+import { walletHealthRows } from '../db/wallet-health.ts';
 import { requireDatabase } from '../startup/require-database.ts';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -83,5 +84,6 @@ export function metricsReadsOf(db: Db): MetricsReads {
     jobsByState: () => jobsByState(db),
     pendingSteps: () => pendingSteps(db),
     txSenderState: () => txSenderState(db),
+    walletHealth: () => walletHealthRows(db),
   };
 }

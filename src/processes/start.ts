@@ -11,6 +11,7 @@ import { clearLeases } from '../db/leases.ts';
 import { startIndexer } from '../indexer/service.ts';
 import { startNftDuties } from '../duties/nft.ts';
 import { webhookSettingsOf } from '../services/webhook-ports.ts';
+import { walletHealthSettingsOf } from '../services/wallet-health-ports.ts';
 import { closeAppWithin } from '../startup/graceful.ts';
 import { startProcessTelemetry } from '../telemetry.ts';
 import { startAdmin } from './admin.ts';
@@ -87,6 +88,7 @@ export async function runStart(loaded: Config): Promise<RunningPlatform> {
   // (services/metadata-updates.ts, services/crash-repair.ts; docs/minting.md).
   const duties = startNftDuties({
     webhooks: webhookSettingsOf(config),
+    walletHealth: { ...walletHealthSettingsOf(config), intervalMs: config.WALLET_HEALTH_INTERVAL_MS },
     db: database.db,
     chain: chain.services,
     chainId: config.NFT_CHAIN_ID,

@@ -49,6 +49,8 @@ export interface BackendServices {
   logger?: FastifyBaseLogger;
   /** /readyz checks by dependency name (database, queue, chain). */
   ready: ReadinessChecks;
+  /** /readyz details that do not decide readiness (the platform wallet's health). */
+  readyDetails?: () => Promise<Record<string, unknown>>;
   /** /metrics sources beyond HTTP latency. */
   metrics: Omit<MetricSources, 'token' | 'process'>;
   credentials: CredentialPort;
@@ -80,6 +82,7 @@ export async function buildBackendApp(s: BackendServices): Promise<FastifyInstan
     description: 'Collections, outputs, decks, jobs, workflows, uploads, metadata, samples, ownership.',
     bodyLimit: 16 * 1024 * 1024,
     ready: s.ready,
+    ...(s.readyDetails ? { readyDetails: s.readyDetails } : {}),
     metrics: { process: 'backend', ...s.metrics },
   });
   installErrorHandling(app, 'envelope');

@@ -23,6 +23,11 @@ export interface AppShellOptions {
   bodyLimit?: number;
   /** Readiness checks by dependency name (database, queue, chain, backend…), for /readyz. */
   ready?: ReadinessChecks;
+  /**
+   * Facts /readyz shows beside its checks without deciding readiness (the platform wallet's
+   * balance: a low wallet should page the operator, not take the backend out of rotation).
+   */
+  readyDetails?: () => Promise<Record<string, unknown>>;
   /** What /metrics measures in this process besides HTTP latency and duty leaders (src/http/metrics.ts). */
   metrics?: Omit<MetricSources, 'token'>;
   /** The app's error shape, for the router's own refusals too (default the backend's envelope). */
@@ -100,7 +105,8 @@ export async function createAppShell(opts: AppShellOptions): Promise<FastifyInst
   // Each dependency named with its state; 503 while any is down (src/http/readiness.ts).
   app.get('/readyz', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => {
     const report = await runReadiness(opts.ready ?? {});
-    return reply.code(report.status === 'ready' ? 200 : 503).send(report);
+    const details = opts.readyDetails ? await opts.readyDetails().catch(() => undefined) : undefined;
+    return reply.code(report.status === 'ready' ? 200 : 503).send(details ? { ...report, details } : report);
   });
   return app;
 }

@@ -1,0 +1,52 @@
+/**
+ * Wallet health (docs/operations.md "Wallet health"): reads the platform wallet's balance and the
+ * gas price per chain, compares it with the chain's threshold, and stores the read; the database
+ * announces a crossing below the threshold once (`wallet.low_balance`). Transactions unmined past
+ * TX_STUCK_AFTER_MS are announced once each (`transaction.stuck`).
+ */
+import { lowBalanceThreshold, thresholdFor } from '../domain/wallet-threshold.ts';
+
+export interface WalletHealthStore {
+  recordWalletBalance(r: { chainId: number; address: string; balanceWei: bigint; thresholdWei: bigint }): Promise<{
+    low: boolean;
+    crossed: boolean;
+  }>;
+  announceStuckTransactions(olderThanMs: number): Promise<Array<{ id: string; chain_id: number; hash: string | null }>>;
+}
+
+export interface WalletChain {
+  walletAddress(chainId: number): string;
+  balance(chainId: number, address: string): Promise<bigint>;
+  gasPrice(chainId: number): Promise<bigint>;
+}
+
+export interface WalletHealthSettings {
+  chainIds: number[];
+  thresholds: { all?: bigint; byChain: Map<number, bigint> };
+  mints: number;
+  stuckAfterMs: number;
+}
+
+export function createWalletHealth(store: WalletHealthStore, chain: WalletChain, s: WalletHealthSettings) {
+  return {
+    /** One read of every chain's wallet, then the stuck-transaction sweep. */
+    async pass() {
+      const wallets = [];
+      for (const chainId of s.chainIds) {
+        const address = chain.walletAddress(chainId);
+        const fixedWei = thresholdFor(s.thresholds, chainId);
+        const [balanceWei, gasPriceWei] = await Promise.all([
+          chain.balance(chainId, address),
+          fixedWei === undefined ? chain.gasPrice(chainId) : Promise.resolve(0n),
+        ]);
+        const thresholdWei = lowBalanceThreshold({ ...(fixedWei === undefined ? {} : { fixedWei }), mints: s.mints, gasPriceWei });
+        const r = await store.recordWalletBalance({ chainId, address, balanceWei, thresholdWei });
+        wallets.push({ chainId, address, balanceWei, thresholdWei, ...r });
+      }
+      const stuck = await store.announceStuckTransactions(s.stuckAfterMs);
+      return { wallets, stuck };
+    },
+  };
+}
+
+export type WalletHealth = ReturnType<typeof createWalletHealth>;
