@@ -110,7 +110,8 @@ describe('console: a collection from creation to tokens', () => {
     await page().fill('#create-form [name=intent]', 'a $colour $animal');
     assert.match(await page().locator('[data-field=prompt-check]').innerText(), /\$colour is not defined by any variable/);
     await page().click('#create-form button[type=submit]');
-    await waitFeedback(page(), '#create-feedback', /prompt: \$colour is not defined by any variable/, 'bad');
+    // A sentence: the field in words, capitalised, a full stop (web/errors.js).
+    await waitFeedback(page(), '#create-feedback', /^Prompt: \$colour is not defined by any variable\.$/, 'bad');
     // The six image inputs are explained, not listed as variables.
     assert.equal(await page().locator('.variable [name=varName][value=social_pfp]').count(), 0);
     await page().locator('.image-inputs summary').click();
