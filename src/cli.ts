@@ -9,6 +9,7 @@ import { DataDirLockedError, lockDataDir, restrictUmask, secureDataDir } from '.
 import { helpFor, isKnownCommand, USAGE } from './startup/help.ts';
 import { requirePortFree } from './net/ports.ts';
 import type { RunningPlatform } from './processes/start.ts';
+import { startBanner } from './startup/banner.ts';
 
 /** The process roots (src/processes/), loaded only once a command is to run (help loads none). */
 const PROCESSES = {
@@ -119,7 +120,7 @@ async function main(argv: string[]): Promise<void> {
     case 'start': {
       const platform = await (await PROCESSES.start()).runStart(config);
       onShutdown(() => platform.stop(), releaseLock, config.SHUTDOWN_GRACE_MS);
-      process.stdout.write(startBanner(platform));
+      process.stdout.write(startBannerFor(platform));
       return;
     }
     case 'backend': {
@@ -172,8 +173,8 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-/** What `atelier start` prints once everything listens. */
-function startBanner(platform: RunningPlatform): string {
+/** What `atelier start` prints once everything listens (the text itself: src/startup/banner.ts). */
+function startBannerFor(platform: RunningPlatform): string {
   const { config, key } = platform;
   const authLine = !config.ENABLE_AUTH
     ? 'authentication is OFF (ENABLE_AUTH=false): every request is let through'
@@ -182,25 +183,15 @@ function startBanner(platform: RunningPlatform): string {
       : process.env.API_KEY
         ? 'service API key: the value of API_KEY'
         : `service API key (from ${key.file}):\n    ${key.key}`;
-  return (
-    [
-      '',
-      'Atelier is running',
-      `  backend      ${platform.backendUrl}   (API docs: ${platform.backendUrl}/docs)`,
-      `  admin proxy  ${platform.adminUrl}   (API docs: ${platform.adminUrl}/docs)`,
-      `  database     ${platform.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}/pgdata`}`,
-      ...(platform.chainUrl
-        ? [`  chain        ${platform.chainUrl}   (anvil, chain id ${config.NFT_CHAIN_ID}, state in ${config.dataDir}/chain)`]
-        : []),
-      ...(platform.factoryAddress ? [`  factory      ${platform.factoryAddress}`] : []),
-      '',
-      `  ${authLine}`,
-      '  send it as  X-API-Key: <key>  or  Authorization: Bearer <key>',
-      '',
-      `  try: curl -H "X-API-Key: <key>" ${platform.adminUrl}/api/nft/collections/lookup?collectionId=<uuid>`,
-      '',
-    ].join('\n') + '\n'
-  );
+  return `${startBanner({
+    backendUrl: platform.backendUrl,
+    adminUrl: platform.adminUrl,
+    database: platform.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}/pgdata`,
+    ...(platform.chainUrl ? { chain: { url: platform.chainUrl, chainId: config.NFT_CHAIN_ID, stateDir: `${config.dataDir}/chain` } } : {}),
+    ...(platform.factoryAddress ? { factoryAddress: platform.factoryAddress } : {}),
+    auth: authLine,
+    authOff: !config.ENABLE_AUTH,
+  })}\n`;
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -7,6 +7,7 @@ import { WEBHOOK_RETRY_DELAYS_MS } from './domain/standard-webhooks.ts';
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { checksumProblem } from './domain/address.ts';
 
 export class ConfigError extends Error {
   constructor(
@@ -33,7 +34,11 @@ const privateKey = z
 const address = z
   .string()
   .trim()
-  .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address')
+  .superRefine((v, ctx) => {
+    const problem = /^0x[0-9a-fA-F]{40}$/.test(v) ? checksumProblem(v) : null;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 const positiveInt = z.coerce.number().int().positive();
 
 /** Variable name → parser. Unset or empty variables are treated as absent. */

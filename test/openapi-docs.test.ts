@@ -3,7 +3,8 @@
  * operation fully, and their examples work (docs/api-docs.md):
  *
  * - every operation has a summary, a description, an operationId (unique in its document), a 2xx
- *   response schema and tags with descriptions;
+ *   response schema and tags with descriptions; every tag the document lists is used (no empty
+ *   section in /docs);
  * - public routes carry no security requirement (no lock in /docs) and every other one does, and
  *   the app agrees: an anonymous call is refused for lack of credentials exactly where there is a lock;
  * - every request body, every required path and query parameter and every 2xx JSON answer has an
@@ -239,6 +240,17 @@ describe('OpenAPI documents', { timeout: 600_000 }, () => {
         for (const tag of op.tags ?? []) if (!described.get(tag)?.trim()) missing.push(`${name}: tag ${tag} has no description`);
       }
       assert.deepEqual([...new Set(missing)], []);
+    });
+
+    test(`${app}: no empty tag section (every listed tag is used by an operation)`, () => {
+      const used = new Set(operations(app).flatMap((o) => o.op.tags ?? []));
+      const listed = (docs[app].tags ?? []).map((t) => t.name);
+      assert.ok(listed.length > 0, 'the document lists its tags');
+      assert.deepEqual(
+        listed.filter((name) => !used.has(name)),
+        [],
+        'a tag no operation carries is an empty section in /docs',
+      );
     });
 
     test(`${app}: public operations carry no security requirement, every other one does, and the app agrees`, async () => {

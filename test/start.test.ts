@@ -26,8 +26,18 @@ test('npm start serves both apps on embedded defaults; the generated key survive
   let id: string;
   let key: string;
   try {
-    assert.match(first.output, new RegExp(`backend +http://127\\.0\\.0\\.1:${port}`));
-    assert.match(first.output, new RegExp(`admin proxy +http://127\\.0\\.0\\.1:${adminPort}`));
+    // The first URL printed is the console, for a browser; then the API docs; then the API base.
+    const urls = first.output
+      .slice(first.output.indexOf('Atelier is running'))
+      .split('\n')
+      .filter((l) => l.includes('http://127.0.0.1:'));
+    assert.match(urls[0]!, new RegExp(`^ {2}Console: http://127\\.0\\.0\\.1:${adminPort}/ \\(open in a browser`));
+    assert.match(urls[1]!, new RegExp(`^ {2}API docs: http://127\\.0\\.0\\.1:${adminPort}/docs .*http://127\\.0\\.0\\.1:${port}/docs`));
+    assert.match(urls[2]!, new RegExp(`^ {2}API base: http://127\\.0\\.0\\.1:${adminPort}/api/nft .*http://127\\.0\\.0\\.1:${port} `));
+    assert.doesNotMatch(first.output, /try:|<uuid>/, 'no example that needs an id the reader does not have');
+    // The console is a page: the first URL answers HTML in a browser.
+    const page = await fetch(`http://127.0.0.1:${adminPort}/`);
+    assert.match(page.headers.get('content-type') ?? '', /text\/html/);
     key = fs.readFileSync(path.join(dataDir, 'api-key'), 'utf8').trim();
     assert.ok(first.output.includes(key), 'the generated key is printed');
     assert.equal((fs.statSync(path.join(dataDir, 'api-key')).mode & 0o777).toString(8), '600');

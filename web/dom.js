@@ -1,5 +1,6 @@
 // Small DOM helpers. Text always goes through textContent or attributes, never innerHTML, so
 // names, titles and errors from the API cannot inject markup.
+import { sentence } from './errors.js';
 
 /** h('td', {class: 'x', onclick: fn}, 'text', child) */
 export function h(tag, attrs = {}, ...children) {
@@ -74,9 +75,9 @@ export const STATUS_TONE = {
   none: 'neutral',
 };
 
-export function errorText(err) {
-  const status = err && err.status ? `${err.status}: ` : '';
-  return `${status}${err && err.message ? err.message : String(err)}`;
+/** An error as a sentence for a person (web/errors.js): no status code, fields named in words. */
+export function errorText(err, ctx) {
+  return sentence(err && err.message ? err.message : String(err), ctx);
 }
 
 /**
@@ -97,7 +98,7 @@ export function say(line, text, tone = 'muted') {
  * Runs `fn` with `button` disabled; its outcome goes to `line`: the string `fn` answers (or
  * `done`), or the error. Answers fn's result, or undefined after an error.
  */
-export async function act(button, line, fn, { working = 'Working…' } = {}) {
+export async function act(button, line, fn, { working = 'Working…', context } = {}) {
   if (button) button.disabled = true;
   if (line) say(line, working, 'muted');
   try {
@@ -109,7 +110,7 @@ export async function act(button, line, fn, { working = 'Working…' } = {}) {
     }
     return result;
   } catch (err) {
-    if (line) say(line, errorText(err), 'bad');
+    if (line) say(line, errorText(err, typeof context === 'function' ? context() : context), 'bad');
     else throw err;
     return undefined;
   } finally {

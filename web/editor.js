@@ -256,7 +256,8 @@ export function generationEditor(data) {
         ...(v.row.original ?? {
           type: 'pick',
           value_type: 'strings',
-          feature_name: v.name.charAt(0).toUpperCase() + v.name.slice(1),
+          // The trait keeps the name as the creator typed it, as through the API (docs/admin-ui.md).
+          feature_name: v.name,
           is_selectable: true,
           is_user_customizable: false,
           required: false,

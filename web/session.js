@@ -6,6 +6,9 @@ import { errorText } from './dom.js';
 
 /** {kind: 'operator'|'user', user_id, display_name, wallets} or null. */
 let caller = null;
+/** The chain this platform deploys to ({chain_id, chain_name, blockchain}), from GET /api/nft/session. */
+let platform = null;
+export const platformChain = () => platform;
 
 export const currentCaller = () => caller;
 export const isOperator = () => caller?.kind === 'operator';
@@ -21,6 +24,7 @@ export async function loadSession({ trying = false } = {}) {
   }
   const res = await api('GET', '/api/nft/session', { trying });
   caller = res.caller;
+  platform = res.platform ?? null;
   return caller;
 }
 

@@ -5,6 +5,7 @@
 import { createPublicClient, http, type Chain, type PublicClient } from 'viem';
 import { anvil, arbitrum, arbitrumSepolia, base, mainnet } from 'viem/chains';
 import type { Config } from '../config.ts';
+import { chainName } from '../domain/chain-names.ts';
 
 export const DEV_CHAIN_ID = 31337;
 
@@ -22,10 +23,10 @@ export interface ChainInfo {
 }
 
 export const CHAINS: Readonly<Record<number, ChainInfo>> = {
-  [DEV_CHAIN_ID]: { id: DEV_CHAIN_ID, name: 'Anvil (dev)', chain: anvil, pollingIntervalMs: 50, dev: true },
+  [DEV_CHAIN_ID]: { id: DEV_CHAIN_ID, name: chainName(DEV_CHAIN_ID), chain: anvil, pollingIntervalMs: 50, dev: true },
   421614: {
     id: 421614,
-    name: 'Arbitrum Sepolia',
+    name: chainName(421614),
     chain: arbitrumSepolia,
     rpcVariable: 'ARBITRUM_SEPOLIA_RPC_URL',
     pollingIntervalMs: 500,
@@ -33,14 +34,14 @@ export const CHAINS: Readonly<Record<number, ChainInfo>> = {
   },
   42161: {
     id: 42161,
-    name: 'Arbitrum One',
+    name: chainName(42161),
     chain: arbitrum,
     rpcVariable: 'ARBITRUM_ONE_RPC_URL',
     pollingIntervalMs: 500,
     dev: false,
   },
-  8453: { id: 8453, name: 'Base', chain: base, rpcVariable: 'BASE_RPC_URL', pollingIntervalMs: 1000, dev: false },
-  1: { id: 1, name: 'Ethereum', chain: mainnet, rpcVariable: 'ETHEREUM_RPC_URL', pollingIntervalMs: 4000, dev: false },
+  8453: { id: 8453, name: chainName(8453), chain: base, rpcVariable: 'BASE_RPC_URL', pollingIntervalMs: 1000, dev: false },
+  1: { id: 1, name: chainName(1), chain: mainnet, rpcVariable: 'ETHEREUM_RPC_URL', pollingIntervalMs: 4000, dev: false },
 };
 
 export class UnsupportedChainError extends Error {

@@ -17,6 +17,7 @@ import {
 } from 'viem';
 import { z } from 'zod';
 import { collectionAbi } from '../../contracts/abi/index.ts';
+import { ADDRESS_RE, checksumProblem, isAcceptedAddress } from '../domain/address.ts';
 import { AppError } from '../domain/errors.ts';
 import { MAX_CONTRACT_SUPPLY, MAX_URI_BYTES, utf8Bytes } from '../domain/contract-limits.ts';
 import { TxFailedError, type TxSender } from './tx/api.ts';
@@ -109,8 +110,8 @@ const ZERO_ADDRESS = /^0x0{40}$/;
 const VALUE_PARSERS: Record<AdminAction, z.ZodType> = {
   // JSON true/false only: the strings "true"/"false" are refused (docs/chain-operations.md).
   setMintActive: z.boolean(),
-  setMinter: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
-  transferOwnership: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  setMinter: z.string().refine(isAcceptedAddress),
+  transferOwnership: z.string().refine(isAcceptedAddress),
   setMaxSupply: z
     .string()
     .regex(/^(0|[1-9][0-9]{0,77})$/)
@@ -134,6 +135,9 @@ export function parseAdminValue(action: AdminAction, value: unknown): boolean | 
       `body.value: ${action} to the zero address is refused: nobody could ${action === 'setMinter' ? 'mint' : 'administer the contract'} again`,
     );
   }
+  const mistyped =
+    ADMIN_ACTIONS[action].type === 'address' && typeof value === 'string' && ADDRESS_RE.test(value) && checksumProblem(value);
+  if (mistyped) throw new AppError('invalid', `body.value: ${mistyped}`);
   const r = VALUE_PARSERS[action].safeParse(value);
   if (!r.success) {
     const expected = ADMIN_ACTIONS[action].type;

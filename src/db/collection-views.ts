@@ -32,6 +32,7 @@ export interface CollectionListRow {
   status: string;
   mint_status: string;
   chain_id: number | null;
+  is_global: boolean;
   contract_address: string | null;
   cover_image_url: string | null;
   editions: number;
@@ -52,7 +53,7 @@ export function listCollections(db: Db, f: CollectionListFilter): Promise<Collec
   if (f.after) where.push(sql`(c.created_at, c.id) < (${f.after.createdAt}::timestamptz, ${f.after.id}::uuid)`);
   return rows<CollectionListRow>(
     db,
-    sql`select c.id, c.title, c.status, c.mint_status, c.chain_id, c.contract_address, c.cover_image_url, c.editions,
+    sql`select c.id, c.title, c.status, c.mint_status, c.chain_id, c.is_global, c.contract_address, c.cover_image_url, c.editions,
           c.tokens_minted, c.max_supply, c.user_id,
           to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at
         from collections c

@@ -7,6 +7,7 @@
  */
 import type { CollectionRow } from '../db/collections.ts';
 import type { CollectionListFilter, CollectionListRow, TokenViewRow, TransferViewRow } from '../db/collection-views.ts';
+import { chainName } from '../domain/chain-names.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
 import { invalid, notFound } from '../domain/errors.ts';
 import type { Caller } from '../domain/policy.ts';
@@ -142,6 +143,8 @@ export function createCollectionViews(ports: CollectionViewPorts) {
           status: c.status,
           mint_status: c.mint_status,
           chain_id: c.chain_id,
+          chain_name: c.chain_id === null ? null : chainName(c.chain_id),
+          is_global: c.is_global,
           contract_address: c.contract_address,
           cover_image_url: c.cover_image_url,
           editions: c.editions,

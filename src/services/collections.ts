@@ -32,6 +32,8 @@ export interface CollectionPorts {
   storage?: Pick<Storage, 'put'>;
   /** The collection's public documents changed (metadata caches drop them). */
   onDocumentsChanged?: (collectionId: string) => void;
+  /** A new collection's `blockchain` when the request names none: the platform chain's family. */
+  defaultBlockchain?: string;
 }
 
 export interface CreateInput {
@@ -39,7 +41,8 @@ export interface CreateInput {
   description: string;
   editions: number;
   price: number;
-  blockchain: string;
+  /** Absent: the family of the platform's chain (defaultBlockchain). */
+  blockchain?: string;
   data: GenerationDataInput;
   project_id?: string;
   social_org?: string;
@@ -94,7 +97,8 @@ function mintPolicyPatch(input: UpdateInput, current: CollectionRow): Collection
 export interface GenerateInput {
   concept: string;
   save: boolean;
-  blockchain: string;
+  /** Absent: the family of the platform's chain (defaultBlockchain). */
+  blockchain?: string;
   project_id?: string;
   social_org?: string;
   social_identifier?: string;
@@ -103,11 +107,23 @@ export interface GenerateInput {
 
 export type CollectionService = ReturnType<typeof createCollectionService>;
 
-export function createCollectionService({ store, contractExists, expander, storage, onDocumentsChanged }: CollectionPorts) {
+export function createCollectionService({
+  store,
+  contractExists,
+  expander,
+  storage,
+  onDocumentsChanged,
+  defaultBlockchain = 'ARBITRUM',
+}: CollectionPorts) {
   async function create(caller: Caller, input: CreateInput): Promise<CollectionRow> {
     authorize(caller, 'collection.create');
     const { owner_user_id, ...fields } = input;
-    return store.createCollection({ ...fields, data: normalizeGenerationData(input.data), userId: ownerFor(caller, owner_user_id) });
+    return store.createCollection({
+      ...fields,
+      blockchain: input.blockchain ?? defaultBlockchain,
+      data: normalizeGenerationData(input.data),
+      userId: ownerFor(caller, owner_user_id),
+    });
   }
 
   return {
@@ -187,7 +203,7 @@ export function createCollectionService({ store, contractExists, expander, stora
         description: generated.description,
         editions: 100,
         price: 0,
-        blockchain: input.blockchain,
+        blockchain: input.blockchain ?? defaultBlockchain,
         data: generated.data,
         project_id: input.project_id ?? null,
         social_org: input.social_org ?? null,

@@ -17,6 +17,8 @@ import type { StoredDeployment } from '../chain/receipts.ts';
 import type { CollectionRow } from '../db/collections.ts';
 import type { DeploymentWrite, DeployTransaction } from '../db/deploy-claims.ts';
 import { deriveName, deriveSymbol, metadataUrls } from '../domain/contract-params.ts';
+import { blockchainOf } from '../domain/chain-names.ts';
+import { refuseGlobalCollection } from '../domain/collection-kind.ts';
 import { AppError, conflict } from '../domain/errors.ts';
 import { authorize, authorizeContractOwner, type Caller } from '../domain/policy.ts';
 
@@ -202,6 +204,7 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
   ): Promise<{ finished: CollectionRow } | { claimedAt: string }> {
     let current = await store.getCollection(collectionId);
     authorize(caller, action, { ownerId: current.user_id });
+    refuseGlobalCollection(current, 'deployed');
     if (current.mint_status === 'deploying' && !current.contract_address) {
       const settled = await recover(current.id);
       current = await store.getCollection(current.id);
@@ -300,7 +303,7 @@ export function createDeployService({ store, chain, metadataBaseUrl, chainId, no
                   max_supply: maxSupply,
                   royalty_bps: royaltyBps,
                   royalty_receiver: royaltyReceiver,
-                  blockchain: 'ARBITRUM',
+                  blockchain: blockchainOf(chainId),
                 },
                 'claimed',
               ),

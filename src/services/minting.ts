@@ -11,6 +11,7 @@
 import { getAddress, type Address, type Hex } from 'viem';
 import type { CollectionRow } from '../db/collections.ts';
 import type { DeckRow } from '../db/minting.ts';
+import { refuseGlobalCollection } from '../domain/collection-kind.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { mintTokenMetadata, tokenUrl, type Attribute } from '../domain/metadata.ts';
 import type { FairSeed } from '../domain/fair-seed.ts';
@@ -111,6 +112,7 @@ const maxSupplyOf = (c: CollectionRow) => c.max_supply ?? c.editions;
 
 /** The collection's deployment; a `chainId` the caller names must be the one it is deployed on. */
 function deployed(c: CollectionRow, chainId?: number): { chainId: number; address: Address } {
+  refuseGlobalCollection(c, 'minted');
   if (!c.contract_address || c.chain_id === null) {
     throw conflict(`collection ${c.id} is not deployed: deploy it before minting`, { code: 'NOT_DEPLOYED' });
   }

@@ -79,6 +79,7 @@ import { startGeneration } from './generation.ts';
 import type { WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
 import { createCollectionService } from './collections.ts';
+import { blockchainOf } from '../domain/chain-names.ts';
 import { createDeployService, DeployPending, type DeployChain } from './deploy.ts';
 import type { GenerationPort } from './generation-port.ts';
 import { createIdempotency } from './idempotency.ts';
@@ -257,6 +258,7 @@ export function createNftServices(deps: NftServiceDeps) {
     collections: createCollectionService({
       store: bindDb(db, { createCollection, getCollection, updateCollection, resetCollection }),
       contractExists: deps.contractExists,
+      defaultBlockchain: blockchainOf(config.NFT_CHAIN_ID),
       expander: deps.conceptExpander ?? createConceptExpander(config),
       ...(deps.storage ? { storage: deps.storage } : {}),
       onDocumentsChanged: (collectionId) =>

@@ -110,7 +110,8 @@ describe('console: a collection from creation to tokens', () => {
     await page().fill('#create-form [name=intent]', 'a $colour $animal');
     assert.match(await page().locator('[data-field=prompt-check]').innerText(), /\$colour is not defined by any variable/);
     await page().click('#create-form button[type=submit]');
-    await waitFeedback(page(), '#create-feedback', /prompt: \$colour is not defined by any variable/, 'bad');
+    // A sentence: the field in words, capitalised, a full stop (web/errors.js).
+    await waitFeedback(page(), '#create-feedback', /^Prompt: \$colour is not defined by any variable\.$/, 'bad');
     // The six image inputs are explained, not listed as variables.
     assert.equal(await page().locator('.variable [name=varName][value=social_pfp]').count(), 0);
     await page().locator('.image-inputs summary').click();
@@ -150,7 +151,7 @@ describe('console: a collection from creation to tokens', () => {
     // A bad value is named next to the button; the next success clears it.
     await page().fill('#policy-form [name=payout_address]', '0x1234');
     await page().click('#policy-form button[type=submit]');
-    await waitFeedback(page(), '#policy-feedback', /^400: .*payout_address/, 'bad');
+    await waitFeedback(page(), '#policy-feedback', /^Payout address: expected 0x followed by 40 hex digits\.$/, 'bad');
     await page().fill('#policy-form [name=payout_address]', '');
     await page().click('#policy-form button[type=submit]');
     await waitFeedback(page(), '#policy-feedback', /^Mint policy saved/);
@@ -274,15 +275,15 @@ describe('console: a collection from creation to tokens', () => {
     await page().click('.tabs [data-tab=tokens]');
     await page().waitForFunction(() => document.querySelectorAll('#token-grid [data-token]').length === 3);
     const rarity = (await admin(`/api/nft/collections/rarity?collectionId=${id}`)).body;
-    const color = rarity.traits.find((x: { trait_type: string }) => x.trait_type === 'Color');
+    const color = rarity.traits.find((x: { trait_type: string }) => x.trait_type === 'color');
     const value = color.values[0];
-    const chip = page().locator(`[data-trait=Color] [data-value="${value.value}"]`);
+    const chip = page().locator(`[data-trait=color] [data-value="${value.value}"]`);
     assert.equal(await chip.locator('[data-field=share]').innerText(), `${value.count} · ${Math.round(value.share * 100)} %`);
     await chip.click();
-    await page().waitForURL(/\/tokens\?trait=Color%3A/);
-    await page().locator(`[data-trait=Color] [data-value="${value.value}"][aria-pressed=true]`).waitFor();
+    await page().waitForURL(/\/tokens\?trait=color%3A/);
+    await page().locator(`[data-trait=color] [data-value="${value.value}"][aria-pressed=true]`).waitFor();
     await page().waitForFunction((n) => document.querySelectorAll('#token-grid [data-token]').length === n, value.count);
-    const filtered = await admin(`/api/nft/tokens?collectionId=${id}&trait=${encodeURIComponent(`Color:${value.value}`)}`);
+    const filtered = await admin(`/api/nft/tokens?collectionId=${id}&trait=${encodeURIComponent(`color:${value.value}`)}`);
     const shown = await page()
       .locator('#token-grid [data-token]')
       .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-token'))));
@@ -294,7 +295,7 @@ describe('console: a collection from creation to tokens', () => {
     await page().reload();
     await page().waitForFunction((n) => document.querySelectorAll('#token-grid [data-token]').length === n, value.count);
     assert.equal(page().url(), url);
-    assert.equal(await page().locator(`[data-trait=Color] [data-value="${value.value}"]`).getAttribute('aria-pressed'), 'true');
+    assert.equal(await page().locator(`[data-trait=color] [data-value="${value.value}"]`).getAttribute('aria-pressed'), 'true');
   });
 
   test('a token page: image, traits with rarity, owner, the ERC-721 document, transfers and transactions', async (t) => {
@@ -344,11 +345,17 @@ describe('console: a collection from creation to tokens', () => {
       false,
     );
 
-    // A refusal is said next to the button, with its status; the next success replaces it.
+    // A refusal is said next to the button, as a sentence (the contract's error explained, no
+    // status code); the next success replaces it.
     await page().selectOption('#admin-form [name=action]', 'setMaxSupply');
     await page().fill('#admin-form [name=value]', '1');
     await page().click('#admin-form button[type=submit]');
-    await waitFeedback(page(), '#admin-result', /^409: /, 'bad');
+    await waitFeedback(
+      page(),
+      '#admin-result',
+      /^setMaxSupply refused by the contract: max supply can't be below the 3 tokens already minted\.$/,
+      'bad',
+    );
     await page().selectOption('#admin-form [name=action]', 'setMintActive');
     await page().selectOption('#admin-form [name=value]', 'true');
     await page().click('#admin-form button[type=submit]');

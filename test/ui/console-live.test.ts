@@ -157,10 +157,11 @@ describe('console: live activity, failed generations, a rejected credential', ()
     await page().locator('#token-grid').waitFor();
     assert.equal(new URL(page().url()).hash, `#/collections/${foxes.id}/tokens`);
 
-    // A wrong key on the sign-in page is refused there, with the server's message.
+    // A wrong key on the sign-in page is refused there, with the server's message as a sentence
+    // (no status code: docs/admin-ui.md "Errors are sentences").
     await page().click('#sign-out');
     await signInWithKey(page(), 'wrong-key-0123456789');
-    await waitFeedback(page(), '#key-feedback', /^401: /, 'bad');
+    await waitFeedback(page(), '#key-feedback', /^Invalid credentials\.$/, 'bad');
     assert.equal(await page().evaluate(() => sessionStorage.getItem('atelier.credential')), null);
   });
 

@@ -86,7 +86,7 @@ describe('console: creators sign in and see their own collections', () => {
     await b.page.goto(`${p!.adminUrl}/#/collections/${ids['Bob Owls']}/settings`);
     await b.page.fill('#details-form [name=title]', 'Taken over');
     await b.page.click('#details-form button[type=submit]');
-    await waitFeedback(b.page, '#details-feedback', /^403: /, 'bad');
+    await waitFeedback(b.page, '#details-feedback', /^Only the owner may /, 'bad');
     const bob = await call(`${p!.adminUrl}/api/nft/collections/lookup?collectionId=${ids['Bob Owls']}`, { headers: asService() });
     assert.equal(bob.body.collection.title, 'Bob Owls');
     assert.deepEqual(unexpectedErrors(b.errors), []);

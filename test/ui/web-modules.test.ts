@@ -50,3 +50,22 @@ test('USD to stablecoin units (6 decimals), refusing what is not a price', () =>
   assert.throws(() => usdToUnits('1.0000001'), /at most 6 decimals/);
   assert.throws(() => usdToUnits('-1'), /mint price/);
 });
+
+test('addresses: keccak-256 and EIP-55 as viem computes them; a wrong checksum is refused naming the fix', async () => {
+  // @ts-expect-error plain ES modules of the console, without types
+  const { addressProblem, checksumAddress, keccak256Hex } = await import('../../web/address.js');
+  const { getAddress, keccak256, toHex } = await import('viem');
+  for (const text of ['', 'abc', 'x'.repeat(135), 'y'.repeat(136), 'z'.repeat(300)])
+    assert.equal(`0x${keccak256Hex(new TextEncoder().encode(text))}`, keccak256(toHex(text)), `length ${text.length}`);
+  for (let i = 0; i < 20; i++) {
+    const lower = `0x${Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+    assert.equal(checksumAddress(lower), getAddress(lower));
+  }
+  const good = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+  assert.equal(addressProblem(good), null);
+  assert.equal(addressProblem(good.toLowerCase()), null);
+  assert.equal(addressProblem(`0x${good.slice(2).toUpperCase()}`), null);
+  const typo = '0x70997970C51812dc3A010C7d01b50e0d17dc79C9';
+  assert.equal(addressProblem(typo), `checksum mismatch: did you mean ${getAddress(typo.toLowerCase())}?`);
+  assert.equal(addressProblem('0x1234'), 'expected 0x followed by 40 hex digits');
+});

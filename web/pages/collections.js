@@ -31,7 +31,7 @@ function collectionCard(c) {
         'div',
         { class: 'meta' },
         badge(status, STATUS_TONE[status] ?? 'neutral', { 'data-field': 'status' }),
-        c.chain_id ? h('span', { class: 'muted' }, `chain ${c.chain_id}`) : null,
+        c.chain_name ? h('span', { class: 'muted', 'data-field': 'chain' }, c.chain_name) : null,
       ),
       h(
         'div',
@@ -41,6 +41,17 @@ function collectionCard(c) {
         supplyBar(c.minted, max),
       ),
     ),
+  );
+}
+
+/** A built-in tool (a global collection): a develop step, not a collection to deploy or mint. */
+function toolCard(c) {
+  return h(
+    'li',
+    { class: 'tool-card', 'data-collection': c.id, 'data-tool': c.title },
+    h('a', { href: `#/collections/${c.id}`, class: 'title' }, c.title),
+    badge('tool', 'info', { 'data-field': 'status' }),
+    h('span', { class: 'muted' }, 'turns an output into a new one (develop)'),
   );
 }
 
@@ -78,14 +89,36 @@ export function collectionsPage(_params, query) {
   statusSelect.addEventListener('change', () => form.requestSubmit());
 
   const list = h('ul', { id: 'collection-list', class: 'collection-grid', 'aria-busy': 'true' });
+  // Global collections (the built-in Animate and Variation…) are tools, shown apart: never
+  // offered for deploy or mint (docs/admin-ui.md "Built-in tools").
+  const tools = h('ul', { id: 'builtin-list', class: 'tool-list' });
+  const toolsSection = h(
+    'section',
+    { class: 'builtin-tools', id: 'builtin-tools', hidden: true, 'aria-labelledby': 'builtin-heading' },
+    h('h2', { id: 'builtin-heading' }, 'Built-in tools'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Develop steps that make a new output from one you have (an animation, a variation). They are not deployed or minted.',
+    ),
+    tools,
+  );
+  let seen = 0;
   const line = feedback();
   const more = h('button', { id: 'list-more', type: 'button', class: 'secondary', hidden: true }, 'More');
   let cursor = null;
 
   async function load(append) {
     const res = await api('GET', '/api/nft/collections/list', { query: { q, status, limit: 24, cursor: append ? cursor : undefined } });
-    const cards = res.collections.map(collectionCard);
-    if (append) list.append(...cards);
+    const ordinary = res.collections.filter((c) => !c.is_global);
+    const builtIn = res.collections.filter((c) => c.is_global);
+    if (!append) tools.replaceChildren();
+    tools.append(...builtIn.map(toolCard));
+    toolsSection.hidden = tools.children.length === 0;
+    const cards = ordinary.map(collectionCard);
+    seen = (append ? seen : 0) + cards.length;
+    if (append && seen === cards.length && cards.length) list.replaceChildren(...cards);
+    else if (append) list.append(...cards);
     else if (cards.length) list.replaceChildren(...cards);
     else
       list.replaceChildren(
@@ -127,6 +160,7 @@ export function collectionsPage(_params, query) {
     form,
     list,
     h('div', { class: 'more' }, more, line),
+    toolsSection,
   );
   return { el, title: 'Collections' };
 }

@@ -4,6 +4,7 @@ import { api } from '../api.js';
 import { act, feedback, field, h } from '../dom.js';
 import { generationEditor } from '../editor.js';
 import { navigate } from '../router.js';
+import { platformChain } from '../session.js';
 
 export function newCollectionPage() {
   const editor = generationEditor(undefined);
@@ -23,17 +24,15 @@ export function newCollectionPage() {
         'the max supply',
       ),
       field(
-        'Price (USD)',
+        'Display price (USD)',
         h('input', { name: 'price', type: 'number', min: 0, step: 'any', value: 0 }),
-        'per token, paid in the stablecoin',
+        'shown with the collection; collectors pay the mint price (Settings), which starts at this',
       ),
+      // The platform deploys to one chain (NFT_CHAIN_ID): the collection's chain is that one.
       field(
-        'Blockchain',
-        h(
-          'select',
-          { name: 'blockchain' },
-          ['ARBITRUM', 'ETHEREUM', 'BASE', 'TEZOS'].map((b) => h('option', {}, b)),
-        ),
+        'Chain',
+        h('output', { name: 'chain', 'data-field': 'create-chain' }, platformChain()?.chain_name ?? 'the platform\u2019s chain'),
+        'where this platform deploys collections',
       ),
     ),
     editor.el,
@@ -50,7 +49,14 @@ export function newCollectionPage() {
       const price = Number(f.price.value || 0);
       if (!Number.isFinite(price) || price < 0) throw new Error('price: a number ≥ 0');
       const res = await api('POST', '/api/nft/collections/create', {
-        body: { title, description: f.description.value, editions, price, blockchain: f.blockchain.value, data: editor.read() },
+        body: {
+          title,
+          description: f.description.value,
+          editions,
+          price,
+          ...(platformChain()?.blockchain ? { blockchain: platformChain().blockchain } : {}),
+          data: editor.read(),
+        },
       });
       navigate(`#/collections/${res.collection.id}`);
       return `Collection "${res.collection.title}" created.`;

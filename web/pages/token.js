@@ -10,7 +10,7 @@ function traitsTable(traits, rarity) {
   const share = (t) => rarity.traits.find((r) => r.trait_type === t.trait_type)?.values.find((v) => v.value === String(t.value));
   return h(
     'table',
-    { class: 'table', id: 'token-traits' },
+    { class: 'table stacks', id: 'token-traits' },
     h(
       'thead',
       {},
@@ -24,9 +24,9 @@ function traitsTable(traits, rarity) {
         return h(
           'tr',
           { 'data-trait': t.trait_type },
-          h('td', { class: 'muted' }, t.trait_type),
-          h('td', {}, String(t.value)),
-          h('td', {}, r ? `${pct(r.share)} (${r.count} of ${rarity.minted})` : '—'),
+          h('td', { class: 'muted', 'data-label': 'Trait' }, t.trait_type),
+          h('td', { 'data-label': 'Value' }, String(t.value)),
+          h('td', { 'data-label': 'Rarity' }, r ? `${pct(r.share)} (${r.count} of ${rarity.minted})` : '—'),
         );
       }),
     ),
@@ -40,7 +40,7 @@ function transfersTable(transfers) {
     { class: 'table-wrap' },
     h(
       'table',
-      { class: 'table', id: 'token-transfers' },
+      { class: 'table stacks', id: 'token-transfers' },
       h(
         'thead',
         {},
@@ -57,12 +57,12 @@ function transfersTable(transfers) {
           h(
             'tr',
             { 'data-tx': e.tx_hash },
-            h('td', {}, badge(e.kind, e.kind === 'mint' ? 'info' : 'neutral')),
-            h('td', {}, hex(e.from)),
-            h('td', {}, hex(e.to)),
-            h('td', {}, hex(e.tx_hash)),
-            h('td', { class: 'num' }, String(e.block_number)),
-            h('td', { class: 'muted' }, when(e.timestamp)),
+            h('td', { 'data-label': 'Event' }, badge(e.kind, e.kind === 'mint' ? 'info' : 'neutral')),
+            h('td', { 'data-label': 'From' }, hex(e.from)),
+            h('td', { 'data-label': 'To' }, hex(e.to)),
+            h('td', { 'data-label': 'Transaction' }, hex(e.tx_hash)),
+            h('td', { class: 'num', 'data-label': 'Block' }, String(e.block_number)),
+            h('td', { class: 'muted', 'data-label': 'Time' }, when(e.timestamp)),
           ),
         ),
       ),
@@ -77,7 +77,7 @@ function transactionsTable(txs) {
     { class: 'table-wrap' },
     h(
       'table',
-      { class: 'table', id: 'token-transactions' },
+      { class: 'table stacks', id: 'token-transactions' },
       h(
         'thead',
         {},
@@ -94,10 +94,10 @@ function transactionsTable(txs) {
           h(
             'tr',
             {},
-            h('td', {}, t.kind),
-            h('td', {}, hex(t.tx_hash)),
-            h('td', {}, badge(t.status, STATUS_TONE[t.status] ?? 'neutral')),
-            h('td', { class: 'muted' }, when(t.created_at)),
+            h('td', { 'data-label': 'Kind' }, t.kind),
+            h('td', { 'data-label': 'Transaction' }, hex(t.tx_hash)),
+            h('td', { 'data-label': 'Status' }, badge(t.status, STATUS_TONE[t.status] ?? 'neutral')),
+            h('td', { class: 'muted', 'data-label': 'Time' }, when(t.created_at)),
           ),
         ),
       ),

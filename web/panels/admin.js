@@ -1,6 +1,7 @@
 // Contract tab: the contract's state and its admin actions (POST /api/nft/admin), each with an
 // input typed for it. The outcome of a run is written next to the button (cleared when the next
 // run starts), and the state is read again from the chain after a success.
+import { readAddress } from '../address.js';
 import { api } from '../api.js';
 import { act, badge, card, empty, feedback, field, h, hex, kv } from '../dom.js';
 import { royaltyText } from './overview.js';
@@ -28,8 +29,16 @@ const ACTIONS = {
       return v.trim();
     },
   },
-  setMinter: { label: 'Change the minter', input: () => h('input', { name: 'value', ...ADDRESS }), read: (v) => v.trim() },
-  transferOwnership: { label: 'Transfer ownership', input: () => h('input', { name: 'value', ...ADDRESS }), read: (v) => v.trim() },
+  setMinter: {
+    label: 'Change the minter',
+    input: () => h('input', { name: 'value', ...ADDRESS }),
+    read: (v) => readAddress('new minter', v),
+  },
+  transferOwnership: {
+    label: 'Transfer ownership',
+    input: () => h('input', { name: 'value', ...ADDRESS }),
+    read: (v) => readAddress('new owner', v),
+  },
   setBaseURI: {
     label: 'Change the token base URI',
     input: () => h('input', { name: 'value', type: 'url', placeholder: 'https://…/' }),
@@ -57,12 +66,13 @@ const ACTIONS = {
   },
 };
 
-function stateCard(chain) {
+function stateCard(chain, c) {
   if (!chain) return card('Contract state', h('p', { class: 'muted' }, 'The contract did not answer.'));
   return card(
     'Contract state',
     kv(
       [
+        ['Chain', c.chain_name, 'state-chain'],
         ['Mint', badge(chain.mintActive ? 'active' : 'paused', chain.mintActive ? 'good' : 'warn'), 'state-mint'],
         ['Supply', `${chain.totalSupply} / ${chain.maxSupply}`, 'state-supply'],
         ['Owner', hex(chain.owner), 'state-owner'],
@@ -104,7 +114,7 @@ export function adminPanel(ctx) {
       ),
     };
 
-  let state = stateCard(ctx.overview.chain);
+  let state = stateCard(ctx.overview.chain, ctx.collection);
   const select = h(
     'select',
     { name: 'action' },
@@ -137,13 +147,14 @@ export function adminPanel(ctx) {
         });
         // The state the action changed, read again.
         const overview = await ctx.reload();
-        const next = stateCard(overview.chain);
+        const next = stateCard(overview.chain, overview.collection);
         state.replaceWith(next);
         state = next;
         renderValue();
         return `${res.action}(${JSON.stringify(res.value)}) succeeded: tx ${res.txHash}`;
       },
-      { working: 'Sending the transaction…' },
+      // A refusal below the minted supply is explained with the contract's count.
+      { working: 'Sending the transaction…', context: () => ({ minted: ctx.overview.chain?.totalSupply }) },
     );
   });
 

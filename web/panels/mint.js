@@ -2,6 +2,7 @@
 // token's artwork being generated, live from its job stream (queued, generating with %,
 // completed with the image, failed with Retry). Tokens still generating when the page opens are
 // followed too.
+import { readAddress } from '../address.js';
 import { api } from '../api.js';
 import { act, art, card, empty, errorText, feedback, field, h, say } from '../dom.js';
 import { jobProgress } from '../live/job-progress.js';
@@ -11,6 +12,7 @@ const MAX_AT_ONCE = 20;
 
 export function mintPanel(ctx) {
   const c = ctx.collection;
+  if (c.is_global) return { el: empty('Built-in tools are not minted: they turn an output into a new one (develop).') };
   if (!c.contract_address)
     return {
       el: empty(
@@ -82,7 +84,6 @@ export function mintPanel(ctx) {
           value: callerWallet(),
           placeholder: '0x…',
           required: true,
-          pattern: '0x[0-9a-fA-F]{40}',
           class: 'address',
           autocomplete: 'off',
         }),
@@ -112,8 +113,7 @@ export function mintPanel(ctx) {
       line,
       async () => {
         const f = form.elements;
-        const recipient = f.recipient.value.trim();
-        if (!/^0x[0-9a-fA-F]{40}$/.test(recipient)) throw new Error('recipient: a 0x-prefixed 20-byte address');
+        const recipient = readAddress('recipient', f.recipient.value);
         const quantity = Number(f.quantity.value);
         if (!Number.isInteger(quantity) || quantity < 1 || quantity > MAX_AT_ONCE) throw new Error(`how many: 1 to ${MAX_AT_ONCE}`);
         let variables;

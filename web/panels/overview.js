@@ -1,9 +1,11 @@
 // Overview tab: supply, minting, the contract and its roles, royalties, mint policy and price —
 // the chain's values where the contract answers (the record's otherwise, said so) — and, before
 // deployment, the deploy form (deploy by collection id, optional overrides).
+import { readAddress } from '../address.js';
 import { api } from '../api.js';
 import { act, badge, card, feedback, field, h, hex, kv, usd, when } from '../dom.js';
 import { supplyBar } from '../pages/collections.js';
+import { platformChain } from '../session.js';
 
 /** "5.00 % to 0x12…ab", or none (no royalty, or 0 basis points). */
 export const royaltyText = (r) => (r && r.bps > 0 ? h('span', {}, `${(r.bps / 100).toFixed(2)} % to `, hex(r.receiver)) : 'none');
@@ -13,7 +15,8 @@ export function policyPairs(c) {
   const window = p.start || p.end ? `${p.start ? when(p.start) : 'now'} → ${p.end ? when(p.end) : 'no end'}` : 'always open';
   return [
     ['Who may mint', p.access === 'public' ? 'anyone (public mint)' : 'the owner and the operator', 'policy-access'],
-    ['Price', usd(p.price), 'policy-price'],
+    ['Mint price (collectors pay)', usd(p.price), 'policy-price'],
+    ['Display price (record)', usd(Math.round(Number(c.price) * 1e6)), 'display-price'],
     ['Per wallet', p.max_per_wallet == null ? 'no limit' : String(p.max_per_wallet)],
     ['Window', window],
     ['Allowlist', p.allowlist ? `${p.allowlist.length} addresses` : p.merkle_root ? 'Merkle root' : 'none'],
@@ -31,7 +34,7 @@ function deployCard(ctx, rerender) {
     h(
       'p',
       {},
-      'Deploys this collection\u2019s contract from its record: name and symbol from the title, metadata URIs from the platform, max supply = editions.',
+      `Deploys this collection\u2019s contract on ${platformChain()?.chain_name ?? 'the platform\u2019s chain'} from its record: name and symbol from the title, metadata URIs from the platform, max supply = editions.`,
     ),
     h(
       'details',
@@ -62,7 +65,9 @@ function deployCard(ctx, rerender) {
       async () => {
         const f = form.elements;
         const body = { collectionId: ctx.id };
-        for (const name of ['name', 'symbol', 'royalty_receiver', 'owner']) if (f[name].value.trim()) body[name] = f[name].value.trim();
+        for (const name of ['name', 'symbol']) if (f[name].value.trim()) body[name] = f[name].value.trim();
+        if (f.royalty_receiver.value.trim()) body.royalty_receiver = readAddress('royalty receiver', f.royalty_receiver.value);
+        if (f.owner.value.trim()) body.owner = readAddress('contract owner', f.owner.value);
         for (const name of ['max_supply', 'royalty_bps']) if (f[name].value.trim()) body[name] = Number(f[name].value);
         const res = await api('POST', '/api/nft/collections/deploy', { body });
         await ctx.reload();
@@ -127,9 +132,20 @@ export function overviewPanel(ctx) {
             ['Owner', hex(chain.owner), 'owner'],
             ['Minter', hex(chain.minter), 'minter'],
             ['Royalties', royaltyText(chain.royalty), 'royalties'],
-            ['Chain', String(chain.chain_id)],
+            ['Chain', c.chain_name, 'contract-chain'],
             ['Deploy tx', hex(c.deploy_tx_hash)],
           ]),
+        ),
+      );
+    } else if (c.is_global) {
+      cards.push(
+        card(
+          'Built-in tool',
+          h(
+            'p',
+            { id: 'builtin-note' },
+            'A develop tool: it turns an output into a new one (POST /outputs/:id/develop). It is never deployed nor minted.',
+          ),
         ),
       );
     } else if (!c.contract_address) {
@@ -142,7 +158,12 @@ export function overviewPanel(ctx) {
           ['Description', c.description || h('span', { class: 'muted' }, 'none')],
           ['Prompt', c.data?.steps?.[0]?.nodePayload?.intent ?? '—'],
           ['Editions', String(c.editions)],
-          ['Blockchain', c.blockchain],
+          [
+            'Chain',
+            c.chain_name ??
+              (c.is_global ? 'none (a tool)' : `${platformChain()?.chain_name ?? 'the platform\u2019s chain'}, when deployed`),
+            'about-chain',
+          ],
           ['Owner (record)', c.user_id ?? 'the platform'],
           ['Created', when(c.created_at)],
           ['Id', h('code', { 'data-field': 'id' }, c.id)],

@@ -1,11 +1,10 @@
 // Samples tab: previews generated from the collection before (or after) deployment, no token
 // minted. Shows the free allowance for a wallet, requests samples, and lists them with their
 // images (re-read every 2 s while some are pending).
+import { addressProblem, readAddress } from '../address.js';
 import { api } from '../api.js';
 import { STATUS_TONE, act, art, badge, card, empty, errorText, feedback, field, h, kv, say, usd, when } from '../dom.js';
 import { callerWallet } from '../session.js';
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 export function samplesPanel(ctx) {
   let timer;
@@ -24,7 +23,7 @@ export function samplesPanel(ctx) {
 
   async function loadAllowance() {
     const w = wallet.value.trim();
-    if (!ADDRESS.test(w)) return;
+    if (addressProblem(w)) return;
     const s = await api('GET', '/api/nft/sample-status', { query: { collectionId: ctx.id, wallet_address: w } });
     allowance.replaceChildren(
       kv([
@@ -102,8 +101,7 @@ export function samplesPanel(ctx) {
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     act(submit, line, async () => {
-      const w = wallet.value.trim();
-      if (!ADDRESS.test(w)) throw new Error('wallet: a 0x-prefixed 20-byte address');
+      const w = readAddress('wallet', wallet.value);
       const count = Number(form.elements.count.value);
       if (!Number.isInteger(count) || count < 1 || count > 10) throw new Error('how many: 1 to 10');
       const tx = form.elements.tx_hash.value.trim();

@@ -1,6 +1,7 @@
 // Settings tab (owner or operator): details, generation (prompt and variables), mint policy and
 // the cover image. Each form saves on its own (PUT /api/nft/collections/update, POST …/cover) and
 // answers next to its button; the page's record is re-read after a save.
+import { addressProblem, readAddress } from '../address.js';
 import { api } from '../api.js';
 import { act, art, card, feedback, field, fileBase64, h, usd } from '../dom.js';
 import { generationEditor } from '../editor.js';
@@ -45,7 +46,11 @@ function detailsCard(ctx) {
         h('input', { name: 'editions', type: 'number', min: Math.max(1, c.tokens_minted), value: c.editions, disabled: c.deployed }),
         c.deployed ? 'fixed by the contract: change the max supply on the Contract tab' : 'the max supply at deployment',
       ),
-      field('Price (USD)', h('input', { name: 'price', type: 'number', min: 0, step: 'any', value: c.price })),
+      field(
+        'Display price (USD)',
+        h('input', { name: 'price', type: 'number', min: 0, step: 'any', value: c.price }),
+        'the record\u2019s price, shown with the collection; the mint price when none is set',
+      ),
     ),
     h('div', { class: 'actions' }, submit, line),
   );
@@ -55,7 +60,7 @@ function detailsCard(ctx) {
       const f = form.elements;
       const patch = { title: f.title.value.trim(), description: f.description.value, price: Number(f.price.value || 0) };
       if (!patch.title) throw new Error('title: must not be empty');
-      if (!Number.isFinite(patch.price) || patch.price < 0) throw new Error('price: a number ≥ 0');
+      if (!Number.isFinite(patch.price) || patch.price < 0) throw new Error('display price: a number ≥ 0');
       if (!c.deployed) patch.editions = Number(f.editions.value);
       await update(ctx, patch);
       return 'Details saved.';
@@ -98,6 +103,31 @@ function policyCard(ctx) {
   const form = h(
     'form',
     { id: 'policy-form', class: 'stack', novalidate: true },
+    // The three prices, said once where they are set (docs/admin-ui.md "Prices").
+    h(
+      'div',
+      { class: 'hint prices', id: 'price-story' },
+      h(
+        'p',
+        {},
+        h('strong', {}, 'Mint price'),
+        ': what a collector pays per token, in the stablecoin (now ',
+        h('span', { 'data-field': 'price-in-effect' }, usd(p.price)),
+        ').',
+      ),
+      h(
+        'p',
+        {},
+        h('strong', {}, 'Display price'),
+        ' (Details): the record\u2019s price, shown with the collection; it is the mint price while no mint price is set.',
+      ),
+      h(
+        'p',
+        {},
+        h('strong', {}, 'Sample price'),
+        ': what a sample costs after the free ones; set by the platform, shown on the Samples tab.',
+      ),
+    ),
     field('Who may mint', access),
     h(
       'div',
@@ -110,7 +140,7 @@ function policyCard(ctx) {
           placeholder: `default: the price, ${usd(p.price)}`,
           inputmode: 'decimal',
         }),
-        'paid in the stablecoin per token; empty: the collection price',
+        'what collectors pay per token; empty: the display price',
       ),
       field(
         'Payout address',
@@ -143,21 +173,24 @@ function policyCard(ctx) {
       const allowlist = text('mint_allowlist')
         .split(/[\s,]+/)
         .filter(Boolean);
-      const bad = allowlist.find((a) => !/^0x[0-9a-fA-F]{40}$/.test(a));
-      if (bad) throw new Error(`allowlist: "${bad}" is not a 0x-prefixed 20-byte address`);
+      const bad = allowlist.findIndex((a) => addressProblem(a));
+      if (bad >= 0) throw new Error(`allowlist: line ${bad + 1} ("${allowlist[bad]}"): ${addressProblem(allowlist[bad])}`);
+      const payout = text('payout_address') ? readAddress('payout address', text('payout_address')) : null;
       const max = text('max_per_wallet');
       if (max && (!Number.isInteger(Number(max)) || Number(max) < 1)) throw new Error('max per wallet: a whole number ≥ 1, or empty');
       // An empty field clears the setting (null).
       await update(ctx, {
         mint_access: f.mint_access.value,
         mint_price: text('mint_price') ? usdToUnits(text('mint_price')) : null,
-        payout_address: text('payout_address') || null,
+        payout_address: payout,
         max_per_wallet: max ? Number(max) : null,
         mint_allowlist: allowlist.length ? allowlist : null,
         mint_merkle_root: text('mint_merkle_root') || null,
         mint_start: fromLocalInput(f.mint_start.value),
         mint_end: fromLocalInput(f.mint_end.value),
       });
+      const inEffect = form.querySelector('[data-field=price-in-effect]');
+      if (inEffect) inEffect.textContent = usd(ctx.collection.mint_policy.price);
       return `Mint policy saved: ${ctx.collection.mint_policy.access}, ${usd(ctx.collection.mint_policy.price)} per token.`;
     });
   });

@@ -14,6 +14,7 @@ import { authorizeOperatorDeploy, type ContractRecords, runAdminActionAs } from 
 import { readFactory } from '../../chain/factory.ts';
 import { fetchMetadata } from '../../chain/metadata-proxy.ts';
 import { shortError, type ChainServices } from '../../chain/platform-chain.ts';
+import { isAcceptedAddress } from '../../domain/address.ts';
 import { AppError } from '../../domain/errors.ts';
 import { requires } from '../plugins/availability.ts';
 import {
@@ -178,7 +179,8 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
       const client = chain.client(chainId);
       const results = await Promise.all(
         list.map(async (a) => {
-          if (!/^0x[0-9a-fA-F]{40}$/.test(a)) return { invalid: a };
+          // Malformed or mistyped (a wrong checksum): listed as invalid, as given (docs/chain-operations.md).
+          if (!isAcceptedAddress(a)) return { invalid: a };
           try {
             if (!(await chain.hasCode(chainId, a))) return { invalid: a };
             return { collection: await readCollection(client, getAddress(a)) };

@@ -7,10 +7,11 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { getAddress } from 'viem';
 import type { z } from 'zod';
+import { blockchainOf, chainName } from '../../domain/chain-names.ts';
 import { AppError } from '../../domain/errors.ts';
 import { PUBLIC_BODY_LIMIT, publicRouteLimiter } from '../plugins/public-limit.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
-import { consoleCaller, siweLoginBody, siweNonce, siweNonceBody, siweSession, signedOut } from '../schemas/sign-in.ts';
+import { consoleCaller, consolePlatform, siweLoginBody, siweNonce, siweNonceBody, siweSession, signedOut } from '../schemas/sign-in.ts';
 import type { AdminDeps } from './deps.ts';
 import { actingAs } from './forward-table.ts';
 
@@ -35,14 +36,20 @@ export async function adminSessionRoutes(app: FastifyInstance, deps: AdminDeps) 
         operationId: 'adminSession',
         summary: 'Who is signed in',
         description:
-          'The caller as the admin proxy sees it: the operator (service key; user_id is the user_id header it sent, else null) or a signed-in user (JWT, user API key or Sign-In with Ethereum session) with their display name and proven wallets. The console asks it after sign-in to decide what to show; 401 for a credential that is not (or no longer) valid.',
+          'The caller as the admin proxy sees it: the operator (service key; user_id is the user_id header it sent, else null) or a signed-in user (JWT, user API key or Sign-In with Ethereum session) with their display name and proven wallets. The console asks it after sign-in to decide what to show; `platform` names the chain new collections deploy to; 401 for a credential that is not (or no longer) valid.',
         tags,
-        response: { 200: adminSuccess({ caller: consoleCaller }) },
+        response: { 200: adminSuccess({ caller: consoleCaller, platform: consolePlatform }) },
       },
     },
     async (req) => {
+      const chainId = deps.config.NFT_CHAIN_ID;
+      const platform = { chain_id: chainId, chain_name: chainName(chainId), blockchain: blockchainOf(chainId) };
       if (req.caller.kind !== 'user') {
-        return { success: true as const, caller: { kind: 'operator' as const, user_id: req.auth.userId, display_name: null, wallets: [] } };
+        return {
+          success: true as const,
+          caller: { kind: 'operator' as const, user_id: req.auth.userId, display_name: null, wallets: [] },
+          platform,
+        };
       }
       let profile: Profile | null = null;
       try {
@@ -61,6 +68,7 @@ export async function adminSessionRoutes(app: FastifyInstance, deps: AdminDeps) 
             .filter((i) => i.provider === 'wallet' && /^0x[0-9a-fA-F]{40}$/.test(i.provider_user_id))
             .map((i) => getAddress(i.provider_user_id)),
         },
+        platform,
       };
     },
   );

@@ -229,6 +229,7 @@ export async function installOpenApi(app: FastifyInstance, info: { title: string
       security: [{ apiKey: [] }, { bearer: [] }],
     },
     transform: transformWithExamples,
+    transformObject: (documents) => ('openapiObject' in documents ? withUsedTagsOnly(documents.openapiObject) : documents.swaggerObject),
   });
   // The docs share the admin proxy's origin with the console, whose tab holds the operator's key:
   // scripts from this origin only, no inline code, nothing from outside (no validator badge).
@@ -238,4 +239,16 @@ export async function installOpenApi(app: FastifyInstance, info: { title: string
     staticCSP: DOCS_CSP,
   });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+}
+
+/**
+ * The document lists only the tags its operations use: both apps share API_TAGS, and a tag no
+ * operation of this app carries would be an empty section in its /docs.
+ */
+export function withUsedTagsOnly<T extends { paths?: object; tags?: Array<{ name: string }> }>(doc: T): T {
+  const used = new Set<string>();
+  for (const methods of Object.values(doc.paths ?? {}))
+    for (const op of Object.values((methods ?? {}) as Record<string, { tags?: string[] }>))
+      for (const tag of (op && typeof op === 'object' && Array.isArray(op.tags) ? op.tags : []) as string[]) used.add(tag);
+  return { ...doc, tags: (doc.tags ?? []).filter((t) => used.has(t.name)) };
 }

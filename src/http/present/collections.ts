@@ -1,5 +1,6 @@
 /** The one presentation of a collection record, used by both apps (schema: http/schemas/collections.ts). */
 import type { CollectionRow } from '../../db/collections.ts';
+import { chainName } from '../../domain/chain-names.ts';
 import { deriveContractParams } from '../../domain/contract-params.ts';
 import { mintPriceOf, type MintAccess } from '../../domain/mint-policy.ts';
 import type { GenerationData, Variable } from '../../domain/generation-data.ts';
@@ -28,6 +29,8 @@ export function presentCollection(row: CollectionRow) {
     cover_image_url: row.cover_image_url,
     contract_address: row.contract_address,
     chain_id: row.chain_id,
+    chain_name: row.chain_id === null ? null : chainName(row.chain_id),
+    is_global: row.is_global,
     deploy_tx_hash: row.deploy_tx_hash,
     base_token_uri: row.base_token_uri,
     mint_status: row.mint_status,

@@ -1,7 +1,7 @@
 /** The console's collection views (services/collection-views.ts; docs/collections.md "Console views"). */
 import { z } from 'zod';
 import { collectionView, DEPLOYED_COLLECTION_EXAMPLE } from './collections.ts';
-import { queryInt, uuid } from './common.ts';
+import { address, queryInt, uuid } from './common.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_ID, EXAMPLE_PNG_BASE64, EXAMPLE_TIME, EXAMPLE_URL, withExample } from './examples.ts';
 import { artworkStatus } from './minting.ts';
 
@@ -15,11 +15,7 @@ export const collectionListQuery = z.object({
   status: z.string().trim().min(1).max(20).optional().describe('draft or deployed'),
   chain_id: queryInt(1, 2 ** 31 - 1).optional(),
   user_id: z.string().trim().min(1).max(255).optional().describe("operator only: one user's collections"),
-  contract_address: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address')
-    .optional()
-    .describe('only the collections deployed at this contract address (any case)'),
+  contract_address: address.optional().describe('only the collections deployed at this contract address (any case)'),
 });
 
 export const collectionListItem = withExample(
@@ -29,6 +25,8 @@ export const collectionListItem = withExample(
     status: z.string(),
     mint_status: z.string(),
     chain_id: z.number().nullable(),
+    chain_name: nullableString.describe('the chain by name'),
+    is_global: z.boolean().describe('a develop tool: never deployed nor minted'),
     contract_address: nullableString,
     cover_image_url: nullableString,
     editions: z.number(),
@@ -43,6 +41,8 @@ export const collectionListItem = withExample(
     status: 'deployed',
     mint_status: 'deployed',
     chain_id: EXAMPLE_CHAIN.chainId,
+    chain_name: 'Local dev chain (31337)',
+    is_global: false,
     contract_address: EXAMPLE_CHAIN.collection,
     cover_image_url: EXAMPLE_URL.cover,
     editions: 50,

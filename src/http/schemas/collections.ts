@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { deriveContractParams } from '../../domain/contract-params.ts';
 import { generationDataInput, normalizeGenerationData, type GenerationData, type Variable } from '../../domain/generation-data.ts';
 import { MAX_PRICE } from '../../domain/mint-policy.ts';
-import { blockchain, socialOrg, socialPair, uuid } from './common.ts';
+import { address, blockchain, socialOrg, socialPair, uuid } from './common.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_ID, EXAMPLE_TIME, EXAMPLE_URL, withExample } from './examples.ts';
 
 const title = z.string().trim().min(1, 'title must not be empty').max(200);
@@ -101,7 +101,7 @@ export const createCollectionBody = z
     description: z.string().max(10_000).default(''),
     editions: editions.default(1),
     price: price.default(0),
-    blockchain: blockchain.default('ARBITRUM'),
+    blockchain: blockchain.optional().describe("default: the family of the platform's chain (NFT_CHAIN_ID; docs/chain.md)"),
     /** Optional like every field but the title: an empty v2 definition (docs/collections.md). */
     data: generationDataInput.prefault({ version: 'v2' }),
     project_id: uuid.optional(),
@@ -122,7 +122,7 @@ export const createCollectionBody = z
     },
   });
 
-const hexAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
+const hexAddress = address;
 // Years 1970–9999: a year below 100 would come back shifted by the date parsing of the drivers.
 const instant = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 date-time' }).refine((v) => {
   const year = new Date(v).getUTCFullYear();
@@ -191,7 +191,7 @@ export const generateCollectionBody = z
   .object({
     concept: z.string().trim().min(3, 'concept must be at least 3 characters').max(2000),
     save: z.boolean().default(false),
-    blockchain: blockchain.default('ARBITRUM'),
+    blockchain: blockchain.optional().describe("default: the family of the platform's chain (NFT_CHAIN_ID; docs/chain.md)"),
     project_id: uuid.optional(),
     social_org: socialOrg.optional(),
     social_identifier: z.string().trim().min(1).max(255).optional(),
@@ -239,6 +239,8 @@ const collectionRecord = z.object({
   cover_image_url: nullableString,
   contract_address: nullableString,
   chain_id: z.number().nullable(),
+  chain_name: nullableString.describe('the chain by name: "Arbitrum One", "Local dev chain (31337)"'),
+  is_global: z.boolean().describe('a develop tool (built-in Animate, Variation, or marked by the operator): never deployed nor minted'),
   deploy_tx_hash: nullableString,
   base_token_uri: nullableString,
   mint_status: z.string().describe('draft, deploying, deployed/active, paused, completed'),
@@ -281,6 +283,8 @@ export const COLLECTION_EXAMPLE: z.output<typeof collectionRecord> = {
   cover_image_url: null,
   contract_address: null,
   chain_id: null,
+  chain_name: null,
+  is_global: false,
   deploy_tx_hash: null,
   base_token_uri: null,
   mint_status: 'draft',
@@ -311,6 +315,7 @@ export const DEPLOYED_COLLECTION_EXAMPLE: z.output<typeof collectionRecord> = {
   cover_image_url: EXAMPLE_URL.cover,
   contract_address: EXAMPLE_CHAIN.collection,
   chain_id: EXAMPLE_CHAIN.chainId,
+  chain_name: 'Local dev chain (31337)',
   deploy_tx_hash: EXAMPLE_CHAIN.deployTx,
   base_token_uri: EXAMPLE_URL.baseURI,
   mint_status: 'deployed',

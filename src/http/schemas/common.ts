@@ -1,15 +1,27 @@
 /** Zod pieces shared by route schemas. Messages name what is expected. */
 import { z } from 'zod';
+import { ADDRESS_FORM, ADDRESS_RE, checksumProblem } from '../../domain/address.ts';
 import { utf8Bytes } from '../../domain/contract-limits.ts';
 import { EXAMPLE_ID, withExample } from './examples.ts';
 
 export const uuid = z.uuid({ message: 'expected a UUID' });
 /** Any 8-4-4-4-12 hex id (looser than `uuid`, which also checks the version and variant). */
 export { UUID_RE } from '../../domain/ids.ts';
-export const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
+/**
+ * An address: lower case, upper case or a correct EIP-55 checksum; a mixed-case one with a wrong
+ * checksum is refused naming the address it would be (domain/address.ts, docs/security.md).
+ */
+export const address = z
+  .string()
+  .regex(ADDRESS_RE, ADDRESS_FORM)
+  .superRefine((value, ctx) => {
+    const problem = ADDRESS_RE.test(value) ? checksumProblem(value) : null;
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 export const txHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex transaction hash');
-export const BLOCKCHAINS = ['ETHEREUM', 'BASE', 'TEZOS', 'ARBITRUM'] as const;
-export const blockchain = z.enum(BLOCKCHAINS);
+export { BLOCKCHAIN_FAMILIES as BLOCKCHAINS } from '../../domain/chain-names.ts';
+import { BLOCKCHAIN_FAMILIES } from '../../domain/chain-names.ts';
+export const blockchain = z.enum(BLOCKCHAIN_FAMILIES);
 export const socialOrg = z.enum(['social_a', 'social_b']);
 
 /** `.refine(...socialPair)`: a custodial identity needs both social_org and social_identifier. */

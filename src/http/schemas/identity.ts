@@ -1,7 +1,7 @@
 /** Request and response schemas of identity routes (docs/api/content.md §2.8, §4.8; docs/auth.md). */
 import { z } from 'zod';
 import { MAX_CREDENTIAL_CHARS } from '../../domain/credentials.ts';
-import { idParamsOf, uuid } from './common.ts';
+import { address, idParamsOf, uuid } from './common.ts';
 import { envelope } from './envelope.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_ID, EXAMPLE_TIME, withExample } from './examples.ts';
 
@@ -135,11 +135,7 @@ export const revokedKeyResponse = envelope(
 // Wallets proven by Sign-In with Ethereum (docs/auth.md "Wallets").
 export const walletNonceBody = z
   .object({
-    address: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address')
-      .optional()
-      .describe('when given, the answer carries the exact EIP-4361 message to sign'),
+    address: address.optional().describe('when given, the answer carries the exact EIP-4361 message to sign'),
     chain_id: z.number().int().positive().optional().describe('chain of the message; default NFT_CHAIN_ID'),
   })
   .meta({ example: { address: EXAMPLE_CHAIN.creatorWallet, chain_id: EXAMPLE_CHAIN.chainId } })

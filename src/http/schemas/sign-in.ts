@@ -3,6 +3,7 @@
  * "Signing in"): the shapes shared by the backend routes and the admin proxy's forwards.
  */
 import { z } from 'zod';
+import { address } from './common.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_ID, withExample } from './examples.ts';
 import { walletVerifyBody } from './identity.ts';
 
@@ -25,10 +26,7 @@ const SIGN_IN_MESSAGE = [
 
 export const siweNonceBody = withExample(
   z.object({
-    address: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address')
-      .describe('the wallet that will sign in; the answer carries the exact EIP-4361 message it signs'),
+    address: address.describe('the wallet that will sign in; the answer carries the exact EIP-4361 message it signs'),
     chain_id: z.number().int().positive().optional().describe('chain of the message; default NFT_CHAIN_ID'),
   }),
   { address: EXAMPLE_CHAIN.creatorWallet, chain_id: EXAMPLE_CHAIN.chainId },
@@ -76,4 +74,14 @@ export const consoleCaller = withExample(
     wallets: z.array(z.string()).describe("the user's wallets proven by Sign-In with Ethereum, checksummed"),
   }),
   { kind: 'user', user_id: EXAMPLE_ID.user, display_name: 'Mira Lind', wallets: [EXAMPLE_CHAIN.creatorWallet] },
+);
+
+/** The chain this platform deploys new collections to (GET /api/nft/session): the console's default. */
+export const consolePlatform = withExample(
+  z.object({
+    chain_id: z.number().describe('NFT_CHAIN_ID: where POST /api/nft/collections/deploy deploys'),
+    chain_name: z.string().describe('the chain by name (docs/chain.md "Chain names")'),
+    blockchain: z.string().describe("the family a new collection's record gets by default"),
+  }),
+  { chain_id: EXAMPLE_CHAIN.chainId, chain_name: 'Local dev chain (31337)', blockchain: 'ARBITRUM' },
 );
