@@ -25,6 +25,23 @@ const bool = z
   .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), 'expected true or false')
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const url = z.string().trim().url('expected a URL');
+/** One URL or several, comma-separated (RPC fallback, docs/operations.md "RPC fallback"); kept as the joined string. */
+const urlList = z
+  .string()
+  .trim()
+  .transform((v, ctx) => {
+    const parts = v
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+    for (const part of parts) {
+      if (!/^https?:\/\//i.test(part) || !URL.canParse(part)) {
+        ctx.addIssue({ code: 'custom', message: 'expected an http(s) URL or a comma-separated list of them' });
+        return z.NEVER;
+      }
+    }
+    return parts.join(',');
+  });
 const privateKey = z
   .string()
   .trim()
@@ -91,16 +108,27 @@ const shape = {
   /** How long a Sign-In with Ethereum nonce can be used. */
   SIWE_NONCE_TTL_SECONDS: positiveInt.default(600),
   NFT_DEPLOYER_PRIVATE_KEY: privateKey.optional(),
-  NFT_RPC_URL: url.optional(),
+  /** Where the platform wallet's key lives (docs/operations.md "Signers"). */
+  NFT_SIGNER: z.enum(['private-key', 'remote', 'kms']).default('private-key'),
+  /** NFT_SIGNER=remote: the JSON-RPC signer (Web3Signer, Clef). */
+  NFT_SIGNER_URL: url.optional(),
+  /** NFT_SIGNER=remote or kms: the platform wallet's address (checked against what the signer signs with). */
+  NFT_SIGNER_ADDRESS: address.optional(),
+  NFT_KMS_KEY_ID: z.string().trim().min(1).optional(),
+  NFT_KMS_REGION: z.string().trim().default('us-east-1'),
+  NFT_KMS_ENDPOINT: url.optional(),
+  NFT_KMS_ACCESS_KEY_ID: z.string().optional(),
+  NFT_KMS_SECRET_ACCESS_KEY: z.string().optional(),
+  NFT_RPC_URL: urlList.optional(),
   NFT_FACTORY_ADDRESS: address.optional(),
   NFT_CHAIN_ID: positiveInt.default(31337),
   STABLECOIN_ADDRESS: address.optional(),
   COMPUTE_RECIPIENT_ADDRESS: address.optional(),
   SAMPLE_PAYMENT_CONFIRMATIONS: positiveInt.optional(),
-  ARBITRUM_SEPOLIA_RPC_URL: url.optional(),
-  ARBITRUM_ONE_RPC_URL: url.optional(),
-  BASE_RPC_URL: url.optional(),
-  ETHEREUM_RPC_URL: url.optional(),
+  ARBITRUM_SEPOLIA_RPC_URL: urlList.optional(),
+  ARBITRUM_ONE_RPC_URL: urlList.optional(),
+  BASE_RPC_URL: urlList.optional(),
+  ETHEREUM_RPC_URL: urlList.optional(),
   DEV_CHAIN: bool.default(true),
   DEV_CHAIN_PORT: port.default(8545),
   /** A replacement of a stuck transaction never pays more than the node's current fee estimate × this (docs/chain-operations.md). */
@@ -226,6 +254,8 @@ export const SECRET_VARIABLES = [
   'API_KEY',
   'JWT_SECRET',
   'NFT_DEPLOYER_PRIVATE_KEY',
+  'NFT_SIGNER_URL',
+  'NFT_KMS_SECRET_ACCESS_KEY',
   'S3_SECRET_ACCESS_KEY',
   'OPENAI_API_KEY',
   'DATABASE_URL',
