@@ -112,6 +112,8 @@ const shape = {
   NFT_SIGNER: z.enum(['private-key', 'remote', 'kms']).default('private-key'),
   /** NFT_SIGNER=remote: the JSON-RPC signer (Web3Signer, Clef). */
   NFT_SIGNER_URL: url.optional(),
+  /** NFT_SIGNER=remote: sent as `Authorization: Bearer <token>` to the signer (an authenticating proxy in front of it). */
+  NFT_SIGNER_TOKEN: z.string().trim().min(1).optional(),
   /** NFT_SIGNER=remote or kms: the platform wallet's address (checked against what the signer signs with). */
   NFT_SIGNER_ADDRESS: address.optional(),
   NFT_KMS_KEY_ID: z.string().trim().min(1).optional(),
@@ -255,6 +257,8 @@ export const SECRET_VARIABLES = [
   'JWT_SECRET',
   'NFT_DEPLOYER_PRIVATE_KEY',
   'NFT_SIGNER_URL',
+  'NFT_SIGNER_TOKEN',
+  'NFT_KMS_ACCESS_KEY_ID',
   'NFT_KMS_SECRET_ACCESS_KEY',
   'S3_SECRET_ACCESS_KEY',
   'OPENAI_API_KEY',
@@ -279,6 +283,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   config.dataDir = path.resolve(config.DATA_DIR);
   if (config.STORAGE_DRIVER === 's3' && !config.S3_BUCKET) {
     throw new ConfigError('S3_BUCKET', 'required when STORAGE_DRIVER is s3');
+  }
+  // The signer's own settings (docs/signers-and-rpc.md): a process fails at start, not at its first transaction.
+  if (config.NFT_SIGNER === 'remote' && !config.NFT_SIGNER_URL)
+    throw new ConfigError('NFT_SIGNER_URL', 'required when NFT_SIGNER is remote');
+  if (config.NFT_SIGNER === 'kms' && !config.NFT_KMS_KEY_ID) throw new ConfigError('NFT_KMS_KEY_ID', 'required when NFT_SIGNER is kms');
+  if (config.NFT_SIGNER !== 'private-key' && !config.NFT_SIGNER_ADDRESS) {
+    throw new ConfigError('NFT_SIGNER_ADDRESS', `required when NFT_SIGNER is ${config.NFT_SIGNER} (the address of the signer's key)`);
+  }
+  if (Boolean(config.NFT_KMS_ACCESS_KEY_ID) !== Boolean(config.NFT_KMS_SECRET_ACCESS_KEY)) {
+    throw new ConfigError(
+      'NFT_KMS_SECRET_ACCESS_KEY',
+      'NFT_KMS_ACCESS_KEY_ID and NFT_KMS_SECRET_ACCESS_KEY are set together or not at all',
+    );
   }
   return config;
 }

@@ -3,8 +3,8 @@
  * `eth_signTransaction`, `eth_signTypedData_v4` and `eth_sign` for the configured address. What it
  * answers is checked before use: the signature must recover to our address and a signed
  * transaction must be the one we asked for, so a misconfigured or compromised signer cannot make
- * the sender store and broadcast something else. The URL (it may carry credentials) never appears
- * in an error.
+ * the sender store and broadcast something else. The URL (it may carry credentials) and the token
+ * never appear in an error.
  */
 import {
   formatTransactionRequest,
@@ -29,6 +29,8 @@ export interface RemoteSignerOptions {
   url: string;
   address: Address;
   chainId: number;
+  /** Sent as `Authorization: Bearer <token>` (never in an error or a log line). */
+  token?: string;
   /** Per request (ms); the sender holds the wallet's nonce lock while it signs. Default 10 s. */
   timeoutMs?: number;
 }
@@ -48,7 +50,7 @@ export function remoteAccount(opts: RemoteSignerOptions): LocalAccount {
     try {
       res = await fetch(opts.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) },
         body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
         signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
       });

@@ -20,6 +20,7 @@ export type SignerConfig = Pick<
   | 'NFT_SIGNER'
   | 'NFT_DEPLOYER_PRIVATE_KEY'
   | 'NFT_SIGNER_URL'
+  | 'NFT_SIGNER_TOKEN'
   | 'NFT_SIGNER_ADDRESS'
   | 'NFT_KMS_KEY_ID'
   | 'NFT_KMS_REGION'
@@ -41,7 +42,12 @@ export function platformSigner(chainId: number, config: SignerConfig, logger?: C
     case 'remote': {
       if (!config.NFT_SIGNER_URL) throw new SignerConfigError('NFT_SIGNER=remote needs NFT_SIGNER_URL');
       if (!config.NFT_SIGNER_ADDRESS) throw new SignerConfigError('NFT_SIGNER=remote needs NFT_SIGNER_ADDRESS');
-      return remoteAccount({ url: config.NFT_SIGNER_URL, address: config.NFT_SIGNER_ADDRESS as `0x${string}`, chainId });
+      return remoteAccount({
+        url: config.NFT_SIGNER_URL,
+        address: config.NFT_SIGNER_ADDRESS as `0x${string}`,
+        chainId,
+        ...(config.NFT_SIGNER_TOKEN ? { token: config.NFT_SIGNER_TOKEN } : {}),
+      });
     }
     case 'kms': {
       if (!config.NFT_KMS_KEY_ID) throw new SignerConfigError('NFT_SIGNER=kms needs NFT_KMS_KEY_ID');
