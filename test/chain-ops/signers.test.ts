@@ -1,20 +1,32 @@
 /**
- * The platform wallet's key outside the process (docs/operations.md "Signers"): with
- * NFT_SIGNER=remote the platform deploys and mints while the key lives only in a signer server
+ * The platform wallet's key outside the process (docs/signers-and-rpc.md): with NFT_SIGNER=remote
+ * the platform deploys and mints while the key lives only in a fake remote signer
  * (test/fakes/signer-server.ts); with NFT_SIGNER=kms a fake AWS KMS (test/fakes/fake-kms.ts, one
  * real secp256k1 key) signs, and anvil accepts what it signed. Everything else is unchanged:
- * same tx sender, same routes.
+ * same tx sender, same routes. The `atelier deploy` process root picks its signer from the same
+ * configuration, and no secret reaches a log line, a stored error or a config error.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { getAddress, parseEther, parseSignature, verifyMessage, verifyTypedData, type Address } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { kmsAccount } from '../../src/chain/signers/kms.ts';
 import { remoteAccount } from '../../src/chain/signers/remote.ts';
+import { createChainServices } from '../../src/chain/platform-chain.ts';
 import { DEV_ADDRESS } from '../../src/chain/wallet.ts';
+import { loadConfig, testConfig } from '../../src/config.ts';
+import { runDeploy } from '../../src/processes/deploy.ts';
+import { rowsOf } from '../chain/helpers.ts';
+import { startLocalAnvil, type LocalAnvil } from '../helpers/anvil-local.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { startFakeKms, type FakeKms } from '../fakes/fake-kms.ts';
-import { startSignerServer, type SignerServer } from '../fakes/signer-server.ts';
+import { startFakeSignerServer, type FakeSignerServer } from '../fakes/signer-server.ts';
 import { asService, sampleData } from '../helpers/platform.ts';
 import { backendCall, deployFactory, startChainPlatform, type ChainPlatform } from './helpers.ts';
 
@@ -47,9 +59,9 @@ const typedData = {
 
 describe('remote JSON-RPC signer', { timeout: 120_000 }, () => {
   let p: ChainPlatform;
-  let signer: SignerServer;
+  let signer: FakeSignerServer;
   before(async () => {
-    signer = await startSignerServer(SECRET);
+    signer = await startFakeSignerServer(SECRET);
     p = await startChainPlatform({ env: { NFT_SIGNER: 'remote', NFT_SIGNER_URL: signer.url, NFT_SIGNER_ADDRESS: signer.address } });
     await fund(p, signer.address);
   });
@@ -103,8 +115,25 @@ describe('remote JSON-RPC signer', { timeout: 120_000 }, () => {
     assert.equal(await verifyMessage({ address: signer.address, message: 'hello', signature: msg }), true);
   });
 
+  test('NFT_SIGNER_TOKEN goes as a bearer token; a refusal names neither the token nor the URL', async () => {
+    const token = 'signer-token-7f3a9c';
+    const guarded = await startFakeSignerServer(SECRET, { token });
+    try {
+      const ok = remoteAccount({ url: guarded.url, address: guarded.address, chainId: 31337, token });
+      const sig = await ok.signTypedData(typedData);
+      assert.equal(await verifyTypedData({ ...typedData, address: guarded.address, signature: sig }), true);
+      const wrong = remoteAccount({ url: `${guarded.url}/?key=url-secret`, address: guarded.address, chainId: 31337, token: 'not-it' });
+      await assert.rejects(wrong.signMessage({ message: 'x' }), (err: Error) => {
+        assert.equal(err.message, 'remote signer: eth_sign answered HTTP 401');
+        return true;
+      });
+    } finally {
+      await guarded.close();
+    }
+  });
+
   test('a signer holding a different key is refused; the error names addresses, never a key or the URL', async () => {
-    const other = await startSignerServer(generatePrivateKey());
+    const other = await startFakeSignerServer(generatePrivateKey());
     try {
       const account = remoteAccount({ url: `${other.url}/?token=s3cr3t`, address: signer.address, chainId: 31337 });
       await assert.rejects(account.signTypedData(typedData), (err: Error) => {
@@ -202,5 +231,112 @@ describe('AWS KMS signer against a fake KMS', { timeout: 120_000 }, () => {
       account.signMessage({ message: 'x' }),
       new RegExp(`KMS signer: the KMS key's address is ${kms.address}, but NFT_SIGNER_ADDRESS is ${DEV_ADDRESS}`),
     );
+  });
+});
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const s = http.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+describe('the process roots take their signer and RPC URLs from the configuration', { timeout: 180_000 }, () => {
+  let anvil: LocalAnvil;
+  let kms: FakeKms;
+  let database: TestDatabase;
+  before(async () => {
+    [anvil, kms, database] = await Promise.all([startLocalAnvil(), startFakeKms(), createTestDatabase()]);
+    await rpc(anvil.rpcUrl, 'anvil_setBalance', [kms.address, `0x${parseEther('100').toString(16)}`]);
+  });
+  after(async () => {
+    await anvil?.stop();
+    await kms?.close();
+    await database?.close();
+  });
+
+  test('atelier deploy (src/processes/deploy.ts) with NFT_SIGNER=kms and two RPC URLs, the first dead: KMS signs every deployment', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-signer-deploy-'));
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      DEV_CHAIN: 'false',
+      DATA_DIR: dataDir,
+      // On PostgreSQL runs the throwaway database of this file; else PGlite in the data dir.
+      ...(database.url ? { DATABASE_URL: database.url } : {}),
+      NFT_CHAIN_ID: '31337',
+      NFT_RPC_URL: `http://127.0.0.1:${await closedPort()},${anvil.rpcUrl}`,
+      NFT_SIGNER: 'kms',
+      NFT_SIGNER_ADDRESS: kms.address,
+      NFT_KMS_KEY_ID: kms.keyId,
+      NFT_KMS_ENDPOINT: kms.url,
+      NFT_KMS_ACCESS_KEY_ID: 'AKIAFAKEDEPLOY',
+      NFT_KMS_SECRET_ACCESS_KEY: 'fake-deploy-secret',
+    });
+    try {
+      const out = await runDeploy(config);
+      assert.equal(out.deployed, true);
+      const code = await rpc(anvil.rpcUrl, 'eth_getCode', [out.factory, 'latest']);
+      assert.ok(typeof code === 'string' && code.length > 2, 'the factory has code');
+      const sent = Number(await rpc(anvil.rpcUrl, 'eth_getTransactionCount', [kms.address, 'latest']));
+      assert.ok(sent >= 10, `the KMS key's address sent ${sent} transactions`);
+      assert.equal(kms.calls.filter((c) => c === 'TrentService.Sign').length, sent);
+      assert.equal(Number(await rpc(anvil.rpcUrl, 'eth_getTransactionCount', [DEV_ADDRESS, 'latest'])), 0, 'the dev key signed nothing');
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('no secret in a log line, a stored error or a config error', async () => {
+    const token = 'tok-3b1e6d0c';
+    const down = `http://127.0.0.1:${await closedPort()}/?apikey=url-secret`;
+    const lines: string[] = [];
+    const capture = (o: object, m?: string) =>
+      lines.push(`${m ?? ''} ${JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`);
+    const config = testConfig({
+      NFT_CHAIN_ID: '31337',
+      NFT_RPC_URL: anvil.rpcUrl,
+      NFT_SIGNER: 'remote',
+      NFT_SIGNER_URL: down,
+      NFT_SIGNER_TOKEN: token,
+      NFT_SIGNER_ADDRESS: DEV_ADDRESS,
+      NFT_DEPLOYER_PRIVATE_KEY: SECRET,
+    });
+    const chain = createChainServices({
+      config,
+      db: database.db,
+      logger: { info: capture, warn: capture, error: capture, debug: capture },
+    });
+    try {
+      const r = await chain
+        .sender(31337)
+        .send({ purpose: 'signer-down', to: DEV_ADDRESS, value: 1n })
+        .then(
+          () => undefined,
+          (err: Error) => err,
+        );
+      assert.ok(r instanceof Error, 'the send failed: the signer is down');
+      assert.match(r.message, /remote signer: eth_signTransaction did not reach the signer/);
+      const stored = (await rowsOf(database.db)).filter((row) => row.purpose === 'signer-down').map((row) => row.error);
+      assert.equal(stored.length, 1);
+      const everything = [r.message, JSON.stringify(stored), ...lines].join('\n');
+      assert.match(everything, /did not reach the signer/, 'the failure was logged');
+      for (const secret of [token, 'url-secret', SECRET.slice(2), down]) assert.ok(!everything.includes(secret), `no ${secret} anywhere`);
+    } finally {
+      await chain.close();
+    }
+    // A config error names the variable, never a secret's value.
+    for (const [name, value] of [
+      ['NFT_SIGNER_URL', 'not a url tok-3b1e6d0c'],
+      ['NFT_DEPLOYER_PRIVATE_KEY', '0x1234-secret'],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (err: Error) => err.message.includes(name) && !err.message.includes(value),
+      );
+    }
+    assert.throws(() => loadConfig({ NFT_SIGNER: 'remote' }), /NFT_SIGNER_URL: required when NFT_SIGNER is remote/);
+    assert.throws(() => loadConfig({ NFT_SIGNER: 'kms', NFT_KMS_KEY_ID: 'k' }), /NFT_SIGNER_ADDRESS: required when NFT_SIGNER is kms/);
   });
 });

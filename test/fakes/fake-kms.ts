@@ -1,10 +1,11 @@
 /**
- * A fake AWS KMS: the JSON protocol (POST /, `Content-Type: application/x-amz-json-1.1`,
- * `X-Amz-Target: TrentService.<Operation>`) for `GetPublicKey` and `Sign`, with one real
+ * A fake AWS KMS (not KMS, not LocalStack): the documented JSON protocol (POST /,
+ * `Content-Type: application/x-amz-json-1.1`, `X-Amz-Target: TrentService.<Operation>`) for
+ * `GetPublicKey` and `Sign`, with one real
  * ECC_SECG_P256K1 key. GetPublicKey answers a DER SubjectPublicKeyInfo; Sign (MessageType DIGEST,
  * ECDSA_SHA_256) answers a DER ECDSA signature with no recovery bit and, like KMS, does not
  * normalise s to the lower half. Errors use KMS's `{__type, message}` shape. Requests must carry
- * a SigV4 Authorization header.
+ * a SigV4 Authorization header (its signature is not checked).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,22 +1,25 @@
 /**
- * A signer server: a separate JSON-RPC endpoint that holds a private key, as Web3Signer or Clef
- * do, answering `eth_accounts`, `eth_signTransaction` (EIP-1559 request object → raw signed
- * transaction), `eth_signTypedData_v4` and `eth_sign`. The platform under test gets only its URL
- * and address. Every call is recorded by method name.
+ * A fake remote signer: a separate JSON-RPC endpoint that holds a private key, speaking the
+ * documented signing methods of Web3Signer's and Clef's Ethereum JSON-RPC API (`eth_accounts`,
+ * `eth_signTransaction`: EIP-1559 request object → raw signed transaction, `eth_signTypedData_v4`,
+ * `eth_sign`). Not either product: no key store, no slashing protection, no approval UI. With
+ * `token`, it answers 401 to a request without `Authorization: Bearer <token>` (an authenticating
+ * proxy in front of a signer). The platform under test gets only its URL, address and token.
+ * Every call is recorded by method name.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hexToBigInt, hexToNumber, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 
-export interface SignerServer {
+export interface FakeSignerServer {
   url: string;
   address: Hex;
   calls: string[];
   close(): Promise<void>;
 }
 
-export async function startSignerServer(key: Hex = generatePrivateKey()): Promise<SignerServer> {
+export async function startFakeSignerServer(key: Hex = generatePrivateKey(), opts: { token?: string } = {}): Promise<FakeSignerServer> {
   const account = privateKeyToAccount(key);
   const calls: string[] = [];
   const sign = async (method: string, params: any[]): Promise<unknown> => {
@@ -53,6 +56,10 @@ export async function startSignerServer(key: Hex = generatePrivateKey()): Promis
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
+      return;
+    }
     let body: any;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
