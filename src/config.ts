@@ -25,7 +25,7 @@ const bool = z
   .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), 'expected true or false')
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const url = z.string().trim().url('expected a URL');
-/** One URL or several, comma-separated (RPC fallback, docs/operations.md "RPC fallback"); kept as the joined string. */
+/** One URL or several, comma-separated (RPC fallback, docs/signers-and-rpc.md); kept as the joined string. */
 const urlList = z
   .string()
   .trim()
@@ -108,7 +108,7 @@ const shape = {
   /** How long a Sign-In with Ethereum nonce can be used. */
   SIWE_NONCE_TTL_SECONDS: positiveInt.default(600),
   NFT_DEPLOYER_PRIVATE_KEY: privateKey.optional(),
-  /** Where the platform wallet's key lives (docs/operations.md "Signers"). */
+  /** Where the platform wallet's key lives (docs/signers-and-rpc.md). */
   NFT_SIGNER: z.enum(['private-key', 'remote', 'kms']).default('private-key'),
   /** NFT_SIGNER=remote: the JSON-RPC signer (Web3Signer, Clef). */
   NFT_SIGNER_URL: url.optional(),

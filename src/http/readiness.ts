@@ -64,7 +64,7 @@ export async function rpcBlockNumber(rpcUrl: string): Promise<number> {
     try {
       return await rpcBlockNumberAt(url);
     } catch {
-      // the next endpoint (docs/operations.md "RPC fallback")
+      // the next endpoint (docs/signers-and-rpc.md)
     }
   }
   return rpcBlockNumberAt(urls.at(-1) ?? rpcUrl);

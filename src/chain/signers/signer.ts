@@ -1,7 +1,7 @@
 /**
  * The platform wallet's signer: one interface (a viem LocalAccount: address, signTransaction,
- * signMessage, signTypedData), three implementations chosen by NFT_SIGNER (docs/operations.md
- * "Signers"): `private-key` (NFT_DEPLOYER_PRIVATE_KEY, the default), `remote` (a JSON-RPC signer
+ * signMessage, signTypedData), three implementations chosen by NFT_SIGNER
+ * (docs/signers-and-rpc.md): `private-key` (NFT_DEPLOYER_PRIVATE_KEY, the default), `remote` (a JSON-RPC signer
  * such as Web3Signer or Clef) and `kms` (an AWS KMS secp256k1 key). The tx sender only ever calls
  * signTransaction, so nonces, fee bumps and re-broadcasts of stored raw bytes do not depend on
  * where the key lives. No implementation puts key material in an error or a log line.
