@@ -27,6 +27,23 @@ const bool = z
   .refine((v) => ['true', 'false', '1', '0', 'yes', 'no'].includes(v), 'expected true or false')
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const url = z.string().trim().url('expected a URL');
+/** One URL or several, comma-separated (RPC fallback, docs/signers-and-rpc.md); kept as the joined string. */
+const urlList = z
+  .string()
+  .trim()
+  .transform((v, ctx) => {
+    const parts = v
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+    for (const part of parts) {
+      if (!/^https?:\/\//i.test(part) || !URL.canParse(part)) {
+        ctx.addIssue({ code: 'custom', message: 'expected an http(s) URL or a comma-separated list of them' });
+        return z.NEVER;
+      }
+    }
+    return parts.join(',');
+  });
 const privateKey = z
   .string()
   .trim()
@@ -97,7 +114,20 @@ const shape = {
   /** How long a Sign-In with Ethereum nonce can be used. */
   SIWE_NONCE_TTL_SECONDS: positiveInt.default(600),
   NFT_DEPLOYER_PRIVATE_KEY: privateKey.optional(),
-  NFT_RPC_URL: url.optional(),
+  /** Where the platform wallet's key lives (docs/signers-and-rpc.md). */
+  NFT_SIGNER: z.enum(['private-key', 'remote', 'kms']).default('private-key'),
+  /** NFT_SIGNER=remote: the JSON-RPC signer (Web3Signer, Clef). */
+  NFT_SIGNER_URL: url.optional(),
+  /** NFT_SIGNER=remote: sent as `Authorization: Bearer <token>` to the signer (an authenticating proxy in front of it). */
+  NFT_SIGNER_TOKEN: z.string().trim().min(1).optional(),
+  /** NFT_SIGNER=remote or kms: the platform wallet's address (checked against what the signer signs with). */
+  NFT_SIGNER_ADDRESS: address.optional(),
+  NFT_KMS_KEY_ID: z.string().trim().min(1).optional(),
+  NFT_KMS_REGION: z.string().trim().default('us-east-1'),
+  NFT_KMS_ENDPOINT: url.optional(),
+  NFT_KMS_ACCESS_KEY_ID: z.string().optional(),
+  NFT_KMS_SECRET_ACCESS_KEY: z.string().optional(),
+  NFT_RPC_URL: urlList.optional(),
   NFT_FACTORY_ADDRESS: address.optional(),
   NFT_CHAIN_ID: positiveInt.default(31337),
   STABLECOIN_ADDRESS: address.optional(),
@@ -105,10 +135,10 @@ const shape = {
   SAMPLE_PAYMENT_CONFIRMATIONS: positiveInt.optional(),
   /** Confirmations of a mint's block before its token's seed is derived from its hash (docs/fairness.md). */
   SEED_CONFIRMATIONS: positiveInt.default(1),
-  ARBITRUM_SEPOLIA_RPC_URL: url.optional(),
-  ARBITRUM_ONE_RPC_URL: url.optional(),
-  BASE_RPC_URL: url.optional(),
-  ETHEREUM_RPC_URL: url.optional(),
+  ARBITRUM_SEPOLIA_RPC_URL: urlList.optional(),
+  ARBITRUM_ONE_RPC_URL: urlList.optional(),
+  BASE_RPC_URL: urlList.optional(),
+  ETHEREUM_RPC_URL: urlList.optional(),
   DEV_CHAIN: bool.default(true),
   DEV_CHAIN_PORT: port.default(8545),
   /** A replacement of a stuck transaction never pays more than the node's current fee estimate × this (docs/chain-operations.md). */
@@ -260,6 +290,10 @@ export const SECRET_VARIABLES = [
   'API_KEY',
   'JWT_SECRET',
   'NFT_DEPLOYER_PRIVATE_KEY',
+  'NFT_SIGNER_URL',
+  'NFT_SIGNER_TOKEN',
+  'NFT_KMS_ACCESS_KEY_ID',
+  'NFT_KMS_SECRET_ACCESS_KEY',
   'S3_SECRET_ACCESS_KEY',
   'OPENAI_API_KEY',
   'DATABASE_URL',
@@ -283,6 +317,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   config.dataDir = path.resolve(config.DATA_DIR);
   if (config.STORAGE_DRIVER === 's3' && !config.S3_BUCKET) {
     throw new ConfigError('S3_BUCKET', 'required when STORAGE_DRIVER is s3');
+  }
+  // The signer's own settings (docs/signers-and-rpc.md): a process fails at start, not at its first transaction.
+  if (config.NFT_SIGNER === 'remote' && !config.NFT_SIGNER_URL)
+    throw new ConfigError('NFT_SIGNER_URL', 'required when NFT_SIGNER is remote');
+  if (config.NFT_SIGNER === 'kms' && !config.NFT_KMS_KEY_ID) throw new ConfigError('NFT_KMS_KEY_ID', 'required when NFT_SIGNER is kms');
+  if (config.NFT_SIGNER !== 'private-key' && !config.NFT_SIGNER_ADDRESS) {
+    throw new ConfigError('NFT_SIGNER_ADDRESS', `required when NFT_SIGNER is ${config.NFT_SIGNER} (the address of the signer's key)`);
+  }
+  if (Boolean(config.NFT_KMS_ACCESS_KEY_ID) !== Boolean(config.NFT_KMS_SECRET_ACCESS_KEY)) {
+    throw new ConfigError(
+      'NFT_KMS_SECRET_ACCESS_KEY',
+      'NFT_KMS_ACCESS_KEY_ID and NFT_KMS_SECRET_ACCESS_KEY are set together or not at all',
+    );
   }
   return config;
 }

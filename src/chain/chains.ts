@@ -2,10 +2,11 @@
  * The chains Atelier can write to, by id, and how to reach each one. RPC URLs come from the config
  * (environment); nothing here reads process.env.
  */
-import { createPublicClient, http, type Chain, type PublicClient } from 'viem';
+import { createPublicClient, type Chain, type PublicClient } from 'viem';
 import { anvil, arbitrum, arbitrumSepolia, base, mainnet } from 'viem/chains';
 import type { Config } from '../config.ts';
 import { chainName } from '../domain/chain-names.ts';
+import { rpcTransport } from './rpc-transport.ts';
 
 export const DEV_CHAIN_ID = 31337;
 
@@ -107,7 +108,8 @@ export function publicClientForUrl(chainId: number, rpcUrl: string, opts: Client
   const info = chainInfo(chainId);
   return createPublicClient({
     chain: info.chain,
-    transport: http(rpcUrl, { timeout: opts.timeoutMs ?? 10_000, retryCount: opts.retryCount ?? 3 }),
+    // Several comma-separated URLs: fallback in order (chain/rpc-transport.ts).
+    transport: rpcTransport(chainId, rpcUrl, { timeoutMs: opts.timeoutMs ?? 10_000, retryCount: opts.retryCount ?? 3 }),
     cacheTime: 0,
     pollingInterval: info.pollingIntervalMs,
   });

@@ -9,7 +9,6 @@ import {
   createWalletClient,
   defineChain,
   encodeDeployData,
-  http,
   getAddress,
   type Address,
   type Hex,
@@ -20,6 +19,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadArtifact } from './artifacts.ts';
+import { primaryRpcUrl, rpcTransport } from './rpc-transport.ts';
 import { waitForReceipt } from './wait-receipt.ts';
 
 /**
@@ -94,12 +94,15 @@ export interface DeployPlatformOptions {
   onDeployed?: (name: string, address: Address, txHash: Hex) => void;
 }
 
+/** One URL or several, comma-separated (chain/rpc-transport.ts); chain 0 until the node told its id. */
+const transportFor = (rpcUrl: string, chainId = 0) => rpcTransport(chainId, rpcUrl, { timeoutMs: 10_000, retryCount: 3 });
+
 function chainFor(id: number, rpcUrl: string): Chain {
   return defineChain({
     id,
     name: `chain-${id}`,
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
+    rpcUrls: { default: { http: [primaryRpcUrl(rpcUrl)] } },
   });
 }
 
@@ -108,14 +111,20 @@ export async function deployPlatform(opts: DeployPlatformOptions): Promise<Deplo
   if (!opts.privateKey || !/^0x[0-9a-fA-F]{64}$/.test(opts.privateKey)) throw new Error('privateKey must be 0x followed by 64 hex digits');
   const account = privateKeyToAccount(opts.privateKey);
   const pollingInterval = opts.pollingInterval ?? 100;
-  const probe = createPublicClient({ transport: http(opts.rpcUrl) });
+  const probe = createPublicClient({ transport: transportFor(opts.rpcUrl, opts.chainId) });
   const rpcChainId = await probe.getChainId();
   if (opts.chainId !== undefined && opts.chainId !== rpcChainId) {
     throw new Error(`chainId ${opts.chainId} requested but ${opts.rpcUrl} is chain ${rpcChainId}`);
   }
   const chain = chainFor(rpcChainId, opts.rpcUrl);
-  const publicClient = createPublicClient({ chain, transport: http(opts.rpcUrl), pollingInterval, cacheTime: 0 });
-  const walletClient = createWalletClient({ chain, transport: http(opts.rpcUrl), account, pollingInterval, cacheTime: 0 });
+  const publicClient = createPublicClient({ chain, transport: transportFor(opts.rpcUrl, rpcChainId), pollingInterval, cacheTime: 0 });
+  const walletClient = createWalletClient({
+    chain,
+    transport: transportFor(opts.rpcUrl, rpcChainId),
+    account,
+    pollingInterval,
+    cacheTime: 0,
+  });
 
   const addresses: Record<string, Address> = {};
   // The facets and CollectionInit do not depend on each other: send them with consecutive nonces,
@@ -165,7 +174,7 @@ async function deployPlatformThrough(opts: DeployPlatformOptions & { send: Deplo
   const names = [...FACET_NAMES, 'CollectionInit', 'DiamondFactory'];
   const art = (n: string) => loadArtifact(n, dir);
   for (const n of names) art(n);
-  const publicClient = createPublicClient({ transport: http(opts.rpcUrl), cacheTime: 0 });
+  const publicClient = createPublicClient({ transport: transportFor(opts.rpcUrl, opts.chainId), cacheTime: 0 });
   const rpcChainId = await publicClient.getChainId();
   if (opts.chainId !== undefined && opts.chainId !== rpcChainId) {
     throw new Error(`chainId ${opts.chainId} requested but ${opts.rpcUrl} is chain ${rpcChainId}`);

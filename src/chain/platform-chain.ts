@@ -16,7 +16,8 @@ import { FACET_NAMES, deployPlatform, readDeploymentRecord, writeDeploymentRecor
 import type { TxSender, TxSenderOptions } from './tx/api.ts';
 import { createTxSender } from './tx/sender.ts';
 import { withFundsCheck } from './funds.ts';
-import { platformAccount, type ChainLogger } from './wallet.ts';
+import { platformAccount } from './signers/signer.ts';
+import type { ChainLogger } from './wallet.ts';
 
 /** The committed, static per-network records (deployments/<chainId>.json). */
 export const COMMITTED_DEPLOYMENTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'deployments');

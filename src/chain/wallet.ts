@@ -1,10 +1,9 @@
 /**
  * The platform wallet: the one account that signs Atelier's chain writes (spec §5.3).
- * The key is never logged; only the address is.
+ * The key is never logged; only the address is. Which signer holds the key (NFT_SIGNER) is
+ * chosen in chain/signers/signer.ts (`platformAccount`); this module imports nothing of ours so
+ * the signers can use its constants without an import cycle.
  */
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { Config } from '../config.ts';
-import { chainInfo } from './chains.ts';
 
 /**
  * Anvil's dev account #0 (mnemonic "test test ... junk"). Public knowledge, funded on every
@@ -26,19 +25,4 @@ export class MissingPrivateKeyError extends Error {
     super(`NFT_DEPLOYER_PRIVATE_KEY is not set; it is required for chain ${chainId}`);
     this.name = 'MissingPrivateKeyError';
   }
-}
-
-export function platformAccount(
-  chainId: number,
-  config: Pick<Config, 'NFT_DEPLOYER_PRIVATE_KEY'>,
-  logger?: ChainLogger,
-): PrivateKeyAccount {
-  const info = chainInfo(chainId);
-  if (config.NFT_DEPLOYER_PRIVATE_KEY) return privateKeyToAccount(config.NFT_DEPLOYER_PRIVATE_KEY as `0x${string}`);
-  if (!info.dev) throw new MissingPrivateKeyError(chainId);
-  logger?.warn(
-    { chainId, address: DEV_ADDRESS },
-    'NFT_DEPLOYER_PRIVATE_KEY is not set: using the well-known anvil dev account on the dev chain (never use it elsewhere)',
-  );
-  return privateKeyToAccount(DEV_PRIVATE_KEY);
 }

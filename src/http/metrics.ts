@@ -10,6 +10,7 @@
  * - atelier_tx_pending{chain_id,wallet}, atelier_tx_nonce_lag{chain_id,wallet}: the platform
  *   wallet's transactions not final, and recorded nonces the chain has not mined yet;
  * - atelier_indexer_lag_blocks{chain_id}, atelier_indexer_running{chain_id};
+ * - atelier_rpc_errors_total{chain_id,endpoint,reason}: RPC 429s, timeouts, refusals, 5xx (endpoint: position in the URL list);
  * - atelier_duty_leader{duty}: 1 where this process holds the duty's lease (src/duties/runner.ts).
  *
  * Access: open when METRICS_TOKEN is unset (aggregates only: no identifiers, no secrets), else
@@ -17,7 +18,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { rpcErrorCounts } from '../chain/rpc-transport.ts';
 import { dutyLeaders } from '../duties/runner.ts';
 import type { LiveStatus } from '../indexer/watchdog.ts';
 
@@ -237,6 +239,17 @@ export function installMetrics(app: FastifyInstance, src: MetricSources): Regist
     });
   }
 
+  // RPC rate limits, timeouts and failures, counted process-wide by the transports (chain/rpc-transport.ts).
+  new Counter({
+    name: 'atelier_rpc_errors_total',
+    help: 'RPC requests that failed at the transport level (retried or fallen over), by chain, endpoint position and reason',
+    labelNames: ['chain_id', 'endpoint', 'reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of rpcErrorCounts()) this.inc({ chain_id: String(c.chainId), endpoint: String(c.endpoint), reason: c.reason }, c.n);
+    },
+  });
   app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (req, reply) => {
     if (src.token && !bearerMatches(req.headers.authorization, src.token)) {
       return reply.code(401).send({ error: 'unauthorized', message: 'authorization: expected Bearer <METRICS_TOKEN>' });

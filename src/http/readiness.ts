@@ -3,6 +3,7 @@
  * and what is wrong with it, so an operator (or a load balancer's log) sees which part is down.
  * A check resolves when its dependency answers; it is cut off after `timeoutMs`.
  */
+import { rpcUrlList } from '../chain/rpc-transport.ts';
 export type ReadinessCheck = () => Promise<unknown>;
 export type ReadinessChecks = Record<string, ReadinessCheck>;
 
@@ -56,8 +57,20 @@ export const healthCheck =
     if (!res.ok) throw new Error(`answered ${res.status}`);
   };
 
-/** eth_blockNumber on an RPC URL (a process that holds no viem client for it). */
+/** eth_blockNumber on an RPC URL (a process that holds no viem client for it); of a comma-separated list, the first that answers. */
 export async function rpcBlockNumber(rpcUrl: string): Promise<number> {
+  const urls = rpcUrlList(rpcUrl);
+  for (const url of urls.slice(0, -1)) {
+    try {
+      return await rpcBlockNumberAt(url);
+    } catch {
+      // the next endpoint (docs/signers-and-rpc.md)
+    }
+  }
+  return rpcBlockNumberAt(urls.at(-1) ?? rpcUrl);
+}
+
+async function rpcBlockNumberAt(rpcUrl: string): Promise<number> {
   const res = await fetch(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { testConfig } from '../../src/config.ts';
 import { CHAINS, publicClientFor, rpcUrlFor, UnsupportedChainError } from '../../src/chain/chains.ts';
-import { DEV_ADDRESS, MissingPrivateKeyError, platformAccount } from '../../src/chain/wallet.ts';
+import { platformAccount } from '../../src/chain/signers/signer.ts';
+import { DEV_ADDRESS, MissingPrivateKeyError } from '../../src/chain/wallet.ts';
 
 test('chains: the five supported ids carry matching viem chains', () => {
   assert.deepEqual(

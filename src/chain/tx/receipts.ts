@@ -92,7 +92,9 @@ export function createReceiptWatcher(ctx: SenderContext): ReceiptWatcher {
     for (const hash of [...w.hashes].reverse()) {
       let receipt: TransactionReceipt;
       try {
-        receipt = await ctx.client.getTransactionReceipt({ hash });
+        // Retried here (transient failures only): a failed read would otherwise cost the whole tick,
+        // and a rate limit that refuses every other request then refuses every receipt read.
+        receipt = await ctx.retry('getTransactionReceipt', () => ctx.client.getTransactionReceipt({ hash }));
       } catch (err) {
         if ((err as Error).name === 'TransactionReceiptNotFoundError') continue;
         throw err;
