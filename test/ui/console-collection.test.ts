@@ -368,6 +368,29 @@ describe('console: a collection from creation to tokens', () => {
     assert.equal(new URL(page().url()).hash, `#/collections/${id}/admin`);
   });
 
+  test('the Sale tab sets the on-chain sale and reads it back from the contract', async (t) => {
+    if (!ready(t)) return;
+    await page().goto(`${p!.adminUrl}/#/collections/${id}/sale`);
+    await page().locator('#sale-state', { hasText: 'No sale is set' }).waitFor();
+    await page().fill('#sale-form [name=price]', '1000000000000000');
+    await page().fill('#sale-form [name=max_per_wallet]', '2');
+    // a bad line is named before anything is sent
+    await page().fill('#sale-form [name=payouts]', `${RECIPIENT} seventy`);
+    await page().click('#sale-form button[type=submit]');
+    await waitFeedback(page(), '#sale-feedback', /payouts, line 1: write an address/i, 'bad');
+    await page().fill('#sale-form [name=payouts]', `${RECIPIENT} 10000`);
+    await page().click('#sale-form button[type=submit]');
+    await waitFeedback(page(), '#sale-feedback', /Set by the platform wallet/);
+    await page().locator('#sale-state', { hasText: '1000000000000000 (smallest unit)' }).waitFor();
+    // the contract says the same
+    const read = await admin(`/api/nft/collections/sale?collectionId=${id}`);
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.equal(read.body.configured, true);
+    assert.equal(read.body.max_per_wallet, 2);
+    assert.deepEqual(read.body.payouts, [{ address: RECIPIENT, bps: 10000 }]);
+    await screenshot(page(), 'collection-sale');
+  });
+
   test('the collections list shows the cover, status and supply', async (t) => {
     if (!ready(t)) return;
     await page().click('#nav [data-nav=collections]');
@@ -391,6 +414,7 @@ describe('console: a collection from creation to tokens', () => {
       [`#/collections/${id}/tokens`, 'narrow-collection-tokens'],
       [`#/collections/${id}/settings`, null],
       [`#/collections/${id}/mint`, null],
+      [`#/collections/${id}/sale`, null],
       [`#/collections/${id}/admin`, null],
       [`#/collections/${id}/tokens/1`, 'narrow-token'],
     ] as const) {

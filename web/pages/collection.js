@@ -7,6 +7,7 @@ import { activityPanel } from '../panels/activity.js';
 import { adminPanel } from '../panels/admin.js';
 import { mintPanel } from '../panels/mint.js';
 import { overviewPanel } from '../panels/overview.js';
+import { salePanel } from '../panels/sale.js';
 import { samplesPanel } from '../panels/samples.js';
 import { settingsPanel } from '../panels/settings.js';
 import { tokensPanel } from '../panels/tokens.js';
@@ -15,6 +16,7 @@ const TABS = [
   ['', 'Overview', overviewPanel],
   ['tokens', 'Tokens', tokensPanel],
   ['mint', 'Mint', mintPanel],
+  ['sale', 'Sale', salePanel],
   ['samples', 'Samples', samplesPanel],
   ['settings', 'Settings', settingsPanel],
   ['admin', 'Contract', adminPanel],
