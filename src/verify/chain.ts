@@ -3,7 +3,7 @@
  * account, no platform. The collection's commitment and reveal, its contractURI and tokenURIs, the
  * block of each token's mint (its Transfer from the zero address) and canonical block hashes.
  */
-import { createPublicClient, http, zeroAddress, zeroHash, type Address, type Hex, type PublicClient } from 'viem';
+import { BlockNotFoundError, createPublicClient, http, zeroAddress, zeroHash, type Address, type Hex, type PublicClient } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 
 /** The RPC cannot be reached or does not answer as the collection's chain: exit 2. */
@@ -59,14 +59,20 @@ export async function openChain(rpc: string, chainId: number, address: Address, 
         );
       }
       const [totalSupply, contractURI] = await Promise.all([read<bigint>('totalSupply'), read<string>('contractURI').catch(() => null)]);
-      const logs = await client.getContractEvents({
-        address,
-        abi: collectionAbi,
-        eventName: 'Transfer',
-        args: { from: zeroAddress },
-        fromBlock,
-        toBlock: 'latest',
-      });
+      const logs = await client
+        .getContractEvents({
+          address,
+          abi: collectionAbi,
+          eventName: 'Transfer',
+          args: { from: zeroAddress },
+          fromBlock,
+          toBlock: 'latest',
+        })
+        .catch((err: unknown) => {
+          throw new ChainUnavailableError(
+            `cannot read the mints (Transfer logs from block ${fromBlock}): ${message(err)}; an RPC that limits log ranges needs --from-block <the collection's deployment block>`,
+          );
+        });
       const mints = new Map<number, { blockNumber: number; blockHash: Hex }>();
       for (const log of logs) {
         const tokenId = (log.args as { tokenId?: bigint }).tokenId;
@@ -86,8 +92,9 @@ export async function openChain(rpc: string, chainId: number, address: Address, 
     async blockHash(n) {
       try {
         return (await client.getBlock({ blockNumber: BigInt(n) })).hash;
-      } catch {
-        return null;
+      } catch (err) {
+        if (err instanceof BlockNotFoundError) return null;
+        throw new ChainUnavailableError(`cannot read block ${n}: ${message(err)}`);
       }
     },
   };

@@ -163,12 +163,15 @@ async function checkCollectionDocument(
   return { differences, lines };
 }
 
-export async function verifyCollection(
-  args: VerifyArgs,
-  out: (line: string) => void,
-  get: Downloads = { json: fetchJson, bytes: fetchBytes },
-): Promise<number> {
-  const chain = await openChain(args.rpc, args.chainId, args.address, args.fromBlock);
+/** What verify reads through: the chain and the downloads (the real ones unless a test passes fakes). */
+export interface VerifyDeps {
+  chain?: ChainReader;
+  get?: Downloads;
+}
+
+export async function verifyCollection(args: VerifyArgs, out: (line: string) => void, deps: VerifyDeps = {}): Promise<number> {
+  const get = deps.get ?? { json: fetchJson, bytes: fetchBytes };
+  const chain = deps.chain ?? (await openChain(args.rpc, args.chainId, args.address, args.fromBlock));
   const onChain = await chain.collection();
   out(`collection ${args.chainId}:${args.address}: ${onChain.mints.size} minted token(s), totalSupply ${onChain.totalSupply}`);
   const reveal = checkReveal(onChain.commitment, onChain.secret);
