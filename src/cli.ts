@@ -2,6 +2,7 @@
  * `atelier <command>`: parses argv and configuration (once, here), prepares the data dir and
  * ports, and runs one process root from src/processes/ (start, backend, admin, worker, indexer,
  * deploy, migrate). A bad configuration value stops here with a message naming the variable.
+ * `verify` (src/verify/) reads no configuration and touches no data dir: it runs before all that.
  */
 import { requirePublicUrls } from './startup/public-urls.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
@@ -19,6 +20,7 @@ const PROCESSES = {
   worker: () => import('./processes/worker.ts'),
   indexer: () => import('./processes/indexer.ts'),
   deploy: () => import('./processes/deploy.ts'),
+  verify: () => import('./verify/command.ts'),
 } as const;
 
 /**
@@ -100,6 +102,11 @@ async function main(argv: string[]): Promise<void> {
   if (!isKnownCommand(command)) {
     process.stderr.write(`atelier: unknown command "${command}"\n\n${USAGE}`);
     process.exit(2);
+  }
+  // `verify` is a stranger's tool: public data only — no configuration, data dir, lock or database.
+  if (command === 'verify') {
+    process.exitCode = await (await PROCESSES.verify()).runVerify(argv.slice(1));
+    return;
   }
   // Everything this process creates (PGlite's files, anvil's state, keys, uploads) is owner-only.
   restrictUmask();

@@ -116,6 +116,21 @@ export function weightedIndex(weights: readonly number[], r: number): number {
   return last; // floating-point leftovers land on the last option that can be picked
 }
 
+/**
+ * The platform's pick of one variable: `options[weightedIndex(weights, mulberry32(deriveSeed(seed,
+ * name))())]`, each variable its own stream. The one function both `resolveVariables` and
+ * `atelier verify` (src/verify) use, so a receipt's pick is recomputed exactly as it was made.
+ */
+export function pickPreset<T extends { value: string; weight: number }>(seed: number, name: string, options: readonly T[]): string {
+  const rng = createRng(deriveSeed(seed >>> 0, name));
+  return options[
+    weightedIndex(
+      options.map((o) => o.weight),
+      rng(),
+    )
+  ]!.value;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Resolution
 // ---------------------------------------------------------------------------------------------
@@ -225,14 +240,7 @@ export function resolveVariables(data: GenerationData, overrides: Record<string,
       }
       value = IMAGE_VARIABLES.has(v.name) ? BLANK_IMAGE : '';
     } else {
-      const rng = createRng(deriveSeed(seed, v.name));
-      value =
-        v.value[
-          weightedIndex(
-            v.value.map((o) => o.weight),
-            rng(),
-          )
-        ]!.value;
+      value = pickPreset(seed, v.name, v.value);
     }
     values[v.name] = value;
 

@@ -13,8 +13,23 @@ commands:
             record them in DATA_DIR/deployments, and exit (once per chain, before the replicas)
   indexer   the ownership indexer with its API and socket.io on PORT (docs/indexer.md);
             indexer --reindex rebuilds every indexed row from the start block first
+  verify    check a collection from public data alone: verify --rpc <url> <chainId>:<address>
+            (seeds, picks, images, receipts; no database, key or configuration)
 
 \`atelier <command> --help\` describes one command. Configuration: environment variables (.env.example).
+`;
+
+export const VERIFY_HELP = `usage: atelier verify --rpc <url> [--from-block <n>] <chainId>:<collection address>
+
+Checks a collection from public data alone (docs/fairness.md "Verify"): the revealed seed secret
+against the contract's commitment; for each minted token, its seed recomputed from the secret and
+the block that mined it (checked against the chain), every platform pick recomputed from the seed,
+the image served against the receipt's sha256, a built-in renderer's picture re-rendered, and the
+receipts' Merkle root in contractURI when published. No database, key or configuration.
+  --rpc <url>         a JSON-RPC endpoint of the collection's chain
+  --from-block <n>    look for the mints from this block (the collection's deployment block)
+Exit: 0 every token checks out; 1 something differs; 2 bad arguments or unreachable RPC;
+3 nothing differs but the secret is not revealed yet (seeds not recomputed).
 `;
 
 const COMMANDS: Record<string, string> = {
@@ -57,6 +72,7 @@ Run it once per chain before the replicas (docs/deployment.md); running it again
 The ownership indexer with its API and socket.io on PORT (docs/indexer.md).
   --reindex   rebuild every indexed row from the start block first
 `,
+  verify: VERIFY_HELP,
 };
 
 /** The help text for argv, or undefined when argv asks to run something. */

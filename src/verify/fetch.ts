@@ -1,0 +1,41 @@
+/**
+ * `atelier verify`'s downloads: a token's document, its receipt, its image and the collection's
+ * document, from the URLs the chain and the documents give (http(s) or data: URLs). A verifier
+ * fetches what it is pointed at, like a wallet would; nothing is sent but GETs.
+ */
+const TIMEOUT_MS = 30_000;
+const MAX_BYTES = 64 * 1024 * 1024;
+
+export class FetchError extends Error {
+  override name = 'FetchError';
+}
+
+export async function fetchBytes(url: string): Promise<Buffer> {
+  if (url.startsWith('data:')) {
+    const comma = url.indexOf(',');
+    if (comma < 0) throw new FetchError(`malformed data URL`);
+    const meta = url.slice(5, comma);
+    const body = url.slice(comma + 1);
+    return meta.endsWith(';base64') ? Buffer.from(body, 'base64') : Buffer.from(decodeURIComponent(body));
+  }
+  if (!/^https?:\/\//i.test(url)) throw new FetchError(`cannot fetch ${url || '(empty URL)'}: only http(s) and data: URLs are supported`);
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'follow' });
+  } catch (err) {
+    throw new FetchError(`GET ${url} failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!res.ok) throw new FetchError(`GET ${url} answered ${res.status}`);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  if (bytes.length > MAX_BYTES) throw new FetchError(`GET ${url}: larger than ${MAX_BYTES} bytes`);
+  return bytes;
+}
+
+export async function fetchJson(url: string): Promise<unknown> {
+  const bytes = await fetchBytes(url);
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new FetchError(`GET ${url}: not JSON`);
+  }
+}
