@@ -148,6 +148,11 @@ export const collectionAbi = [
   },
   {
     "inputs": [],
+    "name": "MetadataIsFrozen",
+    "type": "error"
+  },
+  {
+    "inputs": [],
     "name": "MintNotActive",
     "type": "error"
   },
@@ -1111,6 +1116,25 @@ export const collectionAbi = [
     "type": "function"
   },
   {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "string",
+        "name": "baseURI",
+        "type": "string"
+      },
+      {
+        "indexed": false,
+        "internalType": "string",
+        "name": "contractURI",
+        "type": "string"
+      }
+    ],
+    "name": "MetadataFrozen",
+    "type": "event"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",
@@ -1139,6 +1163,26 @@ export const collectionAbi = [
     "name": "emitMetadataUpdate",
     "outputs": [],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "freezeMetadata",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "metadataFrozen",
+    "outputs": [
+      {
+        "internalType": "bool",
+        "name": "",
+        "type": "bool"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {

@@ -148,6 +148,11 @@ export const diamondCutFacetAbi = [
   },
   {
     "inputs": [],
+    "name": "MetadataIsFrozen",
+    "type": "error"
+  },
+  {
+    "inputs": [],
     "name": "MintNotActive",
     "type": "error"
   },

@@ -148,6 +148,11 @@ export const metadataUpdateFacetAbi = [
   },
   {
     "inputs": [],
+    "name": "MetadataIsFrozen",
+    "type": "error"
+  },
+  {
+    "inputs": [],
     "name": "MintNotActive",
     "type": "error"
   },
@@ -223,6 +228,25 @@ export const metadataUpdateFacetAbi = [
     "inputs": [
       {
         "indexed": false,
+        "internalType": "string",
+        "name": "baseURI",
+        "type": "string"
+      },
+      {
+        "indexed": false,
+        "internalType": "string",
+        "name": "contractURI",
+        "type": "string"
+      }
+    ],
+    "name": "MetadataFrozen",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
         "internalType": "uint256",
         "name": "_tokenId",
         "type": "uint256"
@@ -260,6 +284,26 @@ export const metadataUpdateFacetAbi = [
     "name": "emitMetadataUpdate",
     "outputs": [],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "freezeMetadata",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "metadataFrozen",
+    "outputs": [
+      {
+        "internalType": "bool",
+        "name": "",
+        "type": "bool"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   }
 ] as const;

@@ -159,6 +159,11 @@ export const mintFacetAbi = [
   },
   {
     "inputs": [],
+    "name": "MetadataIsFrozen",
+    "type": "error"
+  },
+  {
+    "inputs": [],
     "name": "MintNotActive",
     "type": "error"
   },

@@ -170,6 +170,11 @@ export const saleFacetAbi = [
   },
   {
     "inputs": [],
+    "name": "MetadataIsFrozen",
+    "type": "error"
+  },
+  {
+    "inputs": [],
     "name": "MintNotActive",
     "type": "error"
   },

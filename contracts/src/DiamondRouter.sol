@@ -111,6 +111,7 @@ contract DiamondRouter {
         if (
             s == MetadataUpdateFacet.emitMetadataUpdate.selector
                 || s == MetadataUpdateFacet.emitBatchMetadataUpdate.selector
+                || s == MetadataUpdateFacet.freezeMetadata.selector || s == MetadataUpdateFacet.metadataFrozen.selector
         ) return METADATA_UPDATE;
         if (
             s == DiamondCutFacet.diamondCut.selector || s == DiamondCutFacet.freezeUpgrades.selector
@@ -172,9 +173,11 @@ contract DiamondRouter {
         f[5] = CONTRACT_URI;
         s[5] = _sels2(ContractURIFacet.contractURI.selector, ContractURIFacet.setContractURI.selector);
         f[6] = METADATA_UPDATE;
-        s[6] = _sels2(
-            MetadataUpdateFacet.emitMetadataUpdate.selector, MetadataUpdateFacet.emitBatchMetadataUpdate.selector
-        );
+        s[6] = new bytes4[](4);
+        s[6][0] = MetadataUpdateFacet.emitMetadataUpdate.selector;
+        s[6][1] = MetadataUpdateFacet.emitBatchMetadataUpdate.selector;
+        s[6][2] = MetadataUpdateFacet.freezeMetadata.selector;
+        s[6][3] = MetadataUpdateFacet.metadataFrozen.selector;
         f[7] = ROYALTY;
         s[7] = _sels2(RoyaltyFacet.royaltyInfo.selector, RoyaltyFacet.setDefaultRoyalty.selector);
         f[8] = FAIRNESS;

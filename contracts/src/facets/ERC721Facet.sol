@@ -16,6 +16,7 @@ import {
 } from "../libraries/LibStorage.sol";
 import {LibProxy} from "../libraries/LibProxy.sol";
 import {IERC4906Events} from "../interfaces/IEvents.sol";
+import {IAtelierErrors} from "../libraries/Errors.sol";
 
 /// @title ERC-721 and its metadata extension for a collection.
 /// @notice Ownership is stored in runs: a mint writes one run head per run of at most MAX_BATCH (10)
@@ -23,7 +24,7 @@ import {IERC4906Events} from "../interfaces/IEvents.sol";
 /// below it (at most MAX_BATCH - 1 words away). A transfer never splits a run: it writes the
 /// token's own word (explicit owner), or, for a run head, moves the head token's owner to its
 /// first-owner word. Layout: LibERC721Storage. Token ids start at 1.
-contract ERC721Facet is IERC721Errors, IERC4906Events {
+contract ERC721Facet is IERC721Errors, IERC4906Events, IAtelierErrors {
     event Transfer(address indexed from, address indexed to, uint256 indexed tokenId);
     event Approval(address indexed owner, address indexed approved, uint256 indexed tokenId);
     event ApprovalForAll(address indexed owner, address indexed operator, bool approved);
@@ -78,6 +79,7 @@ contract ERC721Facet is IERC721Errors, IERC4906Events {
     /// @notice Owner only. Emits ERC-4906 BatchMetadataUpdate(1, type(uint256).max).
     function setBaseURI(string calldata baseURI) external {
         LibCore.enforceOwner();
+        if (LibCore.ownerWord() & LibCore.METADATA_FROZEN != 0) revert MetadataIsFrozen();
         LibCore.enforceURILength("baseURI", bytes(baseURI).length);
         LibERC721Storage.layout_().baseURI = baseURI;
         LibCore.setOwnerWord(LibCore.ownerWord() | LibCore.BASE_URI_SET);

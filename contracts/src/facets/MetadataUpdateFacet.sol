@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
-import {IERC4906Events} from "../interfaces/IEvents.sol";
+import {IERC4906Events, IMetadataFreezeEvents} from "../interfaces/IEvents.sol";
 import {IAtelierErrors} from "../libraries/Errors.sol";
-import {LibCore} from "../libraries/LibStorage.sol";
+import {LibContractURIStorage, LibCore, LibERC721Storage} from "../libraries/LibStorage.sol";
+import {LibProxy} from "../libraries/LibProxy.sol";
 
 /// @title ERC-4906 metadata update signals (for marketplaces and indexers).
 /// @notice setBaseURI (ERC721Facet) emits BatchMetadataUpdate(1, type(uint256).max) itself.
-contract MetadataUpdateFacet is IERC4906Events, IAtelierErrors {
+contract MetadataUpdateFacet is IERC4906Events, IMetadataFreezeEvents, IAtelierErrors {
     /// @notice Owner or minter. Emits MetadataUpdate(tokenId), e.g. when a token's artwork is ready.
     function emitMetadataUpdate(uint256 tokenId) external {
         LibCore.enforceOwnerOrMinter();
@@ -19,5 +20,26 @@ contract MetadataUpdateFacet is IERC4906Events, IAtelierErrors {
         LibCore.enforceOwnerOrMinter();
         if (fromTokenId > toTokenId) revert InvalidRange(fromTokenId, toTokenId);
         emit BatchMetadataUpdate(fromTokenId, toTokenId);
+    }
+
+    /// @notice Owner only, once: baseURI and contractURI can never change again (their setters revert
+    /// MetadataIsFrozen). Emits MetadataFrozen with both URIs as they now stand, and one
+    /// BatchMetadataUpdate over every token minted so far.
+    function freezeMetadata() external {
+        LibCore.enforceOwner();
+        uint256 w = LibCore.ownerWord();
+        if (w & LibCore.METADATA_FROZEN != 0) revert MetadataIsFrozen();
+        LibCore.setOwnerWord(w | LibCore.METADATA_FROZEN);
+        (string memory base, string memory contractUri) = LibProxy.initialURIs();
+        if (w & LibCore.BASE_URI_SET != 0) base = LibERC721Storage.layout_().baseURI;
+        if (w & LibCore.CONTRACT_URI_SET != 0) contractUri = LibContractURIStorage.layout_().contractURI;
+        emit MetadataFrozen(base, contractUri);
+        uint256 supply = LibCore.nextTokenId() - 1;
+        if (supply > 0) emit BatchMetadataUpdate(1, supply);
+    }
+
+    /// @notice Whether freezeMetadata was called.
+    function metadataFrozen() external view returns (bool) {
+        return LibCore.ownerWord() & LibCore.METADATA_FROZEN != 0;
     }
 }

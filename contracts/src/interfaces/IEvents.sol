@@ -7,6 +7,11 @@ interface IERC4906Events {
     event BatchMetadataUpdate(uint256 _fromTokenId, uint256 _toTokenId);
 }
 
+/// @notice The one-way metadata freeze (docs/contracts.md "Frozen metadata").
+interface IMetadataFreezeEvents {
+    event MetadataFrozen(string baseURI, string contractURI);
+}
+
 /// @notice ERC-7572 event.
 interface IERC7572Events {
     event ContractURIUpdated();

@@ -31,6 +31,8 @@ interface IAtelierErrors {
     error CutEmptySelectors();
     /// The owner froze upgrades (freezeUpgrades): diamondCut is gone for good.
     error UpgradesAreFrozen();
+    /// The owner froze the metadata (freezeMetadata): baseURI and contractURI can never change again.
+    error MetadataIsFrozen();
     /// A URI longer than LibCore.MAX_URI_BYTES (field: "baseURI" or "contractURI"; docs/contracts.md "URI limits").
     error URITooLong(string field, uint256 length, uint256 maxLength);
 }

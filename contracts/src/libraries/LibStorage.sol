@@ -37,6 +37,7 @@ library LibCore {
     ///   bit  177       contractURI was set by setContractURI (else the creation value)
     ///   bit  178       royalty receiver was set by setDefaultRoyalty (else the creation value in the code)
     ///   bit  179       upgrades frozen (freezeUpgrades): diamondCut is gone for good
+    ///   bit  180       metadata frozen (freezeMetadata): baseURI and contractURI can never change
     bytes32 internal constant SLOT = 0xa7b176edf3a70942502572a234c16ed64889530632318bb3bd799d443b486300;
 
     uint256 internal constant ADDRESS_MASK = (1 << 160) - 1;
@@ -54,6 +55,7 @@ library LibCore {
     uint256 internal constant CONTRACT_URI_SET = 1 << 177;
     uint256 internal constant ROYALTY_RECEIVER_SET = 1 << 178;
     uint256 internal constant UPGRADES_FROZEN = 1 << 179;
+    uint256 internal constant METADATA_FROZEN = 1 << 180;
 
     function mintWord() internal view returns (uint256 w) {
         assembly {
