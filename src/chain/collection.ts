@@ -87,6 +87,8 @@ export const ADMIN_ACTIONS = {
   transferOwnership: { type: 'address', fn: 'transferOwnership' },
   /** Removes diamondCut for good (owner only; docs/contracts.md "Owning your collection"). */
   freezeUpgrades: { type: 'true (or no value): it takes no argument', fn: 'freezeUpgrades' },
+  /** baseURI and contractURI can never change again (owner only; docs/contracts.md "Frozen metadata"). */
+  freezeMetadata: { type: 'true (or no value): it takes no argument', fn: 'freezeMetadata' },
 } as const;
 
 export type AdminAction = keyof typeof ADMIN_ACTIONS;
@@ -123,6 +125,10 @@ const VALUE_PARSERS: Record<AdminAction, z.ZodType> = {
     .literal(true)
     .nullish()
     .transform(() => true),
+  freezeMetadata: z
+    .literal(true)
+    .nullish()
+    .transform(() => true),
 };
 
 /** Checks `value` against the action's type; 400 naming `value` and the expected type. */
@@ -148,7 +154,7 @@ export function parseAdminValue(action: AdminAction, value: unknown): boolean | 
           ? ` (for example "1000"; at most ${MAX_CONTRACT_SUPPLY}, 2^40 - 2)`
           : ADMIN_ACTIONS[action].type === 'address'
             ? ' (0x followed by 40 hex digits)'
-            : action === 'freezeUpgrades'
+            : action === 'freezeUpgrades' || action === 'freezeMetadata'
               ? ''
               : ` (http, https, ipfs or ar; at most ${MAX_URI_BYTES.toLocaleString('en-US')} bytes of UTF-8)`;
     throw new AppError('invalid', `body.value: ${action} expects a ${expected}${hint}, got ${JSON.stringify(value)?.slice(0, 100)}`);
@@ -156,9 +162,9 @@ export function parseAdminValue(action: AdminAction, value: unknown): boolean | 
   return r.data as boolean | string;
 }
 
-/** The call's arguments: none for freezeUpgrades, else the one value. */
+/** The call's arguments: none for the freezes, else the one value. */
 function adminArgs(action: AdminAction, value: boolean | string): unknown[] {
-  return action === 'freezeUpgrades' ? [] : [adminArg(action, value)];
+  return action === 'freezeUpgrades' || action === 'freezeMetadata' ? [] : [adminArg(action, value)];
 }
 
 function adminArg(action: AdminAction, value: boolean | string): unknown {

@@ -21,6 +21,7 @@ export const ADMIN_SIGNATURES: Record<AdminAction, string> = {
   setContractURI: 'setContractURI(string)',
   transferOwnership: 'transferOwnership(address)',
   freezeUpgrades: 'freezeUpgrades()',
+  freezeMetadata: 'freezeMetadata()',
 };
 
 export interface AdminActionRequest {
@@ -32,7 +33,10 @@ export interface AdminActionRequest {
 
 /** 409 for a contract the platform wallet does not own, with how its owner does it. */
 export function notPlatformOwned(collection: Address, owner: Address, wallet: Address, action: AdminAction, value: unknown): AppError {
-  const arg = action === 'freezeUpgrades' ? '' : ` ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
+  const arg =
+    action === 'freezeUpgrades' || action === 'freezeMetadata'
+      ? ''
+      : ` ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
   const call = `cast send ${collection} "${ADMIN_SIGNATURES[action]}"${arg} --rpc-url <RPC> --account <owner>`;
   return new AppError(
     'conflict',

@@ -144,4 +144,32 @@ describe('creator-owned collections through the platform', { timeout: 120_000 },
     const again = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: c, action: 'freezeUpgrades', value: true });
     assert.equal(again.status, 409, `a second freeze is refused by the contract: ${JSON.stringify(again.body)}`);
   });
+
+  test('freezeMetadata as an admin action: the URI setters refuse afterwards, a second freeze is 409 naming MetadataIsFrozen', async () => {
+    const r = await adminCall(p, '/api/nft/collections', collectionParams(24));
+    const c = getAddress(r.body.collection.address);
+    const set = await adminCall(p, '/api/nft/admin', {
+      chainId: 31337,
+      collectionAddress: c,
+      action: 'setBaseURI',
+      value: 'ipfs://bafyfrozen/metadata/',
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    const frozen = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: c, action: 'freezeMetadata' });
+    assert.equal(frozen.status, 200, JSON.stringify(frozen.body));
+    assert.equal(await read(c, 'metadataFrozen'), true);
+    const again = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: c, action: 'freezeMetadata', value: true });
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    assert.match(again.body.error, /MetadataIsFrozen/);
+    const change = await adminCall(p, '/api/nft/admin', {
+      chainId: 31337,
+      collectionAddress: c,
+      action: 'setBaseURI',
+      value: 'https://elsewhere.example/',
+    });
+    assert.equal(change.status, 409, JSON.stringify(change.body));
+    assert.match(change.body.error, /MetadataIsFrozen/);
+    const bad = await adminCall(p, '/api/nft/admin', { chainId: 31337, collectionAddress: c, action: 'freezeMetadata', value: false });
+    assert.equal(bad.status, 400);
+  });
 });

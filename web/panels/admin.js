@@ -64,6 +64,20 @@ const ACTIONS = {
       return true;
     },
   },
+  freezeMetadata: {
+    label: 'Freeze metadata (irreversible)',
+    input: () =>
+      h(
+        'label',
+        { class: 'check' },
+        h('input', { type: 'checkbox', name: 'value' }),
+        'I understand: the base URI and contract URI can never change again',
+      ),
+    read: (_v, form) => {
+      if (!form.elements.value.checked) throw new Error('freeze metadata: tick the box to confirm');
+      return true;
+    },
+  },
 };
 
 function stateCard(chain, c) {

@@ -208,7 +208,7 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
         operationId: 'runAdminAction',
         summary: 'Run an admin action on a collection contract',
         description:
-          'setMintActive, setMinter, setMaxSupply, setBaseURI, setContractURI, transferOwnership or freezeUpgrades (value true or absent), signed by the platform wallet. The operator, or the owner of the collection record whose contract it is (403 for anyone else). value is checked against the action type (400); a creator-owned contract (owner() is not the platform wallet) is 409 naming the owner and the call they send from their wallet; a contract refusal is 409 with the decoded error.',
+          'setMintActive, setMinter, setMaxSupply, setBaseURI, setContractURI, transferOwnership, freezeUpgrades or freezeMetadata (value true or absent), signed by the platform wallet. The operator, or the owner of the collection record whose contract it is (403 for anyone else). value is checked against the action type (400); a creator-owned contract (owner() is not the platform wallet) is 409 naming the owner and the call they send from their wallet; a contract refusal is 409 with the decoded error.',
         tags,
         body: adminActionBody,
         response: { 200: adminActionAnswer },
