@@ -26,7 +26,13 @@ after(async () => {
 
 test('a purchase on chain becomes three tokens with artwork and the buyer’s choice', { timeout: 400_000 }, async () => {
   const [port, adminPort, chainPort] = [await freePort(), await freePort(), await freePort()];
-  const env = { DEV_CHAIN: 'true', DATA_DIR: dataDir, PORT: String(port), ADMIN_PORT: String(adminPort), DEV_CHAIN_PORT: String(chainPort) };
+  const env = {
+    DEV_CHAIN: 'true',
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    ADMIN_PORT: String(adminPort),
+    DEV_CHAIN_PORT: String(chainPort),
+  };
   let platform = await startCli(env, 240_000);
   const backend = `http://127.0.0.1:${port}`;
   const admin = `http://127.0.0.1:${adminPort}`;
