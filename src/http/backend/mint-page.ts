@@ -33,7 +33,10 @@ const ASSETS: Record<string, string> = {
   'mint.css': 'text/css; charset=utf-8',
 };
 
-export async function mintPageRoutes(app: FastifyInstance, { nft, config }: NftRouteOptions & { config: Config }) {
+export async function mintPageRoutes(
+  app: FastifyInstance,
+  { nft, config, publicBaseUrl, metadataBaseUrl }: NftRouteOptions & { config: Config },
+) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const pages = nft.mintPage;
   const publicJson = (reply: FastifyReply) => reply.header('access-control-allow-origin', '*').header('cache-control', 'no-cache');
@@ -80,10 +83,12 @@ export async function mintPageRoutes(app: FastifyInstance, { nft, config }: NftR
   );
 
   // ---------- the page itself ----------
+  // Artwork is served by this backend's /files when PUBLIC_BASE_URL is unset (`npm start`).
+  const imageUrls = [publicBaseUrl ?? metadataBaseUrl];
   const hidden = { config: { public: true }, schema: { hide: true } };
   const pageHeaders = (reply: FastifyReply, embed: boolean) => {
     reply
-      .header('content-security-policy', pageCsp(config, { frameAncestors: embed ? '*' : "'none'" }))
+      .header('content-security-policy', pageCsp(config, { frameAncestors: embed ? '*' : "'none'", imageUrls }))
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'no-referrer')
       .header('cache-control', 'no-cache');

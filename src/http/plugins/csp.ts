@@ -7,7 +7,10 @@ import type { Config } from '../../config.ts';
 
 /** Origins (scheme://host:port) of the hosts that serve our stored files and metadata. */
 export function imageOrigins(config: Config): string[] {
-  const urls = [config.BACKEND_API_URL, config.PUBLIC_BASE_URL, config.METADATA_BASE_URL, config.S3_PUBLIC_URL];
+  return originsOf([config.BACKEND_API_URL, config.PUBLIC_BASE_URL, config.METADATA_BASE_URL, config.S3_PUBLIC_URL]);
+}
+
+function originsOf(urls: ReadonlyArray<string | undefined>): string[] {
   const origins = new Set<string>();
   for (const u of urls) {
     if (!u) continue;
@@ -23,16 +26,18 @@ export function imageOrigins(config: Config): string[] {
 
 /**
  * `frameAncestors`: who may frame the page — `'none'` for the console and the full mint page, `*`
- * for the mint page's embed widget (it is made to sit in any site's iframe).
+ * for the mint page's embed widget (it is made to sit in any site's iframe). `imageUrls`: more
+ * image hosts (the backend's own public URL, whose /files serves artwork without PUBLIC_BASE_URL).
  */
-export function pageCsp(config: Config, opts: { frameAncestors: "'none'" | '*' }): string {
+export function pageCsp(config: Config, opts: { frameAncestors: "'none'" | '*'; imageUrls?: readonly string[] }): string {
+  const images = new Set([...imageOrigins(config), ...originsOf(opts.imageUrls ?? [])]);
   return [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
     // 'self' covers the same origin's ws:/wss: too (CSP 3): socket.io's WebSocket upgrade.
     "connect-src 'self'",
-    ['img-src', "'self'", 'data:', ...imageOrigins(config)].join(' '),
+    ['img-src', "'self'", 'data:', ...images].join(' '),
     "base-uri 'none'",
     "form-action 'none'",
     `frame-ancestors ${opts.frameAncestors}`,
