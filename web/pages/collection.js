@@ -9,6 +9,7 @@ import { mintPanel } from '../panels/mint.js';
 import { overviewPanel } from '../panels/overview.js';
 import { samplesPanel } from '../panels/samples.js';
 import { settingsPanel } from '../panels/settings.js';
+import { shareButton } from '../panels/share.js';
 import { tokensPanel } from '../panels/tokens.js';
 
 const TABS = [
@@ -48,6 +49,7 @@ function header(overview) {
         h('span', { class: 'muted' }, `${c.tokens_minted} / ${c.max_supply ?? c.editions} minted`),
       ),
     ),
+    shareButton(overview),
   );
 }
 
