@@ -312,13 +312,14 @@ function render() {
       : null,
     embed ? h('p', {}, h('a', { href: `/mint/${id}`, target: '_blank', rel: 'noopener' }, 'Open the full page')) : null,
   );
-  root.replaceChildren(
+  const parts = [
     h('div', { class: 'hero' }, cover, info),
     buyCard(),
     embed ? null : allowlistCard(),
     embed ? null : fairnessCard(),
     embed ? null : h('section', {}, h('h2', {}, 'Latest mints'), h('div', { class: 'gallery', id: 'gallery' })),
-  );
+  ];
+  root.replaceChildren(...parts.filter(Boolean));
   renderSupply();
   renderGallery();
 }

@@ -31,7 +31,10 @@ const ASSETS: Record<string, string> = {
   'wallet.js': 'text/javascript; charset=utf-8',
   'abi.js': 'text/javascript; charset=utf-8',
   'mint.css': 'text/css; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 };
+/** Files of the page kept elsewhere in web/ (the console's icon). */
+const SHARED: Record<string, string> = { 'favicon.svg': path.join(WEB_DIR, 'favicon.svg') };
 
 export async function mintPageRoutes(
   app: FastifyInstance,
@@ -122,7 +125,7 @@ export async function mintPageRoutes(
   r.get('/mint-assets/:file', { ...hidden, schema: { hide: true, params: z.object({ file: z.string().max(64) }) } }, async (req, reply) => {
     const type = ASSETS[req.params.file];
     if (!type) return sendError(reply, 'envelope', 404, `not found: /mint-assets/${req.params.file}`);
-    const body = await fs.readFile(path.join(MINT_DIR, req.params.file));
+    const body = await fs.readFile((Object.hasOwn(SHARED, req.params.file) ? SHARED[req.params.file] : undefined) ?? path.join(MINT_DIR, req.params.file));
     return pageHeaders(reply, true).type(type).send(body);
   });
 }
