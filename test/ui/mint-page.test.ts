@@ -16,7 +16,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_PRIVATE_KEYS, freePort } from '../../src/chain/anvil.ts';
 import { startCli, stopAllClis } from '../helpers/cli.ts';
 import { call, sampleData } from '../helpers/platform.ts';
-import { hasChromium, launchBrowser, NO_CHROMIUM, screenshot, unexpectedErrors, type Browser } from './console-kit.ts';
+import { hasChromium, launchBrowser, NO_CHROMIUM, screenshot, signInWithKey, unexpectedErrors, type Browser } from './console-kit.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-mint-page-'));
 const browsers: Browser[] = [];
@@ -161,6 +161,22 @@ test('a collector mints from the public page with a wallet and sees the artwork'
   await b.page.waitForSelector('#gallery img[data-token="1"]', { timeout: 20_000 });
   await b.page.waitForFunction(() => /^1 \/ 20$/.test(document.getElementById('supply')?.textContent ?? ''));
   await screenshot(b.page, 'mint-page-minted-1280');
+  assert.deepEqual(unexpectedErrors(b.errors), []);
+
+  // the creator's side: the console's Share button gives the link and the iframe snippet
+  await b.page.goto(`${admin}/#/collections/${id}`);
+  await b.page.locator('#key-form').waitFor();
+  await signInWithKey(b.page, h['x-api-key']);
+  await b.page.locator('#collection-head [data-field=title]', { hasText: 'Foxes for sale' }).waitFor();
+  await b.page.click('#share-button');
+  await b.page.locator('#share-panel').waitFor();
+  assert.equal(await b.page.inputValue('#share-link'), `${backend}/mint/${id}`);
+  assert.match(
+    await b.page.inputValue('#share-iframe'),
+    new RegExp(`^<iframe src="${backend}/mint/${id}\\?embed=1" title="Mint Foxes for sale"`),
+  );
+  await b.page.locator('#share-feedback', { hasText: /copied|Copy the link/ }).waitFor();
+  await screenshot(b.page, 'console-share');
   assert.deepEqual(unexpectedErrors(b.errors), []);
 
   // a phone: nothing wider than the screen, page and embed
