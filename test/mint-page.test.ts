@@ -133,7 +133,13 @@ describe('mint page routes', () => {
       assert.equal(res.statusCode, 200, file);
       assert.ok(String(res.headers['content-type']).startsWith(type), file);
     }
-    for (const url of ['/mint-assets/index.html', '/mint-assets/constructor', '/mint-assets/__proto__', '/mint-assets/..%2fmain.js', '/mint-assets/missing.js']) {
+    for (const url of [
+      '/mint-assets/index.html',
+      '/mint-assets/constructor',
+      '/mint-assets/__proto__',
+      '/mint-assets/..%2fmain.js',
+      '/mint-assets/missing.js',
+    ]) {
       assert.equal((await get(url)).statusCode, 404, url);
     }
   });

@@ -25,16 +25,15 @@ import type { NftRouteOptions } from './collections.ts';
 
 const tags = ['minting'];
 const MINT_DIR = path.join(WEB_DIR, 'mint');
-/** The page's files: nothing else under web/mint/ is served. */
-const ASSETS: Record<string, string> = {
-  'mint.js': 'text/javascript; charset=utf-8',
-  'wallet.js': 'text/javascript; charset=utf-8',
-  'abi.js': 'text/javascript; charset=utf-8',
-  'mint.css': 'text/css; charset=utf-8',
-  'favicon.svg': 'image/svg+xml',
-};
-/** Files of the page kept elsewhere in web/ (the console's icon). */
-const SHARED: Record<string, string> = { 'favicon.svg': path.join(WEB_DIR, 'favicon.svg') };
+/** The page's files, by name: their type and path (nothing else is served; the icon is the console's). */
+const JS = 'text/javascript; charset=utf-8';
+const ASSETS = new Map<string, { type: string; file: string }>([
+  ['mint.js', { type: JS, file: path.join(MINT_DIR, 'mint.js') }],
+  ['wallet.js', { type: JS, file: path.join(MINT_DIR, 'wallet.js') }],
+  ['abi.js', { type: JS, file: path.join(MINT_DIR, 'abi.js') }],
+  ['mint.css', { type: 'text/css; charset=utf-8', file: path.join(MINT_DIR, 'mint.css') }],
+  ['favicon.svg', { type: 'image/svg+xml', file: path.join(WEB_DIR, 'favicon.svg') }],
+]);
 
 export async function mintPageRoutes(
   app: FastifyInstance,
@@ -123,9 +122,10 @@ export async function mintPageRoutes(
   );
 
   r.get('/mint-assets/:file', { ...hidden, schema: { hide: true, params: z.object({ file: z.string().max(64) }) } }, async (req, reply) => {
-    const type = ASSETS[req.params.file];
-    if (!type) return sendError(reply, 'envelope', 404, `not found: /mint-assets/${req.params.file}`);
-    const body = await fs.readFile((Object.hasOwn(SHARED, req.params.file) ? SHARED[req.params.file] : undefined) ?? path.join(MINT_DIR, req.params.file));
-    return pageHeaders(reply, true).type(type).send(body);
+    const asset = ASSETS.get(req.params.file);
+    if (!asset) return sendError(reply, 'envelope', 404, `not found: /mint-assets/${req.params.file}`);
+    return pageHeaders(reply, true)
+      .type(asset.type)
+      .send(await fs.readFile(asset.file));
   });
 }
