@@ -117,6 +117,9 @@ describe('mint page routes', () => {
     assert.match(page.body, /<script type="module" src="\/mint-assets\/mint\.js"><\/script>/);
     assert.doesNotMatch(page.body, /<script>|<script type="module">|style=/, 'no inline script or style');
 
+    const tracked = await get(`/mint/${id}?utm_source=newsletter&fbclid=abc`);
+    assert.equal(tracked.statusCode, 200, 'a shared link with trackers still opens');
+
     const widget = await get(`/mint/${id}?embed=1`);
     assert.equal(widget.statusCode, 200);
     assert.match(String(widget.headers['content-security-policy']), /frame-ancestors \*/);

@@ -8,11 +8,13 @@ import { EXAMPLE_CHAIN, EXAMPLE_ID, withExample } from './examples.ts';
 
 export { collectionIdParams };
 
-export const mintPageQuery = z
-  .object({
-    embed: z.enum(['0', '1'], { message: 'expected 1 (the compact widget) or 0' }).optional(),
-  })
-  .strict();
+/**
+ * `embed` is checked; other query fields are ignored, not refused: a shared link collects
+ * trackers (`?utm_source=…`, `?fbclid=…`) on its way to a collector.
+ */
+export const mintPageQuery = z.object({
+  embed: z.enum(['0', '1'], { message: 'expected 1 (the compact widget) or 0' }).optional(),
+});
 
 export const mintPageByAddressParams = z.object({
   chainId: queryInt(1, 2 ** 53 - 1),
