@@ -187,3 +187,12 @@ export function tokenTransactions(
         order by created_at`,
   );
 }
+
+/** The newest minted tokens of a collection (mint time, then token id, descending): the mint page's gallery. */
+export function latestMints(db: Db, collectionId: string, limit: number): Promise<TokenViewRow[]> {
+  return rows<TokenViewRow>(
+    db,
+    sql`select ${TOKEN_COLUMNS} ${TOKEN_FROM} where d.collection_id = ${collectionId} and d.token_id is not null
+        order by d.minted_at desc nulls last, d.token_id desc limit ${limit}`,
+  );
+}

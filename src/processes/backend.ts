@@ -168,6 +168,7 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
     },
     credentials,
     metadataBaseUrl,
+    publicBaseUrl: publicBaseUrl(config),
     nft,
     content,
     indexer: {

@@ -5,6 +5,7 @@
  * these; nothing else wires an NFT service.
  */
 import { type Address, getAddress, type Hex } from 'viem';
+import { collectionAbi } from '../../contracts/abi/index.ts';
 import type { Config } from '../config.ts';
 import { DEV_CHAIN_ID } from '../chain/chains.ts';
 import { readCollection, readRoyalty } from '../chain/collection.ts';
@@ -12,7 +13,7 @@ import { deployCollection } from '../chain/factory.ts';
 import { emitMetadataUpdate, mintTokens, type MintingChainAccess } from '../chain/mint.ts';
 import { verifyPayment } from '../chain/payments.ts';
 import type { ChainServices } from '../chain/platform-chain.ts';
-import { createSaleService } from './sale.ts';
+import { createSaleService, type SaleService } from './sale.ts';
 import { deploymentOf, mintedTokensOf, verifyDeployment } from '../chain/receipts.ts';
 import { TxTimeoutError } from '../chain/tx/api.ts';
 import type { Db } from '../db/client.ts';
@@ -85,7 +86,8 @@ import type { GenerationPort } from './generation-port.ts';
 import { createIdempotency } from './idempotency.ts';
 import { createCollectionViews, type ChainState } from './collection-views.ts';
 import { createMetadataDocuments, type MetadataCache } from './metadata-documents.ts';
-import { listCollections, tokenPage, tokenTransactions, tokenView, traitCounts, transfersOf } from '../db/collection-views.ts';
+import { latestMints, listCollections, tokenPage, tokenTransactions, tokenView, traitCounts, transfersOf } from '../db/collection-views.ts';
+import { createMintPageService } from './mint-page.ts';
 import { METADATA_UPDATE_KEY_PREFIX, type MetadataUpdatePorts } from './metadata-updates.ts';
 import { createMintingService } from './minting.ts';
 import { bindDb } from './ports.ts';
@@ -237,6 +239,38 @@ function chainStateReader(chain: ChainServices) {
   };
 }
 
+/** The public mint page's reads (docs/mint-page.md) over the database, the sale and the fairness state. */
+function mintPageOf(db: Db, access: MintingChainAccess | undefined, sale: SaleService, fairness: ReturnType<typeof fairSeedsOf>) {
+  return createMintPageService({
+    getCollection: (id) => getCollection(db, id),
+    collectionsAt: async (chainId, address) =>
+      (await listCollections(db, { chainId, contractAddress: address, limit: 1 })).map((c) => c.id),
+    ...(access
+      ? {
+          readSale: (id: string) => sale.read(id),
+          readSupply: async (chainId: number, address: string) => {
+            const client = access.client(chainId);
+            const read = (functionName: 'totalSupply' | 'maxSupply') =>
+              client.readContract({ address: address as Address, abi: collectionAbi, functionName }) as Promise<bigint>;
+            const [minted, max] = await Promise.all([read('totalSupply'), read('maxSupply')]);
+            return { minted: String(minted), max: String(max) };
+          },
+        }
+      : {}),
+    fairness: (c) => fairness.publicState(c),
+    latestMints: async (id, limit) =>
+      (await latestMints(db, id, limit)).map((r) => ({
+        token_id: r.token_id,
+        image: r.output_status === 'completed' ? r.output_url : null,
+        minted_at: r.minted_at,
+        owner: r.current_owner ?? r.mint_recipient,
+        traits: r.traits
+          .filter((a) => a && typeof a.trait_type === 'string')
+          .map((a) => ({ trait_type: a.trait_type, value: typeof a.value === 'number' ? a.value : String(a.value) })),
+      })),
+  });
+}
+
 /** Every NFT service of one backend. */
 export function createNftServices(deps: NftServiceDeps) {
   const { db, config, metadataBaseUrl } = deps;
@@ -254,6 +288,11 @@ export function createNftServices(deps: NftServiceDeps) {
     deps.onTokenChanged ? deps.onTokenChanged(collectionId) : metadata.cache.invalidate(collectionId),
   );
   const receipts = receiptsOf(db, deps.storage);
+  const sale = createSaleService({
+    getCollection: (id) => getCollection(db, id),
+    chain: access,
+    ensureSeedCommitted: async (id) => fairness.ensureCommitted(await getCollection(db, id)),
+  });
   return {
     collections: createCollectionService({
       store: bindDb(db, { createCollection, getCollection, updateCollection, resetCollection }),
@@ -315,11 +354,8 @@ export function createNftServices(deps: NftServiceDeps) {
       log: deps.log,
     }),
     metadata,
-    sale: createSaleService({
-      getCollection: (id) => getCollection(db, id),
-      chain: access,
-      ensureSeedCommitted: async (id) => fairness.ensureCommitted(await getCollection(db, id)),
-    }),
+    sale,
+    mintPage: mintPageOf(db, access, sale, fairness),
     views: createCollectionViews({
       store: bindDb(db, { getCollection, listCollections, tokenPage, tokenView, traitCounts, transfersOf, tokenTransactions }),
       ...(deps.chain ? { readChain: chainStateReader(deps.chain) } : {}),

@@ -10,6 +10,7 @@ import { overviewPanel } from '../panels/overview.js';
 import { salePanel } from '../panels/sale.js';
 import { samplesPanel } from '../panels/samples.js';
 import { settingsPanel } from '../panels/settings.js';
+import { shareButton } from '../panels/share.js';
 import { tokensPanel } from '../panels/tokens.js';
 
 const TABS = [
@@ -51,6 +52,7 @@ function header(overview) {
         h('span', { class: 'muted' }, `${c.tokens_minted} / ${c.max_supply ?? c.editions} minted`),
       ),
     ),
+    shareButton(overview),
   );
 }
 

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config.ts';
+import { pageCsp } from '../plugins/csp.ts';
 import { sendError } from '../plugins/errors.ts';
 
 export const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../web');
@@ -31,34 +32,8 @@ const CONTENT_TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
-/** Origins (scheme://host:port) of the hosts that serve our stored files and metadata. */
-function imageOrigins(config: Config): string[] {
-  const urls = [config.BACKEND_API_URL, config.PUBLIC_BASE_URL, config.METADATA_BASE_URL, config.S3_PUBLIC_URL];
-  const origins = new Set<string>();
-  for (const u of urls) {
-    if (!u) continue;
-    try {
-      const { protocol, origin } = new URL(u);
-      if (protocol === 'http:' || protocol === 'https:') origins.add(origin);
-    } catch {
-      /* config already validated these */
-    }
-  }
-  return [...origins];
-}
-
 export function contentSecurityPolicy(config: Config): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    // 'self' covers the same origin's ws:/wss: too (CSP 3): socket.io's WebSocket upgrade.
-    "connect-src 'self'",
-    ['img-src', "'self'", 'data:', ...imageOrigins(config)].join(' '),
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+  return pageCsp(config, { frameAncestors: "'none'" });
 }
 
 export async function adminUiRoutes(app: FastifyInstance, deps: { config: Config; webDir?: string }) {

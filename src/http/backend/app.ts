@@ -27,6 +27,7 @@ import { metadataRoutes } from './metadata.ts';
 import { mintingRoutes } from './minting.ts';
 import { fairnessRoutes } from './fairness.ts';
 import { saleRoutes } from './sale.ts';
+import { mintPageRoutes } from './mint-page.ts';
 import { sampleRoutes } from './samples.ts';
 import type { NftServices } from '../../services/nft-ports.ts';
 import { outputRoutes } from './outputs.ts';
@@ -56,6 +57,8 @@ export interface BackendServices {
   credentials: CredentialPort;
   /** Public host of metadata documents; contractParams point here. */
   metadataBaseUrl: string;
+  /** This backend's public URL (PUBLIC_BASE_URL): the mint page links (docs/mint-page.md). Default: metadataBaseUrl. */
+  publicBaseUrl?: string;
   nft: NftServices;
   content: ContentServices;
   indexer: IndexerRoutesOptions;
@@ -87,7 +90,7 @@ export async function buildBackendApp(s: BackendServices): Promise<FastifyInstan
   });
   installErrorHandling(app, 'envelope');
   installAuth(app, { config: s.config, credentials: s.credentials, style: 'envelope' });
-  const nftOptions = { nft: s.nft, metadataBaseUrl: s.metadataBaseUrl };
+  const nftOptions = { nft: s.nft, metadataBaseUrl: s.metadataBaseUrl, publicBaseUrl: s.publicBaseUrl ?? s.metadataBaseUrl };
   await app.register(collectionRoutes, nftOptions);
   await app.register(collectionViewRoutes, nftOptions);
   await app.register(collectionDesignRoutes, nftOptions);
@@ -95,6 +98,7 @@ export async function buildBackendApp(s: BackendServices): Promise<FastifyInstan
   await app.register(mintingRoutes, nftOptions);
   await app.register(fairnessRoutes, nftOptions);
   await app.register(saleRoutes, nftOptions);
+  await app.register(mintPageRoutes, { ...nftOptions, config: s.config });
   await app.register(sampleRoutes, nftOptions);
   await app.register(metadataRoutes, nftOptions);
   await app.register(indexerRoutes, s.indexer);

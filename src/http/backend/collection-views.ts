@@ -28,7 +28,7 @@ import type { NftRouteOptions } from './collections.ts';
 
 const tags = ['collections'];
 
-export async function collectionViewRoutes(app: FastifyInstance, { nft, metadataBaseUrl }: NftRouteOptions) {
+export async function collectionViewRoutes(app: FastifyInstance, { nft, metadataBaseUrl, publicBaseUrl }: NftRouteOptions) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const views = nft.views;
 
@@ -63,7 +63,8 @@ export async function collectionViewRoutes(app: FastifyInstance, { nft, metadata
     },
     async (req) => {
       const o = await views.overview(req.params.collectionId);
-      return ok({ ...o, collection: presentCollection(o.collection) });
+      const page = `${(publicBaseUrl ?? metadataBaseUrl).replace(/\/+$/, '')}/mint/${o.collection.id}`;
+      return ok({ ...o, collection: presentCollection(o.collection), share: { page_url: page, embed_url: `${page}?embed=1` } });
     },
   );
 

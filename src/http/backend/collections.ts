@@ -15,6 +15,8 @@ import { envelope } from '../schemas/envelope.ts';
 export interface NftRouteOptions {
   nft: NftServices;
   metadataBaseUrl: string;
+  /** This backend's public URL (the mint page's links); default metadataBaseUrl. */
+  publicBaseUrl?: string;
 }
 
 const tags = ['collections'];

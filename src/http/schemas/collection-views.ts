@@ -74,6 +74,9 @@ export const collectionOverview = withExample(
       .nullable()
       .describe('what the contract says now; null before deployment or when the chain did not answer'),
     chain_error: nullableString,
+    share: z
+      .object({ page_url: z.string(), embed_url: z.string() })
+      .describe("the public mint page and its embed widget's address (docs/mint-page.md)"),
   }),
   {
     collection: DEPLOYED_COLLECTION_EXAMPLE,
@@ -90,6 +93,10 @@ export const collectionOverview = withExample(
       royalty: { receiver: EXAMPLE_CHAIN.creatorWallet, bps: 500 },
     },
     chain_error: null,
+    share: {
+      page_url: `http://localhost:3000/mint/${EXAMPLE_ID.collection}`,
+      embed_url: `http://localhost:3000/mint/${EXAMPLE_ID.collection}?embed=1`,
+    },
   },
 );
 
