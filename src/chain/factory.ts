@@ -38,6 +38,8 @@ export const FACTORY_COMPONENTS = [
   'contractURIFacet',
   'metadataUpdateFacet',
   'royaltyFacet',
+  'fairnessFacet',
+  'saleFacet',
   'router',
 ] as const;
 

@@ -28,7 +28,7 @@ import {
 import { uuid } from '../schemas/common.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
 import { mintAndGenerateBody, mintAndGenerateResult, mintsList } from '../schemas/minting.ts';
-import { saleSettingsBody, saleState } from '../schemas/sale.ts';
+import { SALE_EXAMPLE, saleSettingsBody, saleState } from '../schemas/sale.ts';
 import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/samples.ts';
 import type { AdminDeps } from './deps.ts';
 import { actingAs, byCollection, collectionId, type Forward, forward, type Input, plusCollection } from './forward-table.ts';
@@ -109,7 +109,10 @@ export const FORWARDS: Forward[] = [
     description:
       'Forwarded to PUT /nft/collections/:id/sale: setSale through the platform wallet, or 409 OWNER_MUST_SIGN with the call for a creator-owned contract.',
     tags: ['minting'],
-    input: saleSettingsBody.safeExtend({ collectionId }),
+    input: withExample(saleSettingsBody.safeExtend({ collectionId }), {
+      collectionId: EXAMPLE_ID.collection,
+      ...SALE_EXAMPLE,
+    } as never),
     backend: ({ collectionId, ...body }, req) => ({
       method: 'PUT',
       path: `nft/collections/${collectionId}/sale`,

@@ -78,14 +78,15 @@ const FACETS = {
   diamondCutFacet: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
   diamondLoupeFacet: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
   ownershipFacet: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
-  erc721Facet: '0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9',
-  mintFacet: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
-  collectionInit: '0x8A791620dd6260079BF849Dc5567aDC3F2FdC318',
+  erc721Facet: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
+  mintFacet: '0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9',
   contractURIFacet: '0x5FC8d32690cc91D4c39d9d3abcBD16989F875707',
   metadataUpdateFacet: '0x0165878A594ca255338adfa4d48449f69242Eb8F',
   royaltyFacet: '0xa513E6E4b8f2a923D98304ec87F64353C4D5C853',
-  saleFacet: '0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6',
-  router: '0x6F1216D1BFe15c98520CA1434FC1d9D57AC95321',
+  fairnessFacet: '0x2279B7A0a67DB372996a5FaB50D91eAA73d2eBe6',
+  saleFacet: '0x8A791620dd6260079BF849Dc5567aDC3F2FdC318',
+  collectionInit: '0x610178dA211FEF7D417bC0e6FeD39F05609AD788',
+  router: '0x8dAF17A20c9DBA35f005b6324F493785D239719d',
 };
 
 /** A factory deployment record (§2.7): chain, deployer, time, block and the contract addresses. */
@@ -113,6 +114,7 @@ export const deploymentRecord = withExample(
       DiamondFactory: EXAMPLE_CHAIN.factory,
       MetadataUpdateFacet: FACETS.metadataUpdateFacet,
       RoyaltyFacet: FACETS.royaltyFacet,
+      FairnessFacet: FACETS.fairnessFacet,
       SaleFacet: FACETS.saleFacet,
       DiamondRouter: FACETS.router,
       Stablecoin: EXAMPLE_CHAIN.stablecoin,

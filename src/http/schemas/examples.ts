@@ -49,7 +49,7 @@ export const EXAMPLE_CHAIN = {
   nextOwner: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
   collection: '0x14D4d76e91231e4499D466F272ed64A00fD1a580',
   /** The platform contracts as `npm start` deploys them on a fresh dev chain. */
-  factory: '0x610178dA211FEF7D417bC0e6FeD39F05609AD788',
+  factory: '0xB7f8BC63BbcaD18155201308C8f3540b07f84F5e',
   stablecoin: '0x610178dA211FEF7D417bC0e6FeD39F05609AD788',
   deployTx: '0x81a24d4a65125018e81c5265bd989e3d6bd8af0d5c70e4161ca697377f4bf0cb',
   mintTx: '0xfb0c860bfd22b7b8a45110c46be3b7d5ccd1ca5ab08c56b8b54beba094927c2b',

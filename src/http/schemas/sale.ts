@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { MAX_PAYOUTS, MAX_PER_WALLET, MAX_PRICE, MAX_TIME } from '../../domain/sale-config.ts';
 import { address } from './common.ts';
+import { EXAMPLE_CHAIN, withExample } from './examples.ts';
 
 const ZERO = /^0x0{40}$/i;
 const isoTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 date-time' }).refine((v) => {
@@ -13,7 +14,7 @@ const isoTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 da
   return Number.isNaN(t) || (t >= 0 && BigInt(Math.floor(t / 1000)) <= MAX_TIME);
 }, 'out of range (1970 to the year 36812)');
 
-export const saleSettingsBody = z
+const saleSettingsObject = z
   .object({
     currency: z
       .union([z.literal('native'), address.refine((a) => !ZERO.test(a), 'the zero address is not a token; use "native"')])
@@ -41,8 +42,23 @@ export const saleSettingsBody = z
       .max(MAX_PAYOUTS)
       .describe('recipients and basis points summing to 10000; empty only for a free sale'),
   })
-  .strict()
-  .superRefine((b, ctx) => {
+  .strict();
+
+export const SALE_EXAMPLE = {
+  currency: 'native',
+  price: '10000000000000000',
+  start: '2025-06-05T16:00:00.000Z',
+  end: null,
+  max_per_wallet: 5,
+  merkle_root: null,
+  payouts: [
+    { address: EXAMPLE_CHAIN.creatorWallet, bps: 7000 },
+    { address: EXAMPLE_CHAIN.collector, bps: 3000 },
+  ],
+};
+
+export const saleSettingsBody = withExample(saleSettingsObject, SALE_EXAMPLE as z.input<typeof saleSettingsObject>).superRefine(
+  (b, ctx) => {
     if (!Array.isArray(b.payouts) || typeof b.price !== 'string') return; // reported by the fields
     if (b.start && b.end && Date.parse(b.end) <= Date.parse(b.start)) {
       ctx.addIssue({ code: 'custom', path: ['end'], message: 'must be after start' });
@@ -60,19 +76,30 @@ export const saleSettingsBody = z
       if (seen.has(p.address.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['payouts', i, 'address'], message: 'listed twice' });
       seen.add(p.address.toLowerCase());
     });
-  });
+  },
+);
 
-export const saleState = z.object({
-  collection_address: z.string(),
-  chain_id: z.number(),
-  configured: z.boolean(),
-  paused: z.boolean(),
-  currency: z.string(),
-  price: z.string(),
-  start: z.string().nullable(),
-  end: z.string().nullable(),
-  max_per_wallet: z.number().nullable(),
-  merkle_root: z.string().nullable(),
-  payouts: z.array(z.object({ address: z.string(), bps: z.number() })),
-  tx_hash: z.string().optional(),
-});
+export const saleState = withExample(
+  z.object({
+    collection_address: z.string(),
+    chain_id: z.number(),
+    configured: z.boolean(),
+    paused: z.boolean(),
+    currency: z.string(),
+    price: z.string(),
+    start: z.string().nullable(),
+    end: z.string().nullable(),
+    max_per_wallet: z.number().nullable(),
+    merkle_root: z.string().nullable(),
+    payouts: z.array(z.object({ address: z.string(), bps: z.number() })),
+    tx_hash: z.string().optional(),
+  }),
+  {
+    collection_address: EXAMPLE_CHAIN.collection,
+    chain_id: EXAMPLE_CHAIN.chainId,
+    configured: true,
+    paused: false,
+    ...SALE_EXAMPLE,
+    tx_hash: EXAMPLE_CHAIN.mintTx,
+  },
+);
