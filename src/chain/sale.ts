@@ -26,16 +26,19 @@ function noSaleFacet(address: Address, err: unknown): AppError | undefined {
   return mapped;
 }
 
+/** The sale as the contract holds it now, or at the end of block `blockNumber`. */
 export async function readSale(
   client: PublicClient,
   address: Address,
+  blockNumber?: bigint,
 ): Promise<{ tuple: SaleTuple; paused: boolean; configured: boolean }> {
   try {
-    const [tuple, paused, configured] = (await client.readContract({ address, abi: collectionAbi, functionName: 'saleConfig' })) as [
-      SaleTuple,
-      boolean,
-      boolean,
-    ];
+    const [tuple, paused, configured] = (await client.readContract({
+      address,
+      abi: collectionAbi,
+      functionName: 'saleConfig',
+      ...(blockNumber === undefined ? {} : { blockNumber }),
+    })) as [SaleTuple, boolean, boolean];
     return { tuple: { ...tuple, payouts: [...tuple.payouts] }, paused, configured };
   } catch (err) {
     throw (

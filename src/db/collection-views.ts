@@ -146,6 +146,12 @@ export interface TransferViewRow {
   block_number: number;
   log_index: number;
   timestamp: string;
+  /** A mint by an on-chain purchase the platform followed (sale_purchases): who paid what, and to whom. */
+  buyer: string | null;
+  currency: string | null;
+  amount: string | null;
+  quantity: number | null;
+  payouts: Array<{ address: string; amount: string }> | null;
 }
 
 /**
@@ -166,8 +172,11 @@ export function transfersOf(
   return rows<TransferViewRow>(
     db,
     sql`select t.token_id::text as token_id, t.from_address, t.to_address, t.tx_hash, t.block_number::float8 as block_number,
-          t.log_index, to_char(t.timestamp at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as timestamp
-        from transfers t where ${sql.join(where, sql` and `)}
+          t.log_index, to_char(t.timestamp at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as timestamp,
+          p.buyer, p.currency, p.amount::text as amount, p.quantity, p.payouts
+        from transfers t
+        left join sale_purchases p on p.chain_id = t.chain_id and p.tx_hash = lower(t.tx_hash) and p.token_id = t.token_id
+        where ${sql.join(where, sql` and `)}
         order by t.block_number desc, t.log_index desc limit ${opts.limit + 1}`,
   );
 }

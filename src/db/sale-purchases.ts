@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { rows, type Db } from './client.ts';
-import { salePurchases } from './schema/index.ts';
+import { salePurchases, saleScannedTxs } from './schema/index.ts';
 
 export interface UnclaimedMint {
   tx_hash: string;
@@ -28,6 +28,7 @@ export function unclaimedMintTxs(db: Db, chainId: number, limit = 50): Promise<U
     where t.chain_id = ${chainId} and t.from_address = '0x0000000000000000000000000000000000000000'
       and not exists (select 1 from decks d where d.collection_id = c.id and d.token_id = t.token_id)
       and not exists (select 1 from sale_purchases p where p.chain_id = t.chain_id and lower(p.tx_hash) = lower(t.tx_hash) and p.token_id = t.token_id)
+      and not exists (select 1 from sale_scanned_txs s where s.chain_id = t.chain_id and s.tx_hash = lower(t.tx_hash))
       and not exists (select 1 from chain_transactions x where x.hash is not null and lower(x.hash) = lower(t.tx_hash))
     order by 2
     limit ${limit}`,
@@ -37,10 +38,29 @@ export function unclaimedMintTxs(db: Db, chainId: number, limit = 50): Promise<U
 export type NewPurchase = typeof salePurchases.$inferInsert;
 export type PurchaseRow = typeof salePurchases.$inferSelect;
 
-/** Inserts what is new; returns the rows this call inserted (a replica that lost the race gets none). */
-export function insertPurchases(db: Db, values: NewPurchase[]): Promise<PurchaseRow[]> {
-  if (values.length === 0) return Promise.resolve([]);
-  return db.insert(salePurchases).values(values).onConflictDoNothing().returning();
+/** Inserts what is new, in chunks (a bound-parameter limit per statement); returns the rows this call inserted. */
+export async function insertPurchases(db: Db, values: NewPurchase[]): Promise<PurchaseRow[]> {
+  const out: PurchaseRow[] = [];
+  for (let i = 0; i < values.length; i += 500) {
+    out.push(
+      ...(await db
+        .insert(salePurchases)
+        .values(values.slice(i, i + 500))
+        .onConflictDoNothing()
+        .returning()),
+    );
+  }
+  return out;
+}
+
+/** A mint transaction without a Purchase: never read again. */
+export async function markScanned(db: Db, chainId: number, txHash: string): Promise<void> {
+  await db.insert(saleScannedTxs).values({ chain_id: chainId, tx_hash: txHash.toLowerCase() }).onConflictDoNothing();
+}
+
+/** A row whose start failed for a reason of its own: tried again after `ms`, later rows go on meanwhile. */
+export async function backOffPurchase(db: Db, id: string, ms: number): Promise<void> {
+  await db.execute(sql`update sale_purchases set lease_until = now() + (${ms} * interval '1 millisecond') where id = ${id}`);
 }
 
 /** Rows whose artwork is not started, claimed for `leaseMs` (a crashed start is taken over later). */

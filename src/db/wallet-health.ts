@@ -83,6 +83,9 @@ export async function announceStuckTransactions(db: Db, olderThanMs: number): Pr
                extract(epoch FROM now() - created_at)::float8 AS age_s
         FROM chain_transactions
         WHERE status IN ('signed', 'sent') AND created_at < now() - (${olderThanMs} * interval '1 millisecond')
+          -- not announced yet (the event's id from its key, as recordWebhookEvent makes it)
+          AND NOT EXISTS (SELECT 1 FROM webhook_events e
+            WHERE e.id = 'msg_' || substr(encode(sha256(convert_to('transaction.stuck:' || chain_transactions.id, 'UTF8')), 'hex'), 1, 32))
         ORDER BY created_at LIMIT 100`,
   );
   const announced: StuckTransaction[] = [];

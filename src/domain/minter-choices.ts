@@ -20,9 +20,14 @@ const isBlank = (raw: unknown) => raw === undefined || raw === null || (typeof r
 /** Throws a VariableError (field `variables.<name>`) for the first key a public minter may not set. */
 export function checkMinterChoices(data: GenerationData, variables: Record<string, unknown>): void {
   for (const [name, raw] of Object.entries(variables ?? {})) {
-    if (isBlank(raw)) continue;
     const field = `variables.${name}`;
     const v = data.variables.find((x) => x.name === name);
+    // The seed key is refused whatever its value: a blank-looking string is still a seed the
+    // resolver would hash (a minter could search such strings for rare traits).
+    if (!v && name === 'seed' && raw !== undefined && raw !== null) {
+      throw new VariableError(field, 'NOT_CHOOSABLE', `${field}: a minter may not choose the seed (docs/fairness.md)`);
+    }
+    if (isBlank(raw)) continue;
     if (!v) {
       if (name === 'seed') throw new VariableError(field, 'NOT_CHOOSABLE', `${field}: a minter may not choose the seed (docs/fairness.md)`);
       throw new VariableError(field, 'NOT_CHOOSABLE', `${field}: this collection has no variable "${name}"`);

@@ -28,3 +28,16 @@ test('the buyer chooses selectable and customizable variables only', () => {
   const big = parseChoices(hex(JSON.stringify({ color: 'r'.repeat(MAX_CHOICES_BYTES) })), vars);
   assert.equal(big.status, 'oversized');
 });
+
+test("the creator's reference images and the profile picture are never the buyer's, whatever their flags", () => {
+  const vars = [
+    { name: 'ref_image_1', is_user_customizable: true },
+    { name: 'social_pfp', is_user_customizable: true },
+  ];
+  const hex = (o: unknown) => `0x${Buffer.from(JSON.stringify(o)).toString('hex')}`;
+  for (const name of ['ref_image_1', 'social_pfp']) {
+    const r = parseChoices(hex({ [name]: 'https://attacker.example/x.png' }), vars);
+    assert.equal(r.status, 'invalid', name);
+    assert.match(r.reason ?? '', new RegExp(`variables.${name}`));
+  }
+});

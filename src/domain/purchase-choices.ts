@@ -5,7 +5,12 @@
  * MAX_CHOICES_BYTES, or a variable the buyer may not choose — is not used: the platform draws
  * every variable, and the status says why. Pure.
  */
+import { REF_IMAGE_NAMES, SOCIAL_PFP } from './generation-data.ts';
+
 export const MAX_CHOICES_BYTES = 2048;
+
+/** Never a buyer's: the creator's reference images (as on every mint path) and the minter's profile picture, which the platform fills. */
+const NOT_THE_BUYERS: ReadonlySet<string> = new Set([...REF_IMAGE_NAMES, SOCIAL_PFP]);
 
 export type ChoicesStatus = 'none' | 'buyer' | 'invalid' | 'oversized';
 
@@ -42,7 +47,7 @@ export function parseChoices(
   const byName = new Map(variables.map((v) => [v.name, v]));
   for (const [name, value] of Object.entries(parsed)) {
     const v = byName.get(name);
-    if (!v || !(v.is_selectable || v.is_user_customizable)) {
+    if (!v || !(v.is_selectable || v.is_user_customizable) || NOT_THE_BUYERS.has(name)) {
       return { status: 'invalid', choices: {}, reason: `variables.${name}: not a variable the buyer may choose` };
     }
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {

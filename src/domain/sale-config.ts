@@ -63,3 +63,17 @@ export function fromSaleTuple(t: SaleTuple, paused: boolean, configured: boolean
     payouts: t.payouts.map((p) => ({ address: p.recipient, bps: p.bps })),
   };
 }
+
+/**
+ * How SaleFacet splits a purchase's amount over its payouts (docs/contracts.md "Sale"): each
+ * recipient gets amount × bps / 10000 rounded down, the last one the remainder, so the shares
+ * always sum to the amount. The same rule as the contract's, for the activity feed's payouts.
+ */
+export function splitPayouts(amount: bigint, payouts: readonly { address: string; bps: number }[]): { address: string; amount: string }[] {
+  let left = amount;
+  return payouts.map((p, i) => {
+    const share = i + 1 === payouts.length ? left : (amount * BigInt(p.bps)) / 10_000n;
+    left -= share;
+    return { address: p.address, amount: share.toString() };
+  });
+}

@@ -204,7 +204,9 @@ export function resolveVariables(data: GenerationData, overrides: Record<string,
   const over = overrides ?? {};
   const seedInput = over.seed;
   let seed: number;
-  if (seedInput !== undefined && seedInput !== null && !data.variables.some((v) => v.name === 'seed')) {
+  // A blank seed is no seed (an empty form field), as for every other override.
+  const blankSeed = typeof seedInput === 'string' && seedInput.trim() === '';
+  if (seedInput !== undefined && seedInput !== null && !blankSeed && !data.variables.some((v) => v.name === 'seed')) {
     if (typeof seedInput !== 'string' && typeof seedInput !== 'number') {
       throw new VariableError('variables.seed', 'INVALID_SEED', 'variables.seed must be a number or a string');
     }

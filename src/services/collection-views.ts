@@ -85,6 +85,18 @@ export function createCollectionViews(ports: CollectionViewPorts) {
     block_number: t.block_number,
     log_index: t.log_index,
     timestamp: t.timestamp,
+    // A collector's on-chain purchase: the payment of the whole purchase and its payouts.
+    ...(t.buyer
+      ? {
+          purchase: {
+            buyer: t.buyer,
+            currency: t.currency && /^0x0{40}$/i.test(t.currency) ? 'native' : t.currency,
+            amount: t.amount,
+            quantity: t.quantity,
+            payouts: t.payouts,
+          },
+        }
+      : {}),
   });
 
   const tokenItem = (row: TokenViewRow) => ({

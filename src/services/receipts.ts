@@ -80,7 +80,12 @@ export function createReceipts({ store, storage }: ReceiptPorts) {
     const workflow = await store.findWorkflow(data.workflow.id);
     const fair: FairSeed | undefined = data.fairSeed;
     const requested = data.requestedVariables ?? {};
-    const seedOverridden = requested.seed !== undefined && requested.seed !== null && requested.seed !== '';
+    // As resolveVariables reads it: a blank seed is none; a collection variable named seed is a variable.
+    const seedOverridden =
+      requested.seed !== undefined &&
+      requested.seed !== null &&
+      !(typeof requested.seed === 'string' && requested.seed.trim() === '') &&
+      !loadGenerationDataSafe(c.data)?.variables.some((v) => v.name === 'seed');
     const chooser: Chooser = data.chooser ?? 'owner';
     const choosers = choosersOf(data.variables, requested, chooser);
     const definitions = loadGenerationDataSafe(c.data);

@@ -16,15 +16,20 @@ import {
   cancelPurchase,
   claimPurchases,
   insertPurchases,
+  markScanned,
+  backOffPurchase,
   markChoicesInvalid,
   markStarted,
   reorgedPurchases,
   unclaimedMintTxs,
   type NewPurchase,
+  type PurchaseRow,
 } from '../db/sale-purchases.ts';
 import { AppError } from '../domain/errors.ts';
 import type { GenerationData } from '../domain/generation-data.ts';
 import { parseChoices } from '../domain/purchase-choices.ts';
+import { fromSaleTuple, splitPayouts } from '../domain/sale-config.ts';
+import { readSale } from '../chain/sale.ts';
 import type { MintingService } from './minting.ts';
 
 export interface PurchaseFollowerDeps {
@@ -37,30 +42,60 @@ export interface PurchaseFollowerDeps {
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
 }
 
+/** How long a purchased token whose start failed waits before it is tried again. */
+const RETRY_AFTER_MS = 60_000;
+
 export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
   const { db, chainId } = deps;
   const leaseMs = deps.leaseMs ?? 30_000;
-  /** Mint transactions without a Purchase (an owner's own mintTo): read once per process. */
-  const notPurchases = new Set<string>();
 
   /** New purchase rows from the indexed mints nobody claimed; returns how many were added. */
   async function discover(): Promise<number> {
     let added = 0;
     const seen = new Set<string>();
     for (const m of await unclaimedMintTxs(db, chainId)) {
-      if (seen.has(m.tx_hash) || notPurchases.has(m.tx_hash)) continue;
+      if (seen.has(m.tx_hash)) continue;
       seen.add(m.tx_hash);
       const receipt = await deps.client().getTransactionReceipt({ hash: m.tx_hash as Hex });
       const c = await getCollection(db, m.collection_id);
       const variables = (c.data as GenerationData | undefined)?.variables ?? [];
       const rowsToAdd: NewPurchase[] = [];
-      const purchases = parseEventLogs({ abi: collectionAbi, logs: receipt.logs, eventName: 'Purchase' }).filter(
-        (l) => getAddress(l.address) === getAddress(m.collection_address),
+      const ofCollection = (l: { address: string }) => getAddress(l.address) === getAddress(m.collection_address);
+      // A Purchase counts only for the tokens this transaction really minted (Transfer from zero of
+      // this contract): a facet added by diamondCut cannot invent tokens by emitting Purchase.
+      const mintedHere = new Set(
+        parseEventLogs({ abi: collectionAbi, logs: receipt.logs, eventName: 'Transfer' })
+          .filter((l) => ofCollection(l) && /^0x0{40}$/i.test(l.args.from))
+          .map((l) => Number(l.args.tokenId)),
       );
-      if (purchases.length === 0) notPurchases.add(m.tx_hash);
+      const purchases = parseEventLogs({ abi: collectionAbi, logs: receipt.logs, eventName: 'Purchase' })
+        .filter(ofCollection)
+        .filter((p) => {
+          const first = Number(p.args.firstTokenId);
+          const q = Number(p.args.quantity);
+          const real = q > 0 && q <= mintedHere.size && Array.from({ length: q }, (_, i) => first + i).every((t) => mintedHere.has(t));
+          if (!real)
+            deps.log?.warn(
+              { tx_hash: m.tx_hash, first, quantity: p.args.quantity.toString() },
+              'Purchase event without its mints: ignored',
+            );
+          return real;
+        });
+      if (purchases.length === 0) await markScanned(db, chainId, m.tx_hash);
+      // The payouts as the contract split them: the sale's recipients at that block, the same rule.
+      const sale =
+        purchases.length > 0
+          ? await readSale(deps.client(), getAddress(m.collection_address), receipt.blockNumber).catch(() => undefined)
+          : undefined;
       for (const p of purchases) {
         const parsed = parseChoices(p.args.data, variables);
         const first = Number(p.args.firstTokenId);
+        const payment = {
+          currency: p.args.currency.toLowerCase(),
+          amount: p.args.amount.toString(),
+          quantity: Number(p.args.quantity),
+          payouts: sale ? splitPayouts(p.args.amount, fromSaleTuple(sale.tuple, sale.paused, sale.configured).payouts) : null,
+        };
         for (let i = 0; i < Number(p.args.quantity); i++) {
           rowsToAdd.push({
             chain_id: chainId,
@@ -74,6 +109,7 @@ export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
             recipient: getAddress(p.args.to),
             choices_status: parsed.status,
             choices: parsed.reason ? { reason: parsed.reason } : parsed.choices,
+            ...payment,
           });
         }
       }
@@ -82,10 +118,28 @@ export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
     return added;
   }
 
-  /** Starts the artwork of claimed rows; returns how many started. */
+  /**
+   * Starts the artwork of claimed rows; returns how many started. A row that fails (its collection
+   * has no seed commitment, an outage) is backed off and logged; the rows after it go on.
+   */
   async function start(): Promise<number> {
     let started = 0;
     for (const p of await claimPurchases(db, chainId, leaseMs)) {
+      try {
+        if (await startOne(p)) started++;
+      } catch (err) {
+        deps.log?.warn(
+          { err, purchase: p.id, tx_hash: p.tx_hash, token_id: p.token_id },
+          'purchased token artwork not started; retried later',
+        );
+        await backOffPurchase(db, p.id, RETRY_AFTER_MS);
+      }
+    }
+    return started;
+  }
+
+  async function startOne(p: PurchaseRow): Promise<boolean> {
+    {
       const variables = p.choices_status === 'buyer' ? (p.choices as Record<string, unknown>) : {};
       try {
         const s = await deps.minting.startPurchasedArtwork(
@@ -94,7 +148,7 @@ export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
           variables,
         );
         await markStarted(db, p.id, s.deckId, s.jobId || null);
-        started++;
+        return true;
       } catch (err) {
         // Only the buyer's own values failing to resolve (a preset that is not one of the
         // variable's: 400) makes the platform draw instead, and the record says so; anything else
@@ -107,10 +161,9 @@ export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
           {},
         );
         await markStarted(db, p.id, s.deckId, s.jobId || null);
-        started++;
+        return true;
       }
     }
-    return started;
   }
 
   async function undoReorged(): Promise<number> {

@@ -64,6 +64,8 @@ export function createSaleService({ getCollection, chain, ensureSeedCommitted }:
       } catch (err) {
         throw new AppError('upstream', `reading owner() of ${address}: ${(err as Error).message.split('\n')[0]}`);
       }
+      // The commitment comes first, whoever sends setSale (the platform may commit as the minter).
+      await ensureSeedCommitted?.(c.id);
       if (owner !== wallet) {
         // The creator signs it: the exact transaction, ready for eth_sendTransaction (EIP-1193).
         throw new AppError(
@@ -77,7 +79,6 @@ export function createSaleService({ getCollection, chain, ensureSeedCommitted }:
           },
         );
       }
-      await ensureSeedCommitted?.(c.id);
       const sent = await sendSetSale({ client, sender: ch.sender(chainId), address, tuple });
       const s = await readSale(client, address);
       return { tx_hash: sent.txHash, collection_address: address, chain_id: chainId, ...fromSaleTuple(s.tuple, s.paused, s.configured) };

@@ -181,6 +181,12 @@ export async function verifyCollection(args: VerifyArgs, out: (line: string) => 
     failed++;
   } else if (onChain.secret) out(`seed: commitment ${onChain.commitment}, revealed secret matches it`);
   else out(`seed: commitment ${onChain.commitment}; the secret is not revealed yet`);
+  // Every token the contract counts must have been found and checked (a log range the RPC cut
+  // short, or a --from-block after the first mint, would otherwise pass unseen tokens).
+  if (BigInt(onChain.mints.size) !== BigInt(onChain.totalSupply)) {
+    out(`collection: totalSupply is ${onChain.totalSupply} but ${onChain.mints.size} mint(s) were found in the logs`);
+    failed++;
+  }
 
   const leaves: Array<Hex | null> = [];
   let ok = 0;

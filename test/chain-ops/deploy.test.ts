@@ -76,13 +76,13 @@ describe('platform deployment, stale detection, reset', { timeout: 90_000 }, () 
     factory = d.contracts.DiamondFactory;
     const file = JSON.parse(fs.readFileSync(path.join(p.deploymentsDir, '31337.json'), 'utf8'));
     assert.equal(file.contracts.DiamondFactory, factory);
-    // Every creation went through the sender: ten rows, mined, contiguous nonces.
+    // Every creation went through the sender: twelve rows (ten facets, CollectionInit, the factory), mined, contiguous nonces.
     const rows = (await p.database.db.select().from(chainTransactions)).filter((x) => x.purpose.startsWith('deploy-platform:'));
-    assert.equal(rows.length, 10);
+    assert.equal(rows.length, 12);
     assert.ok(rows.every((x) => x.status === 'mined'));
     assert.deepEqual(
       rows.map((x) => x.nonce).sort((a, b) => a! - b!),
-      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
     );
 
     const again = await adminCall(p, '/api/nft/deploy', { chainId: 31337 });

@@ -1,5 +1,5 @@
 /** On-chain sale purchases the platform turned into artwork (docs/minting.md "On-chain sale"). */
-import { bigint, index, integer, jsonb, pgTable, timestamp, uniqueIndex, uuid, varchar } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, numeric, pgTable, primaryKey, timestamp, uniqueIndex, uuid, varchar } from 'drizzle-orm/pg-core';
 
 /**
  * One row per token of a `Purchase` event. The unique key (chain, tx hash, log index, token) makes
@@ -24,6 +24,12 @@ export const salePurchases = pgTable(
     /** none | buyer | invalid | oversized: whether the buyer's `data` chose the variables (else the platform drew them). */
     choices_status: varchar('choices_status', { length: 20 }).notNull(),
     choices: jsonb('choices').notNull().default({}),
+    /** The Purchase event's payment: currency (zero address for native), amount for the whole purchase, its token count. */
+    currency: varchar('currency', { length: 42 }),
+    amount: numeric('amount', { precision: 78, scale: 0 }),
+    quantity: integer('quantity'),
+    /** Each payout recipient's share of `amount`, as the contract split it (domain/sale-config.ts splitPayouts). */
+    payouts: jsonb('payouts'),
     deck_id: uuid('deck_id'),
     job_id: uuid('job_id'),
     /** A process is starting this row's artwork until then (a crashed start is retried after it). */
@@ -34,4 +40,18 @@ export const salePurchases = pgTable(
     uniqueIndex('sale_purchases_event_token').on(t.chain_id, t.tx_hash, t.log_index, t.token_id),
     index('sale_purchases_collection_token').on(t.collection_id, t.token_id),
   ],
+);
+
+/**
+ * Mint transactions the purchase follower read and found no Purchase in (an owner's own mintTo,
+ * a minter contract): remembered so they never fill the follower's window again.
+ */
+export const saleScannedTxs = pgTable(
+  'sale_scanned_txs',
+  {
+    chain_id: integer('chain_id').notNull(),
+    tx_hash: varchar('tx_hash', { length: 66 }).notNull(),
+    created_at: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.chain_id, t.tx_hash] })],
 );

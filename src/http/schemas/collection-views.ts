@@ -174,6 +174,19 @@ const transferRecord = z.object({
   block_number: z.number(),
   log_index: z.number(),
   timestamp: z.string(),
+  purchase: z
+    .object({
+      buyer: z.string(),
+      currency: z.string().nullable().describe('"native" or the ERC-20 address'),
+      amount: z.string().nullable().describe("the whole purchase's payment, in the currency's smallest unit"),
+      quantity: z.number().nullable(),
+      payouts: z
+        .array(z.object({ address: z.string(), amount: z.string() }))
+        .nullable()
+        .describe('each recipient’s share as the contract split it'),
+    })
+    .optional()
+    .describe('present when a collector bought this token on chain (docs/minting.md "On-chain sale")'),
 });
 const MINT_EVENT: z.output<typeof transferRecord> = {
   kind: 'mint',
