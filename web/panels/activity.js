@@ -8,11 +8,28 @@ import { indexerDetails } from '../pages/platform.js';
 
 const keyOf = (e) => `${e.tx_hash}:${e.log_index}`;
 
+/** A collector's purchase: who paid, how much for how many, and each payout (smallest units). */
+function purchaseLine(p) {
+  const unit = p.currency === 'native' ? 'wei' : 'token units';
+  const paid = `${p.amount ?? '?'} ${unit} for ${p.quantity ?? '?'} token(s)`;
+  const payouts = (p.payouts ?? []).map((x) => `${x.address.slice(0, 8)}… ${x.amount}`).join(', ');
+  return h(
+    'small',
+    { class: 'muted block', 'data-field': 'purchase' },
+    `by ${p.buyer.slice(0, 8)}…: ${paid}${payouts ? `; paid out ${payouts}` : ''}`,
+  );
+}
+
 function eventRow(ctx, e, fresh) {
   return h(
     'tr',
     { 'data-event': keyOf(e), 'data-tx': e.tx_hash, class: fresh ? 'fresh' : undefined },
-    h('td', {}, badge(e.kind, e.kind === 'mint' ? 'info' : 'neutral')),
+    h(
+      'td',
+      {},
+      e.purchase ? badge('sale', 'good', { title: 'bought on chain by a collector' }) : badge(e.kind, e.kind === 'mint' ? 'info' : 'neutral'),
+      e.purchase ? purchaseLine(e.purchase) : null,
+    ),
     h('td', {}, h('a', { href: `#/collections/${ctx.id}/tokens/${e.token_id}` }, `#${e.token_id}`)),
     h('td', {}, hex(e.from)),
     h('td', {}, hex(e.to)),
