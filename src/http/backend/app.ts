@@ -27,6 +27,7 @@ import { metadataRoutes } from './metadata.ts';
 import { mintingRoutes } from './minting.ts';
 import { fairnessRoutes } from './fairness.ts';
 import { saleRoutes } from './sale.ts';
+import { permanenceRoutes } from './permanence.ts';
 import { sampleRoutes } from './samples.ts';
 import type { NftServices } from '../../services/nft-ports.ts';
 import { outputRoutes } from './outputs.ts';
@@ -95,6 +96,7 @@ export async function buildBackendApp(s: BackendServices): Promise<FastifyInstan
   await app.register(mintingRoutes, nftOptions);
   await app.register(fairnessRoutes, nftOptions);
   await app.register(saleRoutes, nftOptions);
+  await app.register(permanenceRoutes, { permanence: s.nft.permanence });
   await app.register(sampleRoutes, nftOptions);
   await app.register(metadataRoutes, nftOptions);
   await app.register(indexerRoutes, s.indexer);

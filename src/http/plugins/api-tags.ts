@@ -10,6 +10,11 @@ export const API_TAGS = [
     description:
       'Minting from the platform wallet and each token with its artwork: mint, mint-and-generate, tokens, mint status (docs/minting.md).',
   },
+  {
+    name: 'permanence',
+    description:
+      'Content-addressed exports of closed collections (CARv1, UnixFS) and the bundle gateway /ipfs/<cid>/<path> (docs/permanence.md).',
+  },
   { name: 'samples', description: 'Sample images before minting: the free allowance, then stablecoin-paid (docs/minting.md "Samples").' },
   { name: 'metadata', description: 'Public ERC-721 token and ERC-7572 collection documents, where the contracts point (no credentials).' },
   { name: 'ownership', description: 'Owners and transfers indexed from Transfer events, and the indexer status (docs/indexer.md).' },
