@@ -83,7 +83,7 @@ export const VIEWER_JS = `(function () {
   document.getElementById('description').textContent = data.collection.description || '';
   if (data.collection.address) {
     document.getElementById('contract').textContent =
-      'Contract ' + data.collection.address + ' on chain ' + data.collection.chain_id + ' - exported ' + data.exported_at;
+      'Contract ' + data.collection.address + ' on chain ' + data.collection.chain_id;
   }
   function show(t) {
     detail.hidden = false;

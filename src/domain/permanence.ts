@@ -76,9 +76,12 @@ export function bundledTokenDocument(served: string, imagesCid: string, tokenId:
   return JSON.stringify({ ...doc, image: `ipfs://${imagesCid}/${tokenId}.${ext}` });
 }
 
-/** What the static viewer shows without fetching anything (so it opens from a plain folder too). */
+/**
+ * What the static viewer shows without fetching anything (so it opens from a plain folder too).
+ * No time of export: the bundle is a function of the collection's content, so exporting the same
+ * content again gives the same root CID.
+ */
 export interface ViewerData {
   collection: { name: string; description: string; chain_id: number | null; address: string | null };
-  exported_at: string;
   tokens: Array<{ token_id: number; name: string; image: string; attributes: unknown[]; metadata: string; receipt: string }>;
 }

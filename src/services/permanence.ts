@@ -200,7 +200,6 @@ export function createPermanenceService(deps: PermanenceDeps) {
     const images: BundleFile[] = tokens.map((t) => ({ path: `${t.tokenId}.${t.ext}`, bytes: t.image }));
     const data: ViewerData = {
       collection: { name: c.title, description: c.description, chain_id: c.chain_id, address: c.contract_address },
-      exported_at: new Date(now() * 1000).toISOString(),
       tokens: tokens.map((t) => {
         const doc = JSON.parse(t.served) as { name?: unknown; attributes?: unknown };
         return {

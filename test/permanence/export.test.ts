@@ -8,6 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { car } from '@helia/car';
 import { unixfs } from '@helia/unixfs';
@@ -22,7 +25,8 @@ import * as raw from 'multiformats/codecs/raw';
 import { encodeFunctionData } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { collections } from '../../src/db/schema/index.ts';
-import { JWT_SECRET, asService, call } from '../helpers/platform.ts';
+import { runExportCommand } from '../../src/processes/export.ts';
+import { JWT_SECRET, SERVICE_KEY, asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from '../minting/helpers.ts';
 
 let mp: MintingPlatform;
@@ -201,6 +205,12 @@ test('a sold-out collection exports as a CAR whose files, read by Helia from the
   assert.equal(unknown.status, 404);
   assert.equal((await call(`${mp.backendUrl}/ipfs/not-a-cid/index.html`)).status, 400);
   assert.equal((await call(`${mp.backendUrl}/ipfs/${ready.root_cid}/metadata/999`)).status, 404);
+
+  // `atelier export <id> --car <file>`: the API again (a new build of the same content: the same root).
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-export-')), 'bundle.car');
+  const cli = await runExportCommand({ backendUrl: mp.backendUrl, apiKey: SERVICE_KEY, collectionId: id, carPath: file, pollMs: 100 });
+  assert.equal(cli.root_cid, ready.root_cid);
+  assert.deepEqual(fs.readFileSync(file), carBytes);
 });
 
 test('an open sale is 409 naming why; turning minting off closes it', { timeout: 600_000 }, async () => {
