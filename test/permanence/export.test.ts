@@ -22,6 +22,7 @@ import { eq } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { CID } from 'multiformats/cid';
 import * as raw from 'multiformats/codecs/raw';
+import { chromium } from 'playwright-core';
 import { encodeFunctionData } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { collections } from '../../src/db/schema/index.ts';
@@ -33,6 +34,9 @@ let mp: MintingPlatform;
 let owner: { authorization: string };
 let other: { authorization: string };
 let ownerId: string;
+/** The first test's ready export and CAR, for the viewer test. */
+let exported: { root: string; car: Buffer } | undefined;
+const CHROMIUM = process.env.ATELIER_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
 const sign = (sub: string) =>
   new SignJWT({ sub, name: sub }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('30m').sign(new TextEncoder().encode(JWT_SECRET));
@@ -211,6 +215,61 @@ test('a sold-out collection exports as a CAR whose files, read by Helia from the
   const cli = await runExportCommand({ backendUrl: mp.backendUrl, apiKey: SERVICE_KEY, collectionId: id, carPath: file, pollMs: 100 });
   assert.equal(cli.root_cid, ready.root_cid);
   assert.deepEqual(fs.readFileSync(file), carBytes);
+  exported = { root: ready.root_cid, car: carBytes };
+});
+
+test('the viewer shows the gallery and a receipt at /ipfs/<root>/ on the backend, and the gallery from the unpacked folder (file://)', {
+  skip: !fs.existsSync(CHROMIUM) && 'chromium not installed: apt-get install chromium',
+  timeout: 300_000,
+}, async () => {
+  assert.ok(exported, 'the export test ran first');
+  // The bundle unpacked into a plain folder by Helia's UnixFS, file by file.
+  const helia = await heliaOver(exported.car);
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-bundle-'));
+  const root = CID.parse(exported.root);
+  const unpack = async (dir: string) => {
+    for await (const e of helia.fs.ls(root, { path: dir })) {
+      const rel = dir ? `${dir}/${e.name}` : e.name;
+      if ((await helia.fs.stat(e.cid)).type === 'directory') {
+        fs.mkdirSync(path.join(folder, rel), { recursive: true });
+        await unpack(rel);
+      } else fs.writeFileSync(path.join(folder, rel), await helia.cat(root, rel));
+    }
+  };
+  await unpack('');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const errors: string[] = [];
+    const page = await browser.newPage();
+    page.on('pageerror', (err) => errors.push(err.message));
+    await page.goto(`${mp.backendUrl}/ipfs/${exported.root}/`);
+    await page.locator('.card').nth(9).waitFor();
+    assert.equal(await page.locator('.card').count(), 10);
+    assert.equal(
+      await page
+        .locator('.card img')
+        .first()
+        .evaluate((img) => (img as HTMLImageElement).naturalWidth > 0),
+      true,
+      'image loads',
+    );
+    await page.locator('.card', { hasText: 'Permanent #3' }).click();
+    await page.locator('#detail pre', { hasText: '"token_id": 3' }).waitFor();
+    assert.deepEqual(errors, []);
+
+    const local = await browser.newPage();
+    await local.goto(`file://${path.join(folder, 'index.html')}`);
+    await local.locator('.card').nth(9).waitFor();
+    assert.equal(
+      await local
+        .locator('.card img')
+        .first()
+        .evaluate((img) => (img as HTMLImageElement).naturalWidth > 0),
+      true,
+    );
+  } finally {
+    await browser.close();
+  }
 });
 
 test('an open sale is 409 naming why; turning minting off closes it', { timeout: 600_000 }, async () => {
