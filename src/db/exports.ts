@@ -8,15 +8,17 @@ import { collectionExports } from './schema/index.ts';
 
 export type ExportRow = typeof collectionExports.$inferSelect;
 
+/** A new `building` export, or undefined when the collection already has one building (one per collection). */
 export async function insertExport(
   db: Db,
   row: { collectionId: string; closedReason: string; requestedBy: string | null },
-): Promise<ExportRow> {
+): Promise<ExportRow | undefined> {
   const [created] = await db
     .insert(collectionExports)
     .values({ collection_id: row.collectionId, closed_reason: row.closedReason, requested_by: row.requestedBy })
+    .onConflictDoNothing()
     .returning();
-  return created!;
+  return created;
 }
 
 /** The collection's newest export, if any. */

@@ -46,7 +46,8 @@ export interface ExportRecord {
 export interface PermanenceStore {
   getCollection(id: string): Promise<ExportCollection>;
   mintedTokenIds(collectionId: string): Promise<number[]>;
-  insertExport(row: { collectionId: string; closedReason: string; requestedBy: string | null }): Promise<ExportRecord>;
+  /** Undefined when the collection already has an export building (another request, another replica). */
+  insertExport(row: { collectionId: string; closedReason: string; requestedBy: string | null }): Promise<ExportRecord | undefined>;
   latestExport(collectionId: string): Promise<ExportRecord | undefined>;
   finishExport(
     id: string,
@@ -277,6 +278,12 @@ export function createPermanenceService(deps: PermanenceDeps) {
         closedReason: reason,
         requestedBy: 'userId' in caller ? caller.userId : null,
       });
+      if (!row) {
+        // Another request got there first: answer its export.
+        const building = await store.latestExport(c.id);
+        if (!building) throw new AppError('conflict', 'an export of this collection started and ended meanwhile: ask again');
+        return view(building);
+      }
       start(row.id, c, storage);
       return view(row);
     },

@@ -286,9 +286,14 @@ test('an open sale is 409 naming why; turning minting off closes it', { timeout:
     to: address,
     data: encodeFunctionData({ abi: collectionAbi, functionName: 'setMintActive', args: [false] }),
   });
-  const started = await call(`${mp.backendUrl}/nft/collections/${id}/export`, { method: 'POST', headers: owner });
-  assert.equal(started.status, 202, JSON.stringify(started.body));
-  assert.equal(started.body.data.closed_reason, 'minting_off');
+  // Two requests at once: one build, both answered with it.
+  const [started, again] = await Promise.all(
+    [0, 1].map(() => call(`${mp.backendUrl}/nft/collections/${id}/export`, { method: 'POST', headers: owner })),
+  );
+  assert.equal(started!.status, 202, JSON.stringify(started!.body));
+  assert.equal(again!.status, 202, JSON.stringify(again!.body));
+  assert.equal(again!.body.data.id, started!.body.data.id);
+  assert.equal(started!.body.data.closed_reason, 'minting_off');
   await waitFor('one-token export ready', async () => {
     const r = await call(`${mp.backendUrl}/nft/collections/${id}/export`, { headers: owner });
     assert.notEqual(r.body.data.status, 'failed', JSON.stringify(r.body.data));

@@ -1,5 +1,6 @@
 /** Content-addressed exports of collections (docs/permanence.md). */
-import { index, integer, pgTable, text, uuid, varchar } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { index, integer, pgTable, text, uniqueIndex, uuid, varchar } from 'drizzle-orm/pg-core';
 import { collections } from './content.ts';
 import { createdAt, ts } from './columns.ts';
 
@@ -29,5 +30,11 @@ export const collectionExports = pgTable(
     created_at: createdAt(),
     finished_at: ts('finished_at'),
   },
-  (t) => [index().on(t.collection_id, t.created_at), index().on(t.root_cid), index().on(t.images_cid)],
+  (t) => [
+    index().on(t.collection_id, t.created_at),
+    index().on(t.root_cid),
+    index().on(t.images_cid),
+    // One build at a time per collection, across replicas: a second request answers the first's row.
+    uniqueIndex('collection_exports_one_building').on(t.collection_id).where(sql`status = 'building'`),
+  ],
 );
