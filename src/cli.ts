@@ -121,6 +121,29 @@ async function main(argv: string[]): Promise<void> {
     throw err;
   }
 
+  if (command === 'export') {
+    // A client of the running platform's API: no data-dir lock, no database (src/processes/export.ts).
+    const exp = await import('./processes/export.ts');
+    try {
+      const args = exp.parseExportArgs(argv);
+      const target = exp.exportTarget(config, args.backend);
+      const done = await exp.runExportCommand({
+        ...target,
+        collectionId: args.collectionId,
+        carPath: args.carPath,
+        ...(args.timeoutMs ? { timeoutMs: args.timeoutMs } : {}),
+      });
+      process.stdout.write(`root ${done.root_cid}\nimages ${done.images_cid}\nwrote ${done.car_bytes} bytes to ${done.file}\n`);
+      return;
+    } catch (err) {
+      if (err instanceof exp.ExportCommandError) {
+        process.stderr.write(`atelier export: ${err.message}\n`);
+        process.exit(1);
+      }
+      throw err;
+    }
+  }
+
   const releaseLock = await prepare(command, config);
   // Each command is one process root (src/processes/): it opens its parts in order and answers stop().
   switch (command) {

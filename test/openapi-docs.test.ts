@@ -116,6 +116,26 @@ const NOT_2XX: Record<string, { status: number; error: RegExp; why: string }> = 
     error: /is pending and still moving: it can be retried when it fails/,
     why: "the backend's retryJob example ran first on the same failed job, which is pending again (a retry of a moving job is refused)",
   },
+  exportCollection: {
+    status: 409,
+    error: /^the sale of this collection is still open/,
+    why: 'an export needs a closed sale (sold out, minting off or ended); the example collection is still on sale',
+  },
+  readCollectionExport: {
+    status: 404,
+    error: /^export of collection .* not found$/,
+    why: 'as for exportCollection: the example collection has no export',
+  },
+  getIpfsRoot: {
+    status: 404,
+    error: /^content .* not found$/,
+    why: 'the example CID is a bundle of the example collection, which is never exported here',
+  },
+  getIpfsPath: {
+    status: 404,
+    error: /^content .* not found$/,
+    why: 'as for getIpfsRoot',
+  },
   videoWebhook: {
     status: 503,
     error: /VIDEO_WEBHOOK_SECRET/,

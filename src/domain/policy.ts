@@ -76,6 +76,8 @@ export const POLICY = {
   'collection.reveal_seed': OWNERS,
   /** The on-chain sale of a collection's contract (PUT /nft/collections/:id/sale). */
   'collection.sale': OWNERS,
+  /** A content-addressed bundle (CAR) of a collection whose sale is closed (docs/permanence.md). */
+  'collection.export': OWNERS,
   /** A collection contract deployed from raw parameters (POST /api/nft/collections): no record to own. */
   'collection.deploy_raw': OPERATOR,
   /** The platform contracts (factory, facets) of a chain (POST /api/nft/deploy). */

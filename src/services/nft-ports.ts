@@ -14,6 +14,10 @@ import { emitMetadataUpdate, mintTokens, type MintingChainAccess } from '../chai
 import { verifyPayment } from '../chain/payments.ts';
 import type { ChainServices } from '../chain/platform-chain.ts';
 import { createSaleService, type SaleService } from './sale.ts';
+import { createPermanenceService } from './permanence.ts';
+import { failExport, finishExport, insertExport, latestExport, readyExportByCid } from '../db/exports.ts';
+import { mintedTokenIds } from '../db/fairness.ts';
+import { readSale } from '../chain/sale.ts';
 import { deploymentOf, mintedTokensOf, verifyDeployment } from '../chain/receipts.ts';
 import { TxTimeoutError } from '../chain/tx/api.ts';
 import type { Db } from '../db/client.ts';
@@ -271,6 +275,26 @@ function mintPageOf(db: Db, access: MintingChainAccess | undefined, sale: SaleSe
   });
 }
 
+/** What decides whether a sale is closed, from the contract: mintActive() and the on-chain sale's end (docs/permanence.md). */
+function saleStateReader(access: MintingChainAccess) {
+  return async (chainId: number, address: string): Promise<{ mintActive?: boolean; saleEnd?: bigint }> => {
+    const client = access.client(chainId);
+    const contract = address as Address;
+    const [mintActive, sale] = await Promise.all([
+      client.readContract({ address: contract, abi: collectionAbi, functionName: 'mintActive' }).then(
+        (v) => v as boolean,
+        () => undefined,
+      ),
+      // A contract without the sale facet has no on-chain sale: no end to pass.
+      readSale(client, contract).then(
+        (s) => (s.configured ? s.tuple.end : undefined),
+        () => undefined,
+      ),
+    ]);
+    return { ...(mintActive !== undefined ? { mintActive } : {}), ...(sale !== undefined ? { saleEnd: sale } : {}) };
+  };
+}
+
 /** Every NFT service of one backend. */
 export function createNftServices(deps: NftServiceDeps) {
   const { db, config, metadataBaseUrl } = deps;
@@ -356,6 +380,15 @@ export function createNftServices(deps: NftServiceDeps) {
     metadata,
     sale,
     mintPage: mintPageOf(db, access, sale, fairness),
+    permanence: createPermanenceService({
+      store: bindDb(db, { getCollection, mintedTokenIds, insertExport, latestExport, finishExport, failExport, readyExportByCid }),
+      documents: metadata,
+      receipts,
+      ...(deps.storage ? { storage: deps.storage } : {}),
+      ...(access ? { readChain: saleStateReader(access) } : {}),
+      publicBaseUrl: metadataBaseUrl,
+      ...(deps.log ? { log: deps.log } : {}),
+    }),
     views: createCollectionViews({
       store: bindDb(db, { getCollection, listCollections, tokenPage, tokenView, traitCounts, transfersOf, tokenTransactions }),
       ...(deps.chain ? { readChain: chainStateReader(deps.chain) } : {}),

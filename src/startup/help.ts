@@ -15,6 +15,8 @@ commands:
             indexer --reindex rebuilds every indexed row from the start block first
   verify    check a collection from public data alone: verify --rpc <url> <chainId>:<address>
             (seeds, picks, images, receipts; no database, key or configuration)
+  export    export <collection id> --car <file>: a closed collection as a CAR, through the
+            running platform's API (docs/permanence.md)
 
 \`atelier <command> --help\` describes one command. Configuration: environment variables (.env.example).
 `;
@@ -66,6 +68,13 @@ to NFT_CHAIN_ID on NFT_RPC_URL with NFT_DEPLOYER_PRIVATE_KEY through the platfor
 the recorded factory (NFT_FACTORY_ADDRESS, DATA_DIR/deployments or deployments/) already has code.
 Writes DATA_DIR/deployments/<chainId>.json, which every process sharing DATA_DIR reads, and exits.
 Run it once per chain before the replicas (docs/deployment.md); running it again changes nothing.
+`,
+  export: `usage: atelier export <collection id> --car <file> [--backend <url>] [--timeout <seconds>]
+
+Asks the running platform's API for a content-addressed export of a collection whose sale is
+closed (POST /nft/collections/:id/export), waits until it is ready, downloads the CARv1 file to
+<file> and prints its root CID (docs/permanence.md). Opens no database. The backend is --backend,
+else BACKEND_API_URL, else http://127.0.0.1:PORT; the key is API_KEY, else DATA_DIR/api-key.
 `,
   indexer: `usage: atelier indexer [--reindex]
 

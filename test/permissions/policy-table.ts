@@ -47,6 +47,9 @@ export const OPERATOR: Expect = { operator: 'ok', owner: 403, other: 403, anonym
 /** The operator only; another user is not told the record exists (jobs). */
 export const OPERATOR_HIDDEN: Expect = { operator: 'ok', owner: 403, other: 404, anonymous: 401 };
 
+/** A CID no stored bundle has. */
+const UNKNOWN_CID = 'bafybeihkoviema7g3gxyt6la7vd5ho32ictqbilu3wnlo3rs7ewhnp7lly';
+
 /** A delivery id no delivery has. */
 const NO_DELIVERY = '00000000-0000-4000-8000-000000000000';
 
@@ -88,6 +91,11 @@ export const TABLE: Record<string, Entry> = {
   requestSamples: { expect: SIGNED_IN, body: (f) => ({ wallet_address: f.wallet, count: 1 }), operatorNamesUser: true },
   listSamples: { expect: SIGNED_IN },
   getSampleStatus: { expect: SIGNED_IN, query: (f) => ({ wallet_address: f.wallet }) },
+  // Permanence (docs/permanence.md): the walk's collection is still on sale, and has no export.
+  exportCollection: { expect: OWNER, alsoOk: [409] /* SALE_OPEN: the walk's collection is not sold out */ },
+  readCollectionExport: { expect: OWNER, alsoOk: [404] /* no export of the walk's collection */ },
+  getIpfsRoot: { expect: PUBLIC, params: () => ({ cid: UNKNOWN_CID }), alsoOk: [404] /* no bundle has that CID */ },
+  getIpfsPath: { expect: PUBLIC, params: () => ({ cid: UNKNOWN_CID, '*': 'index.html' }), alsoOk: [404] /* no bundle has that CID */ },
   // Public documents (ERC-721 / ERC-7572).
   getCollectionMetadata: { expect: PUBLIC },
   getTokenMetadata: { expect: PUBLIC },

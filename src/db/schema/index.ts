@@ -13,3 +13,4 @@ export * from './ops.ts';
 export * from './webhooks.ts';
 export * from './fairness.ts';
 export * from './sales.ts';
+export * from './permanence.ts';

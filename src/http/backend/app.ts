@@ -28,6 +28,7 @@ import { mintingRoutes } from './minting.ts';
 import { fairnessRoutes } from './fairness.ts';
 import { saleRoutes } from './sale.ts';
 import { mintPageRoutes } from './mint-page.ts';
+import { permanenceRoutes } from './permanence.ts';
 import { sampleRoutes } from './samples.ts';
 import type { NftServices } from '../../services/nft-ports.ts';
 import { outputRoutes } from './outputs.ts';
@@ -99,6 +100,7 @@ export async function buildBackendApp(s: BackendServices): Promise<FastifyInstan
   await app.register(fairnessRoutes, nftOptions);
   await app.register(saleRoutes, nftOptions);
   await app.register(mintPageRoutes, { ...nftOptions, config: s.config });
+  await app.register(permanenceRoutes, { permanence: s.nft.permanence });
   await app.register(sampleRoutes, nftOptions);
   await app.register(metadataRoutes, nftOptions);
   await app.register(indexerRoutes, s.indexer);

@@ -14,6 +14,11 @@ export const API_TAGS = [
     name: 'fairness',
     description: "Seeds nobody can target: the seed secret's reveal and each token's public generation receipt (docs/fairness.md).",
   },
+  {
+    name: 'permanence',
+    description:
+      'Content-addressed exports of closed collections (CARv1, UnixFS) and the bundle gateway /ipfs/<cid>/<path> (docs/permanence.md).',
+  },
   { name: 'samples', description: 'Sample images before minting: the free allowance, then stablecoin-paid (docs/minting.md "Samples").' },
   { name: 'metadata', description: 'Public ERC-721 token and ERC-7572 collection documents, where the contracts point (no credentials).' },
   { name: 'ownership', description: 'Owners and transfers indexed from Transfer events, and the indexer status (docs/indexer.md).' },

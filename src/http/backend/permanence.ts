@@ -1,0 +1,121 @@
+/**
+ * Permanence (docs/permanence.md): POST/GET /nft/collections/:id/export (owner or operator) start
+ * and read a collection's content-addressed export; GET /ipfs/<cid>/<path> (public) serves a
+ * stored bundle, every block checked against its CID.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { PermanenceService } from '../../services/permanence.ts';
+import { collectionIdParams, ok } from '../schemas/common.ts';
+import { envelope } from '../schemas/envelope.ts';
+import { exportView, ipfsParams } from '../schemas/permanence.ts';
+
+const tags = ['permanence'];
+
+/**
+ * A bundle's pages run in a sandbox (an opaque origin: no access to this backend's cookies or
+ * storage) and load only from the bundle itself.
+ */
+const BUNDLE_CSP =
+  "sandbox allow-scripts; default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; connect-src 'self'";
+
+export async function permanenceRoutes(app: FastifyInstance, { permanence }: { permanence: PermanenceService }) {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.post(
+    '/nft/collections/:collectionId/export',
+    {
+      schema: {
+        operationId: 'exportCollection',
+        summary: 'Export the collection as a content-addressed bundle (CAR)',
+        description:
+          'Owner or operator. Only once the sale is closed: sold out, minting turned off (mintActive false), or the on-chain sale ended; else 409 SALE_OPEN naming why. Answers 202 with the export record; the bundle (images, token documents, receipts, contract.json, a static viewer) is built in the background: poll GET …/export until ready (docs/permanence.md). A request while one is building answers that one.',
+        tags,
+        params: collectionIdParams,
+        response: { 202: envelope(exportView) },
+      },
+    },
+    async (req, reply) => reply.code(202).send(ok(await permanence.request(req.caller, req.params.collectionId))),
+  );
+  r.get(
+    '/nft/collections/:collectionId/export',
+    {
+      schema: {
+        operationId: 'readCollectionExport',
+        summary: "The collection's newest export",
+        description:
+          'Owner or operator: status (building, ready, failed), root_cid, car_url (the CARv1 file), gateway_url. 404 before any export.',
+        tags,
+        params: collectionIdParams,
+        response: { 200: envelope(exportView) },
+      },
+    },
+    async (req) => ok(await permanence.latest(req.caller, req.params.collectionId)),
+  );
+
+  const serve = async (cid: string, path: string, hadSlash: boolean, reply: import('fastify').FastifyReply) => {
+    const found = await permanence.gateway(cid, path);
+    reply
+      .header('access-control-allow-origin', '*')
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', BUNDLE_CSP);
+    if (found.kind === 'directory') {
+      // Relative URLs resolve against a directory only with its trailing slash.
+      if (!hadSlash) return reply.redirect(`/ipfs/${cid}/${path ? `${path}/` : ''}`, 301);
+      if (found.entries.includes('index.html')) {
+        const index = await permanence.gateway(cid, path ? `${path}/index.html` : 'index.html');
+        if (index.kind === 'file')
+          return reply.header('content-type', index.contentType).header('etag', `"${index.cid}"`).send(index.bytes);
+      }
+      return reply.header('content-type', 'application/json').send({ cid: found.cid, entries: found.entries });
+    }
+    return reply
+      .header('content-type', found.contentType)
+      .header('etag', `"${found.cid}"`)
+      .header('x-ipfs-path', `/ipfs/${cid}/${path}`)
+      .header('cache-control', 'public, max-age=29030400, immutable')
+      .send(found.bytes);
+  };
+
+  const description =
+    'Public. A file of a stored export by its root (or images directory) CID and a path inside it, read from the stored CAR with every block checked against its CID. A directory redirects to its trailing-slash form and answers its index.html. 400 for a string that is not a CID, 404 for a CID no ready export has or a path it does not hold.';
+  const fileResponse = {
+    200: {
+      description: 'the file',
+      content: { 'application/octet-stream': { schema: z.any().describe('the bytes, with their own content type') } },
+    },
+  };
+  r.get(
+    '/ipfs/:cid',
+    {
+      config: { public: true },
+      schema: {
+        operationId: 'getIpfsRoot',
+        summary: 'A stored bundle by CID',
+        description,
+        tags,
+        params: ipfsParams.pick({ cid: true }),
+        response: fileResponse,
+      },
+    },
+    async (req, reply) => serve(req.params.cid, '', false, reply),
+  );
+  r.get(
+    '/ipfs/:cid/*',
+    {
+      config: { public: true },
+      schema: {
+        operationId: 'getIpfsPath',
+        summary: 'A file of a stored bundle by CID and path',
+        description,
+        tags,
+        params: ipfsParams,
+        response: fileResponse,
+      },
+    },
+    async (req, reply) => {
+      const path = req.params['*'];
+      return serve(req.params.cid, path.replace(/\/$/, ''), path === '' || path.endsWith('/'), reply);
+    },
+  );
+}

@@ -1,0 +1,44 @@
+/** Collection exports and the bundle gateway (docs/permanence.md). */
+import { z } from 'zod';
+import { EXAMPLE_ID, EXAMPLE_TIME, EXAMPLE_URL, withExample } from './examples.ts';
+
+const EXAMPLE_ROOT = 'bafybeihkoviema7g3gxyt6la7vd5ho32ictqbilu3wnlo3rs7ewhnp7lly';
+const EXAMPLE_EXPORT_ID = '7f0c2a5e-1d3b-4e8a-9c6f-2b4d8e0a1c3f';
+
+export const exportView = withExample(
+  z.object({
+    id: z.string(),
+    collection_id: z.string(),
+    status: z.enum(['building', 'ready', 'failed']).describe('building until the bundle is stored, then ready (or failed with error)'),
+    closed_reason: z.string().describe('why the sale counted as closed: sold_out, minting_off or sale_ended'),
+    root_cid: z.string().nullable().describe("the bundle's root CID (CIDv1) once ready"),
+    images_cid: z.string().nullable().describe('the images directory CID the token documents name (ipfs://<images_cid>/<tokenId>.<ext>)'),
+    car_url: z.string().nullable().describe('where the CARv1 file downloads from, once ready'),
+    gateway_url: z.string().nullable().describe('the bundle on this backend (GET /ipfs/<root>/), once ready'),
+    car_bytes: z.number().nullable(),
+    token_count: z.number().nullable(),
+    error: z.string().nullable(),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+  }),
+  {
+    id: EXAMPLE_EXPORT_ID,
+    collection_id: EXAMPLE_ID.collection,
+    status: 'ready',
+    closed_reason: 'sold_out',
+    root_cid: EXAMPLE_ROOT,
+    images_cid: 'bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi',
+    car_url: `${EXAMPLE_URL.base}/files/exports/${EXAMPLE_ID.collection}/${EXAMPLE_EXPORT_ID}.car`,
+    gateway_url: `${EXAMPLE_URL.base}/ipfs/${EXAMPLE_ROOT}/`,
+    car_bytes: 1843210,
+    token_count: 10,
+    error: null,
+    created_at: EXAMPLE_TIME.completed,
+    finished_at: EXAMPLE_TIME.completed,
+  },
+);
+
+export const ipfsParams = z.object({
+  cid: withExample(z.string().min(1).max(200), EXAMPLE_ROOT),
+  '*': withExample(z.string(), 'metadata/1'),
+});
