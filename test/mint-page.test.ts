@@ -10,7 +10,10 @@ import { encodeFunctionData, encodeFunctionResult, erc20Abi, getAddress, padHex,
 import { collectionAbi } from '../contracts/abi/index.ts';
 import { merkleLeaf, merkleRoot, verifyMerkleProof } from '../src/domain/mint-policy.ts';
 // @ts-expect-error plain ES modules of the mint page, without types
-import {
+import * as mintAbi from '../web/mint/abi.js';
+import { asService, sampleData, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+
+const {
   choicesData,
   DECIMALS_SELECTOR,
   decodeSymbol,
@@ -22,8 +25,7 @@ import {
   mintedTokenIds,
   SYMBOL_SELECTOR,
   TRANSFER_TOPIC,
-} from '../web/mint/abi.js';
-import { asService, sampleData, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+} = mintAbi;
 
 const A = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const B = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';

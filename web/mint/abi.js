@@ -92,8 +92,8 @@ export function decodeSymbol(hex) {
     while (end > 0 && bytes[end - 1] === 0) end--;
     bytes = bytes.slice(0, end);
   }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: dropping them is the point
-  return new TextDecoder().decode(bytes).replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  // control bytes dropped (UTF-8's multibyte sequences are all >= 0x80)
+  return new TextDecoder().decode(bytes.filter((b) => b >= 0x20 && b !== 0x7f)).trim();
 }
 
 /** Smallest units as a decimal amount: formatUnits(2500000n, 6) is "2.5". */

@@ -200,7 +200,9 @@ async function followTokens(tokenIds) {
   const end = Date.now() + 10 * 60_000;
   while (pending.size > 0 && Date.now() < end) {
     for (const [tokenId, el] of [...pending]) {
-      const doc = await fetch(`/nft/metadata/${id}/${tokenId}`, { credentials: 'omit' })
+      // no-cache: a pending document is cached 10 s; revalidate (If-None-Match) on every look
+      // (404 for a few seconds: the token is recorded once the purchase follower sees it)
+      const doc = await fetch(`/nft/metadata/${id}/${tokenId}`, { credentials: 'omit', cache: 'no-cache' })
         .then((r) => (r.ok ? r.json() : null))
         .catch(() => null);
       if (doc && typeof doc.image === 'string' && doc.image !== '') {
@@ -233,6 +235,10 @@ async function mint(form, button) {
   busy = true;
   button.disabled = true;
   try {
+    const max = sale.max_per_wallet ?? 10;
+    const raw = form.elements.quantity.value.trim() || '1';
+    if (!/^[0-9]+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new Error(`Quantity: a whole number from 1 to ${max}.`);
+    const quantity = BigInt(raw);
     setStatus('Looking for a wallet…');
     const wallets = await discoverWallets();
     if (wallets.length === 0) throw new Error('No wallet found: install a browser wallet (any EIP-6963 wallet) and reload.');
@@ -241,10 +247,6 @@ async function mint(form, button) {
     setStatus(`Connecting ${chosen.info.name}…`);
     const account = await wallet.connect();
     await wallet.ensureChain(state.chain_id);
-    const max = sale.max_per_wallet ?? 10;
-    const raw = form.elements.quantity.value.trim() || '1';
-    if (!/^[0-9]+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new Error(`Quantity: a whole number from 1 to ${max}.`);
-    const quantity = BigInt(raw);
     let proof = [];
     if (sale.merkle_root) {
       proof = await checkAllowlist(account);
