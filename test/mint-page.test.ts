@@ -6,12 +6,26 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { encodeFunctionData, erc20Abi, getAddress, toHex, type Hex } from 'viem';
+import { encodeFunctionData, encodeFunctionResult, erc20Abi, getAddress, padHex, toHex, type Hex } from 'viem';
 import { collectionAbi } from '../contracts/abi/index.ts';
 import { merkleLeaf, merkleRoot, verifyMerkleProof } from '../src/domain/mint-policy.ts';
 // @ts-expect-error plain ES modules of the mint page, without types
-import { choicesData, encodeApprove, encodePurchase, mintedTokenIds, TRANSFER_TOPIC } from '../web/mint/abi.js';
+import * as mintAbi from '../web/mint/abi.js';
 import { asService, sampleData, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+
+const {
+  choicesData,
+  DECIMALS_SELECTOR,
+  decodeSymbol,
+  decodeUint,
+  encodeAllowance,
+  encodeApprove,
+  encodePurchase,
+  formatUnits,
+  mintedTokenIds,
+  SYMBOL_SELECTOR,
+  TRANSFER_TOPIC,
+} = mintAbi;
 
 const A = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const B = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
@@ -200,5 +214,30 @@ describe('the mint page’s hand-made ABI encoding', () => {
     });
     const receipt = { logs: [log('0x0', 7), log('0x0', 8), log(B, 9), log('0x0', 10, B), { address: contract, topics: [TRANSFER_TOPIC] }] };
     assert.deepEqual(mintedTokenIds(receipt, contract), [7, 8]);
+  });
+
+  test('the ERC-20 reads: allowance, decimals and symbol calldata equal viem’s; their answers decode', () => {
+    assert.equal(encodeAllowance(A, B), encodeFunctionData({ abi: erc20Abi, functionName: 'allowance', args: [A, B] }));
+    assert.equal(DECIMALS_SELECTOR, encodeFunctionData({ abi: erc20Abi, functionName: 'decimals' }));
+    assert.equal(SYMBOL_SELECTOR, encodeFunctionData({ abi: erc20Abi, functionName: 'symbol' }));
+    for (const v of [0n, 6n, 2n ** 255n + 7n]) {
+      assert.equal(decodeUint(encodeFunctionResult({ abi: erc20Abi, functionName: 'allowance', result: v })), v);
+    }
+    for (const sym of ['tUSD', 'USDC', 'x'.repeat(40), 'Ünï']) {
+      assert.equal(decodeSymbol(encodeFunctionResult({ abi: erc20Abi, functionName: 'symbol', result: sym })), sym);
+    }
+    // an older token's bytes32 symbol (MKR): trailing zero bytes cut
+    assert.equal(decodeSymbol(padHex(toHex('MKR'), { dir: 'right', size: 32 })), 'MKR');
+    assert.equal(decodeSymbol(encodeFunctionResult({ abi: erc20Abi, functionName: 'symbol', result: 'a\u0000b\nc' })), 'abc');
+    assert.throws(() => decodeUint('0x'), /no number/);
+    assert.throws(() => decodeSymbol('0x'), /no symbol/);
+  });
+
+  test('amounts in a currency’s units', () => {
+    assert.equal(formatUnits(2_500_000n, 6), '2.5');
+    assert.equal(formatUnits(10n ** 15n, 18), '0.001');
+    assert.equal(formatUnits(3_000_000n, 6), '3');
+    assert.equal(formatUnits(1n, 6), '0.000001');
+    assert.equal(formatUnits(42n, 0), '42');
   });
 });

@@ -26,7 +26,7 @@ test('npm start serves both apps on embedded defaults; the generated key survive
   let id: string;
   let key: string;
   try {
-    // The first URL printed is the console, for a browser; then the API docs; then the API base.
+    // The first URL printed is the console, for a browser; then the API docs; then the API base; then the mint pages.
     const urls = first.output
       .slice(first.output.indexOf('Atelier is running'))
       .split('\n')
@@ -34,6 +34,7 @@ test('npm start serves both apps on embedded defaults; the generated key survive
     assert.match(urls[0]!, new RegExp(`^ {2}Console: http://127\\.0\\.0\\.1:${adminPort}/ \\(open in a browser`));
     assert.match(urls[1]!, new RegExp(`^ {2}API docs: http://127\\.0\\.0\\.1:${adminPort}/docs .*http://127\\.0\\.0\\.1:${port}/docs`));
     assert.match(urls[2]!, new RegExp(`^ {2}API base: http://127\\.0\\.0\\.1:${adminPort}/api/nft .*http://127\\.0\\.0\\.1:${port} `));
+    assert.match(urls[3]!, new RegExp(`^ {2}Mint pages: http://127\\.0\\.0\\.1:${port}/mint/<collection id> `));
     assert.doesNotMatch(first.output, /try:|<uuid>/, 'no example that needs an id the reader does not have');
     // The console is a page: the first URL answers HTML in a browser.
     const page = await fetch(`http://127.0.0.1:${adminPort}/`);

@@ -18,6 +18,15 @@ test('the banner names the console first (for a browser), then the API docs, the
   assert.match(urls[2]!, /^ {2}API base: http:\/\/127\.0\.0\.1:3001\/api\/nft \(admin proxy\) · http:\/\/127\.0\.0\.1:3000 \(backend\)$/);
 });
 
+test('the banner gives the public mint pages’ link pattern, on the backend', () => {
+  const lines = startBanner(facts).split('\n');
+  const urls = lines.filter((l) => /https?:\/\//.test(l));
+  assert.match(urls[3]!, /^ {2}Mint pages: http:\/\/127\.0\.0\.1:3000\/mint\/<collection id> \(public, for collectors; /);
+  // with trailing slashes in the configured URLs, no double slash
+  const text = startBanner({ ...facts, backendUrl: 'https://api.example.com/' });
+  assert.match(text, /Mint pages: https:\/\/api\.example\.com\/mint\/<collection id> /);
+});
+
 test('the banner has no example that needs an id the reader does not have', () => {
   const text = startBanner(facts);
   assert.doesNotMatch(text, /try:|<uuid>|collectionId=/);

@@ -1,8 +1,9 @@
 /**
  * What `atelier start` prints once the platform is up (docs/operations.md "The start banner").
  * A newcomer reads the first URL and opens it: so the console comes first, said to be a page for a
- * browser, then the API docs, then the API base URLs. No example that needs an id the reader does
- * not have yet. Pure text, so the composition root that prints it can move freely.
+ * browser, then the API docs, then the API base URLs, then the pattern of the public mint pages
+ * (docs/mint-page.md). No example that needs an id the reader does not have yet: the mint page line
+ * is a pattern, said to be one. Pure text, so the composition root that prints it can move freely.
  */
 export interface BannerFacts {
   backendUrl: string;
@@ -28,6 +29,7 @@ export function startBanner(f: BannerFacts): string {
     `  Console: ${admin}/ (open in a browser${f.authOff ? '' : '; sign in with the service key below'})`,
     `  API docs: ${admin}/docs (admin proxy) · ${backend}/docs (backend)`,
     `  API base: ${admin}/api/nft (admin proxy) · ${backend} (backend)`,
+    `  Mint pages: ${backend}/mint/<collection id> (public, for collectors; the console's Share button gives each link)`,
     '',
     `  database     ${f.database}`,
     ...(f.chain ? [`  chain        ${f.chain.url}   (anvil, chain id ${f.chain.chainId}, state in ${f.chain.stateDir})`] : []),

@@ -1,10 +1,14 @@
-// Hand-made ABI encoding for the two calls the mint page sends (docs/mint-page.md): the sale's
-// purchase(address,uint256,bytes32[],bytes) and an ERC-20's approve(address,uint256). Fixed
-// signatures, so a few lines instead of a bundled encoder; test/mint-page.test.ts compares every
-// output with viem's encodeFunctionData.
+// Hand-made ABI encoding for the calls the mint page makes (docs/mint-page.md): the sale's
+// purchase(address,uint256,bytes32[],bytes), an ERC-20's approve(address,uint256), and the
+// ERC-20 reads decimals(), symbol() and allowance(address,address) with their answers decoded.
+// Fixed signatures, so a few lines instead of a bundled encoder; test/mint-page.test.ts compares
+// every output with viem's encodeFunctionData / decodeFunctionResult.
 
 export const PURCHASE_SELECTOR = '0xbb680ff6'; // purchase(address,uint256,bytes32[],bytes)
 export const APPROVE_SELECTOR = '0x095ea7b3'; // approve(address,uint256)
+export const ALLOWANCE_SELECTOR = '0xdd62ed3e'; // allowance(address,address)
+export const DECIMALS_SELECTOR = '0x313ce567'; // decimals()
+export const SYMBOL_SELECTOR = '0x95d89b41'; // symbol()
 /** keccak256("Transfer(address,address,uint256)"): the mint's event in a receipt. */
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
@@ -52,6 +56,53 @@ export function encodePurchase(to, quantity, proof, data) {
 /** Calldata of approve(spender, amount). */
 export function encodeApprove(spender, amount) {
   return APPROVE_SELECTOR + addressWord(spender) + word(amount);
+}
+
+/** Calldata of allowance(owner, spender). */
+export function encodeAllowance(owner, spender) {
+  return ALLOWANCE_SELECTOR + addressWord(owner) + addressWord(spender);
+}
+
+/** A uint256 answer of eth_call (decimals(), allowance()). */
+export function decodeUint(hex) {
+  if (typeof hex !== 'string' || !HEX.test(hex) || hex.length < 66) throw new Error('the token gave no number');
+  return BigInt(hex.slice(0, 66));
+}
+
+/**
+ * The answer of symbol(): an ABI string, or a bytes32 (older tokens) whose trailing zero bytes
+ * are cut. Control characters are dropped (it is shown as text).
+ */
+export function decodeSymbol(hex) {
+  if (typeof hex !== 'string' || !HEX.test(hex) || hex.length < 66) throw new Error('the token gave no symbol');
+  const body = hex.slice(2);
+  const bytesAt = (start, length) => {
+    const out = new Uint8Array(length);
+    for (let i = 0; i < length; i++) out[i] = Number.parseInt(body.slice((start + i) * 2, (start + i) * 2 + 2), 16);
+    return out;
+  };
+  let bytes;
+  if (body.length >= 128 && BigInt(`0x${body.slice(0, 64)}`) === 32n) {
+    const length = Number(BigInt(`0x${body.slice(64, 128)}`));
+    if (length > 64 || body.length < 128 + length * 2) throw new Error('the token gave a malformed symbol');
+    bytes = bytesAt(64, length);
+  } else {
+    bytes = bytesAt(0, 32);
+    let end = bytes.length;
+    while (end > 0 && bytes[end - 1] === 0) end--;
+    bytes = bytes.slice(0, end);
+  }
+  // control bytes dropped (UTF-8's multibyte sequences are all >= 0x80)
+  return new TextDecoder().decode(bytes.filter((b) => b >= 0x20 && b !== 0x7f)).trim();
+}
+
+/** Smallest units as a decimal amount: formatUnits(2500000n, 6) is "2.5". */
+export function formatUnits(value, decimals) {
+  const v = BigInt(value);
+  const d = Number(decimals);
+  const base = 10n ** BigInt(d);
+  const frac = d === 0 ? '' : (v % base).toString().padStart(d, '0').replace(/0+$/, '');
+  return frac ? `${v / base}.${frac}` : `${v / base}`;
 }
 
 /** Token ids minted to anyone (Transfer from the zero address) by `contract` in a receipt's logs. */

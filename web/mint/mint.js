@@ -1,7 +1,18 @@
 // The public mint page (docs/mint-page.md): /mint/<collectionId>, or ?embed=1 for the compact
 // widget. Reads the page's public JSON, polls it for the newest mints, and buys through the
 // collector's own wallet: purchase(to, quantity, proof, data) on the collection's contract.
-import { choicesData, encodeApprove, encodePurchase, mintedTokenIds } from './abi.js';
+import {
+  choicesData,
+  DECIMALS_SELECTOR,
+  decodeSymbol,
+  decodeUint,
+  encodeAllowance,
+  encodeApprove,
+  encodePurchase,
+  formatUnits,
+  mintedTokenIds,
+  SYMBOL_SELECTOR,
+} from './abi.js';
 import { discoverWallets, walletClient } from './wallet.js';
 
 const REFRESH_MS = 4000;
@@ -31,19 +42,35 @@ async function getJson(url) {
 
 const short = (a) => (a ? `${a.slice(0, 6)}…${a.slice(-4)}` : '');
 
-/** Smallest units as a decimal amount (18 decimals for a native currency). */
-function formatUnits(value, decimals) {
-  const v = BigInt(value);
-  const base = 10n ** BigInt(decimals);
-  const frac = (v % base).toString().padStart(decimals, '0').replace(/0+$/, '');
-  return frac ? `${v / base}.${frac}` : `${v / base}`;
+/** An ERC-20 sale's token as read through the wallet: {address, decimals, symbol}; null until read. */
+let token = null;
+
+/** An amount of the sale's currency (native: 18 decimals, ETH; ERC-20: the token's decimals and symbol). */
+function amountText(sale, amount) {
+  if (sale.currency === 'native') return `${formatUnits(amount, 18)} ETH`;
+  if (token && token.address === sale.currency.toLowerCase()) return `${formatUnits(amount, token.decimals)} ${token.symbol}`;
+  return `${amount} units of ${short(sale.currency)}`;
 }
 
 function priceText(sale) {
   if (!sale) return '—';
   if (BigInt(sale.price) === 0n) return 'Free';
-  if (sale.currency === 'native') return `${formatUnits(sale.price, 18)} ETH`;
-  return `${sale.price} units of ${short(sale.currency)}`;
+  return amountText(sale, BigInt(sale.price));
+}
+
+/**
+ * decimals() and symbol() of the sale's ERC-20 through the wallet's eth_call (the page itself
+ * reads only its own backend: connect-src 'self'). Then the price is shown in the token's units.
+ */
+async function readToken(wallet, address) {
+  const call = (data) => wallet.request('eth_call', [{ to: address, data }, 'latest']);
+  const [d, s] = await Promise.all([call(DECIMALS_SELECTOR), call(SYMBOL_SELECTOR)]);
+  const decimals = Number(decodeUint(d));
+  if (!Number.isInteger(decimals) || decimals > 77) throw new Error(`the token says it has ${decimals} decimals`);
+  token = { address: address.toLowerCase(), decimals, symbol: decodeSymbol(s) || short(address) };
+  const price = document.getElementById('price');
+  if (price && state.sale) price.textContent = priceText(state.sale);
+  return token;
 }
 
 function remaining(ms) {
@@ -79,6 +106,24 @@ function tile(t) {
 let state;
 /** A purchase in progress: the countdown leaves the button alone. */
 let busy = false;
+/** Why the connected wallet cannot mint (not on the allowlist): the button stays disabled. */
+let blocked = null;
+
+/** Whether `account` may buy; sets `blocked` (and says why) when it may not. Returns the proof. */
+async function checkAllowlist(account) {
+  const a = await getJson(`/nft/collections/${id}/allowlist-proof?address=${account}`);
+  if (a.allowed) {
+    blocked = null;
+    return a.proof;
+  }
+  blocked = /is not on the allowlist/.test(a.reason ?? '')
+    ? `You cannot mint: this sale is only for wallets on its allowlist, and ${short(account)} is not on it.`
+    : `You cannot mint with ${short(account)}: ${a.reason}.`;
+  setStatus(blocked, 'bad');
+  const button = document.getElementById('mint-button');
+  if (button) button.disabled = true;
+  return null;
+}
 
 function renderGallery() {
   const g = document.getElementById('gallery');
@@ -155,7 +200,9 @@ async function followTokens(tokenIds) {
   const end = Date.now() + 10 * 60_000;
   while (pending.size > 0 && Date.now() < end) {
     for (const [tokenId, el] of [...pending]) {
-      const doc = await fetch(`/nft/metadata/${id}/${tokenId}`, { credentials: 'omit' })
+      // no-cache: a pending document is cached 10 s; revalidate (If-None-Match) on every look
+      // (404 for a few seconds: the token is recorded once the purchase follower sees it)
+      const doc = await fetch(`/nft/metadata/${id}/${tokenId}`, { credentials: 'omit', cache: 'no-cache' })
         .then((r) => (r.ok ? r.json() : null))
         .catch(() => null);
       if (doc && typeof doc.image === 'string' && doc.image !== '') {
@@ -188,6 +235,10 @@ async function mint(form, button) {
   busy = true;
   button.disabled = true;
   try {
+    const max = sale.max_per_wallet ?? 10;
+    const raw = form.elements.quantity.value.trim() || '1';
+    if (!/^[0-9]+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new Error(`Quantity: a whole number from 1 to ${max}.`);
+    const quantity = BigInt(raw);
     setStatus('Looking for a wallet…');
     const wallets = await discoverWallets();
     if (wallets.length === 0) throw new Error('No wallet found: install a browser wallet (any EIP-6963 wallet) and reload.');
@@ -196,22 +247,27 @@ async function mint(form, button) {
     setStatus(`Connecting ${chosen.info.name}…`);
     const account = await wallet.connect();
     await wallet.ensureChain(state.chain_id);
-    const quantity = BigInt(form.elements.quantity.value || '1');
     let proof = [];
     if (sale.merkle_root) {
-      const a = await getJson(`/nft/collections/${id}/allowlist-proof?address=${account}`);
-      if (!a.allowed) throw new Error(`This wallet cannot buy: ${a.reason}`);
-      proof = a.proof;
+      proof = await checkAllowlist(account);
+      if (proof === null) return;
     }
     const choices = {};
     for (const el of form.querySelectorAll('[data-choice]')) choices[el.name] = el.value;
     const total = BigInt(sale.price) * quantity;
     const contract = state.contract_address;
     if (sale.currency !== 'native' && total > 0n) {
-      setStatus('Approve the payment in your wallet…');
-      const approval = await wallet.send({ from: account, to: sale.currency, data: encodeApprove(contract, total) });
-      const ar = await wallet.receipt(approval);
-      if (ar.status !== '0x1') throw new Error(`the approval failed (tx ${approval})`);
+      if (!token) await readToken(wallet, sale.currency);
+      // approve only what is missing: a wallet that already allowed enough goes straight to purchase
+      const allowance = decodeUint(
+        await wallet.request('eth_call', [{ to: sale.currency, data: encodeAllowance(account, contract) }, 'latest']),
+      );
+      if (allowance < total) {
+        setStatus(`Approve ${amountText(sale, total)} in your wallet…`);
+        const approval = await wallet.send({ from: account, to: sale.currency, data: encodeApprove(contract, total) });
+        const ar = await wallet.receipt(approval);
+        if (ar.status !== '0x1') throw new Error(`the approval failed (tx ${approval})`);
+      }
     }
     setStatus('Confirm the purchase in your wallet…');
     const tx = { from: account, to: contract, data: encodePurchase(account, quantity, proof, choicesData(choices)) };
@@ -227,7 +283,7 @@ async function mint(form, button) {
     setStatus(err?.message ?? String(err), 'bad');
   } finally {
     busy = false;
-    button.disabled = false;
+    button.disabled = blocked !== null;
   }
 }
 
@@ -250,7 +306,7 @@ function buyCard() {
   const tick = () => {
     const [open, text] = windowState(state.sale);
     document.getElementById('window').textContent = state.sale ? text : (state.sale_error ?? 'Sale not open');
-    if (!busy) button.disabled = !open || !state.contract_address;
+    if (!busy) button.disabled = !open || !state.contract_address || blocked !== null;
   };
   setTimeout(tick);
   setInterval(tick, 1000);
@@ -343,6 +399,31 @@ async function start() {
   }
   render();
   setInterval(refresh, REFRESH_MS);
+  await lookThroughWallet();
+}
+
+/**
+ * Before any click, with a wallet already on the collection's chain: the ERC-20's decimals and
+ * symbol for the price, and (allowlist sales) whether an account the wallet already shares
+ * (eth_accounts: no prompt) may buy. Nothing here asks the wallet for anything.
+ */
+async function lookThroughWallet() {
+  const sale = state.sale;
+  if (!sale || (sale.currency === 'native' && !sale.merkle_root)) return;
+  try {
+    const [chosen] = await discoverWallets();
+    if (!chosen) return;
+    const wallet = walletClient(chosen.provider);
+    const chain = await wallet.request('eth_chainId');
+    if (typeof chain !== 'string' || BigInt(chain) !== BigInt(state.chain_id ?? -1)) return;
+    if (sale.currency !== 'native') await readToken(wallet, sale.currency).catch(() => undefined);
+    if (sale.merkle_root) {
+      const [account] = await wallet.request('eth_accounts');
+      if (typeof account === 'string') await checkAllowlist(account);
+    }
+  } catch {
+    /* the wallet is asked again on Mint */
+  }
 }
 
 start();
