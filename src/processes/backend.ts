@@ -142,6 +142,16 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
 
   // The app over them.
   const chain = o.chain;
+  const walletDetails = async () => ({
+    wallets: (await walletHealthRows(db)).map((w) => ({
+      chain_id: w.chain_id,
+      address: w.address,
+      balance_wei: w.balance_wei,
+      threshold_wei: w.threshold_wei,
+      low: w.low,
+      checked_at: w.checked_at,
+    })),
+  });
   const backend = await buildBackendApp({
     config,
     logger,
@@ -151,16 +161,7 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
       ...(chain ? { chain: chainCheck(() => chain.client(config.NFT_CHAIN_ID).getBlockNumber()) } : {}),
     },
     // The platform wallet per chain as the wallet-health duty last read it (docs/operations.md).
-    readyDetails: async () => ({
-      wallets: (await walletHealthRows(db)).map((w) => ({
-        chain_id: w.chain_id,
-        address: w.address,
-        balance_wei: w.balance_wei,
-        threshold_wei: w.threshold_wei,
-        low: w.low,
-        checked_at: w.checked_at,
-      })),
-    }),
+    ...(chain || o.mintingChain ? { readyDetails: walletDetails } : {}),
     metrics: {
       reads: metricsReadsOf(db),
       ...(chain ? { chainNonce: chainNonceOf(chain) } : {}),

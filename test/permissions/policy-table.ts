@@ -91,6 +91,27 @@ export const TABLE: Record<string, Entry> = {
   requestSamples: { expect: SIGNED_IN, body: (f) => ({ wallet_address: f.wallet, count: 1 }), operatorNamesUser: true },
   listSamples: { expect: SIGNED_IN },
   getSampleStatus: { expect: SIGNED_IN, query: (f) => ({ wallet_address: f.wallet }) },
+  // Fairness (docs/fairness.md): the reveal is the owner's; a receipt is public once its artwork is done.
+  revealSeed: { expect: OWNER, alsoOk: [409] /* NO_SEED_COMMITMENT: nothing was minted over a commitment yet */ },
+  getTokenReceipt: { expect: PUBLIC, alsoOk: [409] /* ARTWORK_PENDING: no worker runs in the walk */ },
+  // The on-chain sale (docs/minting.md "On-chain sale"): set by the owner, read by anyone signed in.
+  configureSale: {
+    expect: OWNER,
+    body: (f) => ({
+      currency: 'native',
+      price: '1000',
+      start: null,
+      end: null,
+      max_per_wallet: null,
+      merkle_root: null,
+      payouts: [{ address: f.wallet, bps: 10000 }],
+    }),
+    alsoOk: [409] /* OWNER_MUST_SIGN: a creator-owned contract's owner sends setSale */,
+  },
+  readSale: { expect: SIGNED_IN },
+  // The public mint page's reads (docs/mint-page.md).
+  getMintPage: { expect: PUBLIC },
+  getAllowlistProof: { expect: PUBLIC, query: (f) => ({ address: f.wallet }) },
   // Permanence (docs/permanence.md): the walk's collection is still on sale, and has no export.
   exportCollection: { expect: OWNER, alsoOk: [409] /* SALE_OPEN: the walk's collection is not sold out */ },
   readCollectionExport: { expect: OWNER, alsoOk: [404] /* no export of the walk's collection */ },
@@ -274,6 +295,21 @@ export const TABLE: Record<string, Entry> = {
   adminSendWebhookTest: { expect: OWNER_HIDDEN, body: (f) => ({ id: f.webhook }) },
   // One subscription for every actor: the first allowed one deletes it, the next finds it gone.
   adminDeleteWebhook: { expect: OWNER_HIDDEN, body: (f) => ({ id: f.spareWebhook }), alsoOk: [404] },
+  adminConfigureSale: {
+    expect: OWNER,
+    body: (f) => ({
+      collectionId: f.collection,
+      currency: 'native',
+      price: '1000',
+      start: null,
+      end: null,
+      max_per_wallet: null,
+      merkle_root: null,
+      payouts: [{ address: f.wallet, bps: 10000 }],
+    }),
+    alsoOk: [409] /* OWNER_MUST_SIGN */,
+  },
+  adminReadSale: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
   adminCreateCollection: { expect: SIGNED_IN, body: () => ({ title: 'Admin walk', data: { version: 'v2' } }) },
   adminGenerateCollection: { expect: SIGNED_IN, body: () => ({ concept: 'owls at dusk' }) },
   adminLookupCollection: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },

@@ -27,7 +27,9 @@ function eventRow(ctx, e, fresh) {
     h(
       'td',
       {},
-      e.purchase ? badge('sale', 'good', { title: 'bought on chain by a collector' }) : badge(e.kind, e.kind === 'mint' ? 'info' : 'neutral'),
+      e.purchase
+        ? badge('sale', 'good', { title: 'bought on chain by a collector' })
+        : badge(e.kind, e.kind === 'mint' ? 'info' : 'neutral'),
       e.purchase ? purchaseLine(e.purchase) : null,
     ),
     h('td', {}, h('a', { href: `#/collections/${ctx.id}/tokens/${e.token_id}` }, `#${e.token_id}`)),
