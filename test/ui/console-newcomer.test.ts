@@ -163,7 +163,7 @@ describe('console: the newcomer last mile', { timeout: 600_000 }, () => {
             ...e.getBoundingClientRect().toJSON(),
           })),
         );
-      assert.equal(boxes.length, 7);
+      assert.equal(boxes.length, 8); // overview, tokens, mint, sale, samples, settings, contract, activity
       for (const box of boxes) assert.ok(box.left >= 0 && box.right <= 390, `${tab}: tab ${box.tab} at ${box.left}–${box.right}`);
       assert.equal(boxes.find((x) => x.current === 'page')?.tab, tab);
       if (tab === 'settings') await screenshot(page(), 'narrow-collection-tabs');
