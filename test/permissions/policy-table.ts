@@ -188,7 +188,12 @@ export const TABLE: Record<string, Entry> = {
   /** POST /api/jobs: the generate body naming its collection. */
   submitJob: { expect: SIGNED_IN, body: (f) => ({ collection_id: f.collection, variables: {} }), operatorNamesUser: true },
   /** Marking a collection global (a develop source) is the platform's decision. */
-  setCollectionGlobal: { expect: OPERATOR, body: () => ({ is_global: true, input_type: 'image', output_type: 'image' }) },
+  // A draft of its own: a global collection is never minted (409 GLOBAL_COLLECTION), and the walk mints the shared one later.
+  setCollectionGlobal: {
+    expect: OPERATOR,
+    fresh: async (f) => ({ collectionId: await f.newDraft() }),
+    body: () => ({ is_global: true, input_type: 'image', output_type: 'image' }),
+  },
 
   // ---------------- backend: jobs (docs/api/content.md §2.4): another's job is 404 (no leak) ----------------
   retryJob: { expect: OWNER_HIDDEN, alsoOk: [409] /* not failed */ },
