@@ -17,7 +17,8 @@ import { finishDeploy } from '../../src/db/deploy-claims.ts';
 import { drawSeedSecret, markSeedRevealed } from '../../src/db/fairness.ts';
 import { claimMintPayment, releaseMintPayment } from '../../src/db/mint-policy.ts';
 import { insertPurchases } from '../../src/db/sale-purchases.ts';
-import { webhookMessageId } from '../../src/domain/standard-webhooks.ts';
+import { WEBHOOK_EVENTS, webhookMessageId } from '../../src/domain/standard-webhooks.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { claimDueDeliveries, finishAttempt, recordWebhookEvent } from '../../src/db/webhooks.ts';
 import { createDbStore } from '../../src/indexer/store.ts';
 import { webhookDelivererOn, webhookSettingsOf } from '../../src/services/webhook-ports.ts';
@@ -563,6 +564,38 @@ describe('webhook events written with their state change', () => {
     const revealed = (await eventsOf('collection.revealed')).filter((e) => e.data.collection_id === id);
     assert.equal(revealed.length, 1);
     assert.equal(revealed[0]!.data.secret, `0x${'11'.repeat(32)}`);
+
+    // Every event written here matches the payload schema /openapi.json documents for its type.
+    const doc = (await (await fetch(`${mp.backendUrl}/openapi.json`)).json()) as {
+      openapi: string;
+      webhooks: Record<string, { post: { requestBody: { content: { 'application/json': { schema: object } } } } }>;
+    };
+    assert.equal(doc.openapi, '3.1.0');
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), [...WEBHOOK_EVENTS].sort());
+    const ajv = new Ajv2020({ strict: false });
+    const written = await db
+      .select()
+      .from(webhookEvents)
+      .where(
+        sql`${webhookEvents.payload}->'data'->>'collection_id' = ${id} or ${webhookEvents.type} in ('wallet.low_balance','transaction.stuck')`,
+      );
+    const types = new Set<string>();
+    for (const e of written) {
+      const schema = doc.webhooks[e.type]?.post.requestBody.content['application/json'].schema;
+      assert.ok(schema, `${e.type} is documented`);
+      const valid = ajv.validate(schema, e.payload);
+      assert.ok(valid, `${e.type}: ${ajv.errorsText()} in ${JSON.stringify(e.payload)}`);
+      types.add(e.type);
+    }
+    for (const t of [
+      'artwork.completed',
+      'artwork.failed',
+      'sample.completed',
+      'payment.received',
+      'token.purchased',
+      'collection.revealed',
+    ])
+      assert.ok(types.has(t), `${t} was checked`);
 
     // Fan-out: alice's subscription got her three subscribed events; bob's nothing of hers.
     const deliveriesOf = async (subscriptionId: string) =>

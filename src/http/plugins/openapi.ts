@@ -14,6 +14,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
+import { webhooksSection } from '../schemas/webhook-events.ts';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { API_TAGS } from './api-tags.ts';
@@ -229,7 +230,8 @@ export async function installOpenApi(app: FastifyInstance, info: { title: string
       security: [{ apiKey: [] }, { bearer: [] }],
     },
     transform: transformWithExamples,
-    transformObject: (documents) => ('openapiObject' in documents ? withUsedTagsOnly(documents.openapiObject) : documents.swaggerObject),
+    transformObject: (documents) =>
+      'openapiObject' in documents ? withWebhooks(withUsedTagsOnly(documents.openapiObject)) : documents.swaggerObject,
   });
   // The docs share the admin proxy's origin with the console, whose tab holds the operator's key:
   // scripts from this origin only, no inline code, nothing from outside (no validator badge).
@@ -251,4 +253,13 @@ export function withUsedTagsOnly<T extends { paths?: object; tags?: Array<{ name
     for (const op of Object.values((methods ?? {}) as Record<string, { tags?: string[] }>))
       for (const tag of (op && typeof op === 'object' && Array.isArray(op.tags) ? op.tags : []) as string[]) used.add(tag);
   return { ...doc, tags: (doc.tags ?? []).filter((t) => used.has(t.name)) };
+}
+
+/**
+ * An app that manages webhook subscriptions documents what they deliver: the OpenAPI 3.1
+ * `webhooks` section, one POST per event with its payload's JSON Schema (schemas/webhook-events.ts).
+ */
+export function withWebhooks<T extends { openapi?: string; tags?: Array<{ name: string }> }>(doc: T): T {
+  if (!(doc.tags ?? []).some((t) => t.name === 'webhooks')) return doc;
+  return { ...doc, openapi: '3.1.0', webhooks: webhooksSection() };
 }
