@@ -138,31 +138,26 @@ export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
     return started;
   }
 
+  /** Starts one row's artwork with the buyer's choices, or the platform's draw when those do not resolve. */
   async function startOne(p: PurchaseRow): Promise<boolean> {
-    {
-      const variables = p.choices_status === 'buyer' ? (p.choices as Record<string, unknown>) : {};
-      try {
-        const s = await deps.minting.startPurchasedArtwork(
-          p.collection_id,
-          { tokenId: p.token_id, txHash: p.tx_hash, recipient: p.recipient, blockNumber: p.block_number, blockHash: p.block_hash as Hex },
-          variables,
-        );
-        await markStarted(db, p.id, s.deckId, s.jobId || null);
-        return true;
-      } catch (err) {
-        // Only the buyer's own values failing to resolve (a preset that is not one of the
-        // variable's: 400) makes the platform draw instead, and the record says so; anything else
-        // (an unconfirmed block, an outage) is retried with the buyer's choices after the lease.
-        if (p.choices_status !== 'buyer' || !(err instanceof AppError && err.kind === 'invalid')) throw err;
-        await markChoicesInvalid(db, p.id, err.message);
-        const s = await deps.minting.startPurchasedArtwork(
-          p.collection_id,
-          { tokenId: p.token_id, txHash: p.tx_hash, recipient: p.recipient, blockNumber: p.block_number, blockHash: p.block_hash as Hex },
-          {},
-        );
-        await markStarted(db, p.id, s.deckId, s.jobId || null);
-        return true;
-      }
+    const startWith = async (variables: Record<string, unknown>) => {
+      const s = await deps.minting.startPurchasedArtwork(
+        p.collection_id,
+        { tokenId: p.token_id, txHash: p.tx_hash, recipient: p.recipient, blockNumber: p.block_number, blockHash: p.block_hash as Hex },
+        variables,
+      );
+      await markStarted(db, p.id, s.deckId, s.jobId || null);
+      return true;
+    };
+    try {
+      return await startWith(p.choices_status === 'buyer' ? (p.choices as Record<string, unknown>) : {});
+    } catch (err) {
+      // Only the buyer's own values failing to resolve (a preset that is not one of the
+      // variable's: 400) makes the platform draw instead, and the record says so; anything else
+      // (an unconfirmed block, an outage) is retried with the buyer's choices after the back-off.
+      if (p.choices_status !== 'buyer' || !(err instanceof AppError && err.kind === 'invalid')) throw err;
+      await markChoicesInvalid(db, p.id, err.message);
+      return startWith({});
     }
   }
 
