@@ -292,7 +292,9 @@ export function createGenerationService(ports: GenerationPorts) {
           // A deck locked between the checks and the debit: the debit is given back.
           if (charged && inserted.debited) await ports.credits.refund(charged, cost).catch(() => undefined);
           if (inserted.refused === 'token_taken')
-            throw conflict(`body.mint_state.token_id: token ${input.mintState?.token_id} of this collection already has a deck`);
+            throw conflict(`body.mint_state.token_id: token ${input.mintState?.token_id} of this collection already has a deck`, {
+              code: 'TOKEN_HAS_DECK',
+            });
           throw conflict(`deck ${input.deckId} is locked: no new outputs can be added`);
         }
         try {

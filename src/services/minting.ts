@@ -217,7 +217,17 @@ export function createMintingService({
     userId: string | null,
     variables: Record<string, unknown>,
     opts: { requiredMayBeOmitted?: boolean; chooser?: Chooser; mined?: { blockNumber?: number; blockHash?: Hex } } = {},
-  ) {
+  ): Promise<{ jobId: string; outputId: string; deckId: string }> {
+    try {
+      return await startArtworkOnce(c, m, userId, variables, opts);
+    } catch (err) {
+      // Crash repair made the token's deck between the look-up and the insert: start into that deck.
+      if (err instanceof AppError && err.extra?.code === 'TOKEN_HAS_DECK') return startArtworkOnce(c, m, userId, variables, opts);
+      throw err;
+    }
+  }
+
+  async function startArtworkOnce(...[c, m, userId, variables, opts = {}]: Parameters<typeof startArtwork>) {
     const gen = needGeneration();
     const existing = await store.findTokenDeck(c.id, m.tokenId);
     if (existing?.cover_output_id) {
