@@ -47,6 +47,8 @@ export interface TopologyProcess {
   output(): string;
   /** kill -9: the process gets no chance to clean up. Resolves once it has exited. */
   kill9(): Promise<void>;
+  /** SIGTERM (a graceful drain); resolves with the exit code and the time it exited. */
+  terminate(): Promise<{ code: number | null; at: number }>;
   /** Starts it again with the same environment and waits for its /readyz. */
   restart(): Promise<void>;
   alive(): boolean;
@@ -220,6 +222,12 @@ function supervise(p: PlannedProcess, onLine: TopologyOptions['onLine'], readyTi
       const done = current.exited;
       current.child.kill('SIGKILL');
       await done;
+    },
+    async terminate() {
+      if (!current || exited) throw new Error(`${p.name} is not running`);
+      const done = current.exited.then((code) => ({ code, at: Date.now() }));
+      current.child.kill('SIGTERM');
+      return done;
     },
     async restart() {
       if (current && !exited) throw new Error(`${p.name} is still running`);

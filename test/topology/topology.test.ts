@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { io as connectSocket } from 'socket.io-client';
@@ -27,6 +28,7 @@ import {
   jobFacts,
   skipReason,
   startTestTopology,
+  tinyData,
   until,
   type TestTopology,
 } from './harness.ts';
@@ -427,6 +429,119 @@ describe('topology: two replicas, two workers, admin, indexer', { skip, timeout:
     assert.equal(new Set(indexed).size, indexed.length, 'no transfer twice');
     const onChain = (await chainFacts(t.topology.rpcUrl, collection.address)).transferLogs.sort();
     assert.deepEqual(indexed, onChain, 'the indexed transfers are exactly the chain logs');
+  });
+
+  test('kill -9 of the indexer: both replicas report it down at once, and its lag grows with the chain head read now', async () => {
+    const indexer = t.topology.get('indexer');
+    const status = async (backend: string) => {
+      const r = await call(`${backend}/nft/indexer/status`, undefined, { 'x-api-key': API_KEY });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.data as { down: boolean; running: boolean; indexer_process: { running_in: string }; lag_blocks: number | null };
+    };
+    await until('the indexer caught up', async () => ((await status(b1)).lag_blocks === 0 ? true : undefined), 30_000, 250);
+    assert.equal((await status(b2)).indexer_process.running_in, 'other');
+    await indexer.kill9();
+    try {
+      // At once: its lease runs on, but its holder's pid is known gone on this host.
+      for (const b of [b1, b2]) {
+        const s = await status(b);
+        assert.equal(s.down, true, `${b}: ${JSON.stringify(s)}`);
+        assert.equal(s.indexer_process.running_in, 'none');
+      }
+      for (let i = 0; i < 5; i++) assert.equal((await mint(i % 2 ? b1 : b2)).status, 201);
+      // The lag counts the blocks the chain made since (read from the RPC now, not the dead writer's last row).
+      const lag = await until(
+        'lag from the chain head now',
+        async () => {
+          const s = await status(b2);
+          return (s.lag_blocks ?? 0) >= 5 ? s.lag_blocks : undefined;
+        },
+        5000,
+        100,
+      );
+      console.log(`# indexer kill -9: down at once on both replicas; lag ${lag} blocks after 5 mints`);
+    } finally {
+      await indexer.restart();
+    }
+    await until('the restarted indexer caught up', async () => ((await status(b2)).lag_blocks === 0 ? true : undefined), 60_000, 250);
+    assert.equal((await status(b1)).down, false);
+  });
+
+  test('SIGTERM of a replica with a stream open and a request in flight: a final reconnect event, Connection: close, exit within 2 s of the answer; the other replica serves throughout', async () => {
+    const victim = t.topology.get('backend-2');
+    const survivor = t.topology.get('backend-1');
+    const workers = t.topology.of('worker');
+    // The workers paused, the job stays queued and its stream stays open.
+    for (const w of workers) w.child.kill('SIGSTOP');
+    let jobId = '';
+    try {
+      const gen = await generate(victim.url);
+      assert.equal(gen.status, 202, JSON.stringify(gen.body));
+      jobId = gen.body.data.jobId as string;
+      const stream = await fetch(`${victim.url}/api/jobs/${jobId}/stream`, { headers: { 'x-api-key': API_KEY } });
+      assert.equal(stream.status, 200);
+      const reader = stream.body!.getReader();
+      const decoder = new TextDecoder();
+      let streamText = '';
+      const streamEnded = (async () => {
+        for (;;) {
+          const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+          if (done) return Date.now();
+          streamText += decoder.decode(value, { stream: true });
+        }
+      })();
+      await until('the stream began', async () => (streamText.includes('event: job_update') ? true : undefined), 10_000, 50);
+
+      // A request in flight on a keep-alive connection: headers sent, the body still coming.
+      const { hostname, port } = new URL(victim.url);
+      const body = JSON.stringify({ title: 'In flight', data: tinyData() });
+      const socket = net.connect(Number(port), hostname);
+      await new Promise((r) => socket.once('connect', r));
+      let answer = '';
+      socket.on('data', (d) => (answer += d.toString()));
+      const socketClosed = new Promise<number>((r) => socket.once('close', () => r(Date.now())));
+      socket.write(
+        `POST /nft/collections HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: keep-alive\r\nx-api-key: ${API_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+
+      const signalledAt = Date.now();
+      const exit = victim.terminate();
+      const endedAt = await streamEnded;
+      assert.ok(endedAt - signalledAt < 3000, `stream ended ${endedAt - signalledAt} ms after SIGTERM`);
+      assert.match(streamText, /event: reconnect\ndata: \{"reason":"shutting_down"/, streamText);
+      assert.ok(victim.alive(), 'the replica still waits for the request in flight');
+      // The client reconnects elsewhere: the other replica serves the same job's stream meanwhile.
+      const elsewhere = await fetch(`${survivor.url}/api/jobs/${jobId}/stream`, { headers: { 'x-api-key': API_KEY } });
+      assert.equal(elsewhere.status, 200);
+      await elsewhere.body!.cancel();
+
+      socket.write(body.slice(10));
+      await until('the answer', async () => (/\r\n\r\n[\s\S]*\}/.test(answer) ? true : undefined), 10_000, 20);
+      const answeredAt = Date.now();
+      assert.match(answer, /^HTTP\/1\.1 201/, answer);
+      assert.match(answer, /\r\nconnection: close\r\n/i, answer);
+      assert.ok((await socketClosed) - answeredAt < 2000, 'the server closed the connection after the answer');
+      const { code, at } = await exit;
+      assert.equal(code, 0, victim.output().slice(-3000));
+      assert.ok(at - answeredAt < 2000, `exited ${at - answeredAt} ms after the answer`);
+      console.log(
+        `# replica SIGTERM: stream ended ${endedAt - signalledAt} ms after the signal; exit ${at - answeredAt} ms after the answer`,
+      );
+    } finally {
+      for (const w of workers) w.child.kill('SIGCONT');
+      if (!victim.alive()) await victim.restart();
+    }
+    // The job the stream followed completes once the workers run again.
+    await until(
+      'the queued job completed',
+      async () => {
+        const { rows } = await t.db.query('SELECT status FROM jobs WHERE id = $1', [jobId]);
+        return rows[0]?.status === 'completed';
+      },
+      60_000,
+      300,
+    );
   });
 
   test('Redis restarted with its data lost: pending steps resume within a minute; nothing lost or twice; minting unaffected', async () => {
