@@ -6,16 +6,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, getAddress, type Address, type PublicClient } from 'viem';
 import { z } from 'zod';
-import { collectionAbi } from '../../../contracts/abi/index.ts';
-import { readCollection } from '../../chain/collection.ts';
-import { authorizeOperatorDeploy, type ContractRecords, runAdminActionAs } from '../../services/chain-admin.ts';
-import { readFactory } from '../../chain/factory.ts';
-import { fetchMetadata } from '../../chain/metadata-proxy.ts';
-import { shortError, type ChainServices } from '../../chain/platform-chain.ts';
-import { isAcceptedAddress } from '../../domain/address.ts';
-import { AppError } from '../../domain/errors.ts';
+import { runAdminActionAs, type ContractRecords } from '../../services/chain-admin.ts';
+import { createOnchainReads, MAX_ADDRESSES, MAX_ENUMERATED_TOKENS } from '../../services/onchain-reads.ts';
+import { deployPlatformAs } from '../../services/operator-deploy.ts';
 import { requires } from '../plugins/availability.ts';
 import {
   adminActionAnswer,
@@ -26,7 +20,6 @@ import {
   deployPlatformBody,
   factoryAnswer,
   factoryQuery,
-  MAX_ADDRESSES,
   metadataAnswer,
   metadataQuery,
   onChainCollectionsAnswer,
@@ -35,38 +28,19 @@ import {
 import type { AdminDeps } from './deps.ts';
 
 const tags = ['chain'];
-export const MAX_ENUMERATED_TOKENS = 100;
 export const NO_CHAIN = 'chain operations are not configured in this admin proxy';
-
-export async function requireContract(chain: ChainServices, chainId: number, addr: string): Promise<Address> {
-  if (!(await chain.hasCode(chainId, addr))) throw new AppError('not_found', `no contract at ${addr} on chain ${chainId}`);
-  return getAddress(addr);
-}
-
-/** Whether a contract read failed because the contract refused it (a revert, or no data back). */
-const refusedByContract = (err: unknown): boolean =>
-  err instanceof BaseError &&
-  Boolean(err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError));
-
-/**
- * An RPC read; a failure that is not ours is a 502 naming what was read. `notA`: the read is of
- * an address the client named, as a kind of contract; a revert (or no data back) then means the
- * address is not that kind of contract — the client's mistake, a 400 (`notA` names the field).
- */
-export const rpc = async <T>(what: string, fn: () => Promise<T>, notA?: string): Promise<T> => {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    if (notA && refusedByContract(err)) throw new AppError('invalid', `${notA} (${what} reverted)`);
-    throw new AppError('upstream', `${what}: ${shortError(err)}`);
-  }
-};
 
 export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
   requires(app, () => deps.chain !== undefined, NO_CHAIN);
   const r = app.withTypeProvider<ZodTypeProvider>();
   const chainOf = () => deps.chain!;
+  let reads: ReturnType<typeof createOnchainReads> | undefined;
+  const readsOf = () =>
+    (reads ??= createOnchainReads(chainOf(), {
+      rewrites: deps.metadataRewrites ?? defaultRewrites(deps),
+      allowOrigins: ownOrigins(deps),
+      ...(deps.fetchResolver ? { resolve: deps.fetchResolver } : {}),
+    }));
 
   r.get(
     '/api/nft/deploy',
@@ -101,17 +75,8 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
       },
     },
     async (req) => {
-      authorizeOperatorDeploy(req.caller, 'platform.deploy');
-      const chain = chainOf();
-      const { chainId, force } = req.body;
-      if (!force) {
-        // What the chain lost is restored first (the platform contracts included), so a chain
-        // that only lost its last blocks never gets a second deployment.
-        const { deployment, deployed } = await chain.ensureDeployed(chainId);
-        return { success: true as const, deployment, stale: false as const, deployed };
-      }
-      const deployment = await chain.deployPlatform(chainId);
-      return { success: true as const, deployment, stale: false as const, deployed: true };
+      const { deployment, deployed } = await deployPlatformAs(req.caller, chainOf(), req.body);
+      return { success: true as const, deployment, stale: false as const, deployed };
     },
   );
 
@@ -129,26 +94,7 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
       },
     },
     async (req) => {
-      const chain = chainOf();
-      const { chainId } = req.query;
-      const factoryAddress = req.query.factoryAddress
-        ? getAddress(req.query.factoryAddress)
-        : (await chain.deploymentStatus(chainId)).factoryAddress;
-      if (!(await chain.hasCode(chainId, factoryAddress))) {
-        return {
-          success: true as const,
-          stale: true,
-          factory: { address: factoryAddress },
-          error: `factory ${factoryAddress} has no code on chain ${chainId} (was the chain reset?); redeploy with POST /api/nft/deploy`,
-        };
-      }
-      const factory = await rpc(
-        `reading factory ${factoryAddress}`,
-        () => readFactory(chain.client(chainId), factoryAddress),
-        // The recorded factory refusing is ours to fix (502); an address the client named, theirs.
-        req.query.factoryAddress ? `query.factoryAddress: ${factoryAddress} is not a collection factory on chain ${chainId}` : undefined,
-      );
-      return { success: true as const, stale: false, factory };
+      return { success: true as const, ...(await readsOf().factory(req.query.chainId, req.query.factoryAddress)) };
     },
   );
 
@@ -165,37 +111,7 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
       },
     },
     async (req) => {
-      const chain = chainOf();
-      const { chainId } = req.query;
-      const list = [
-        ...new Set(
-          req.query.addresses
-            .split(',')
-            .map((a) => a.trim())
-            .filter(Boolean),
-        ),
-      ];
-      if (list.length > MAX_ADDRESSES) throw new AppError('invalid', `query.addresses: at most ${MAX_ADDRESSES} addresses`);
-      const client = chain.client(chainId);
-      const results = await Promise.all(
-        list.map(async (a) => {
-          // Malformed or mistyped (a wrong checksum): listed as invalid, as given (docs/chain-operations.md).
-          if (!isAcceptedAddress(a)) return { invalid: a };
-          try {
-            if (!(await chain.hasCode(chainId, a))) return { invalid: a };
-            return { collection: await readCollection(client, getAddress(a)) };
-          } catch (err) {
-            if (err instanceof AppError && err.kind !== 'upstream') throw err;
-            // No code, or code that does not answer the collection calls.
-            return { invalid: a };
-          }
-        }),
-      );
-      return {
-        success: true as const,
-        collections: results.flatMap((x) => (x.collection ? [x.collection] : [])),
-        invalidAddresses: results.flatMap((x) => (x.invalid ? [x.invalid] : [])),
-      };
+      return { success: true as const, ...(await readsOf().collections(req.query.chainId, req.query.addresses.split(','))) };
     },
   );
 
@@ -233,50 +149,8 @@ export async function adminChainRoutes(app: FastifyInstance, deps: AdminDeps) {
       },
     },
     async (req) => {
-      const chain = chainOf();
-      const { chainId, type } = req.query;
-      const addr = await requireContract(chain, chainId, req.query.address);
-      const client = chain.client(chainId);
-      const fetchOpts = {
-        rewrites: deps.metadataRewrites ?? defaultRewrites(deps),
-        allowOrigins: ownOrigins(deps),
-        ...(deps.fetchResolver ? { resolve: deps.fetchResolver } : {}),
-      };
-      const fetched = async (uri: string) => {
-        const m = await fetchMetadata(uri, fetchOpts);
-        return { metadata: m.ok ? m.metadata : null, ...(m.ok ? {} : { metadataError: m.error }) };
-      };
-      const notACollection = `query.address: ${addr} is not a collection contract on chain ${chainId}`;
-      if (type === 'contract') {
-        const uri = await rpc('contractURI()', () => read<string>(client, addr, 'contractURI'), notACollection);
-        return { success: true as const, uri, ...(await fetched(uri)) };
-      }
-      const totalSupply = () => rpc('totalSupply()', () => read<bigint>(client, addr, 'totalSupply'), notACollection);
-      if (type === 'token') {
-        if (req.query.tokenId === undefined) throw new AppError('invalid', 'query.tokenId: required when type is token');
-        const tokenId = BigInt(req.query.tokenId);
-        const total = await totalSupply();
-        if (tokenId < 1n || tokenId > total) throw new AppError('not_found', `token ${tokenId} of ${addr}`);
-        const [uri, owner] = await rpc('tokenURI/ownerOf', () =>
-          Promise.all([read<string>(client, addr, 'tokenURI', [tokenId]), read<string>(client, addr, 'ownerOf', [tokenId])]),
-        );
-        return { success: true as const, uri, owner: getAddress(owner), ...(await fetched(uri)) };
-      }
-      const total = await totalSupply();
-      const count = Number(total < BigInt(MAX_ENUMERATED_TOKENS) ? total : BigInt(MAX_ENUMERATED_TOKENS));
-      const tokens = await rpc('tokenURI/ownerOf', () =>
-        Promise.all(
-          Array.from({ length: count }, async (_, i) => {
-            const id = BigInt(i + 1);
-            const [uri, owner] = await Promise.all([
-              read<string>(client, addr, 'tokenURI', [id]),
-              read<string>(client, addr, 'ownerOf', [id]),
-            ]);
-            return { tokenId: id.toString(), uri, owner: getAddress(owner) };
-          }),
-        ),
-      );
-      return { success: true as const, tokens, totalSupply: total.toString(), capped: total > BigInt(MAX_ENUMERATED_TOKENS) };
+      const { type: _type, ...read } = await readsOf().metadata(req.query);
+      return { success: true as const, ...read };
     },
   );
 }
@@ -295,10 +169,6 @@ export function contractRecordsOf(deps: AdminDeps): ContractRecords {
       return page.collections.map((c) => c.user_id);
     },
   };
-}
-
-function read<T>(client: PublicClient, address: Address, functionName: string, args: unknown[] = []): Promise<T> {
-  return client.readContract({ address, abi: collectionAbi, functionName: functionName as never, args: args as never }) as Promise<T>;
 }
 
 /**

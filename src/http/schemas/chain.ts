@@ -7,11 +7,13 @@ import { collectionView } from './collections.ts';
 import { MAX_CONTRACT_SUPPLY, MAX_NAME_BYTES, MAX_ROYALTY_BPS, MAX_SYMBOL_BYTES, MAX_URI_BYTES } from '../../domain/contract-limits.ts';
 import { address, maxBytes, queryInt, uuid } from './common.ts';
 import { adminSuccess } from './envelope.ts';
+import { MAX_ADDRESSES } from '../../services/onchain-reads.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_ID, EXAMPLE_URL, withExample } from './examples.ts';
+
+export { MAX_ADDRESSES };
 
 export const chainIdQuery = queryInt(1, 2 ** 53 - 1).default(DEV_CHAIN_ID);
 export const chainIdBody = z.number().int().positive().default(DEV_CHAIN_ID);
-export const MAX_ADDRESSES = 100;
 
 export const deployPlatformBody = withExample(z.object({ chainId: chainIdBody, force: z.boolean().default(false) }), {
   chainId: EXAMPLE_CHAIN.chainId,
