@@ -74,7 +74,7 @@ module.exports = {
     enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
     moduleSystems: ['es6', 'cjs'],
     exclude: { path: '(^|/)node_modules/' },
-    // Re-cruise only what changed (keyed by file contents, so a fresh checkout is a full run).
-    cache: { folder: 'node_modules/.cache/dependency-cruiser', strategy: 'content' },
+    // No cache: its content strategy missed new untracked files and reported stale results.
+    cache: false,
   },
 };

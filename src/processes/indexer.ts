@@ -9,7 +9,7 @@ import { buildIndexerApp } from '../http/indexer-app.ts';
 import { chainCheck, rpcBlockNumber } from '../http/readiness.ts';
 import { startIndexer } from '../indexer/service.ts';
 import { createContractReads } from '../services/contract-reads.ts';
-import { credentialsOn } from '../services/credentials.ts';
+import { credentialsOn } from '../services/wire-identity.ts';
 import { createIndexerReads } from '../services/indexer-reads.ts';
 import { closeAppWithin } from '../startup/graceful.ts';
 import { startProcessTelemetry } from '../telemetry.ts';

@@ -8,16 +8,16 @@ import type { GeneratorConnector } from '../generation/connectors/index.ts';
 import type { StepPayload } from '../generation/pipeline.ts';
 import type { WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
-import { custodialServiceOn } from './custodial.ts';
-import { deckServiceOn } from './decks.ts';
-import { developServiceOn } from './develop.ts';
-import { feedServiceOn } from './feed.ts';
+import { custodialServiceOn } from './wire-content.ts';
+import { deckServiceOn } from './wire-content.ts';
+import { developServiceOn } from './wire-content.ts';
+import { feedServiceOn } from './wire-content.ts';
 import { generationServiceOn } from './generation.ts';
-import { identityServiceOn } from './identity.ts';
-import { jobServiceOn } from './jobs.ts';
-import { outputServiceOn } from './outputs.ts';
-import { uploadServiceOn } from './uploads.ts';
-import { workflowServiceOn } from './workflows.ts';
+import { identityServiceOn } from './wire-identity.ts';
+import { jobServiceOn } from './wire-content.ts';
+import { outputServiceOn } from './wire-content.ts';
+import { uploadServiceOn } from './wire-content.ts';
+import { workflowServiceOn } from './wire-content.ts';
 
 export interface ContentDeps {
   db: Db;

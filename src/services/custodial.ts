@@ -1,12 +1,5 @@
-/**
- * Custodial template collections (docs/api/content.md §4.5, docs/custodial.md): a collection held
- * for a social identity, generated from a JSON template whose {{variables}} become `$variables`
- * (src/domain/custodial-template.ts). The link and the collection are written in one transaction
- * (src/db/custodial.ts).
- */
-import type { Db } from '../db/client.ts';
 import type { CollectionRow } from '../db/collections.ts';
-import { createCustodialCollection, type NewCustodialCollection } from '../db/custodial.ts';
+import { type NewCustodialCollection } from '../db/custodial.ts';
 import type { SocialLink } from '../db/social-links.ts';
 import { templateToGenerationData, type TemplateVariable } from '../domain/custodial-template.ts';
 import { normalizeGenerationData, type GenerationData } from '../domain/generation-data.ts';
@@ -80,7 +73,3 @@ export function createCustodialService(ports: CustodialPorts) {
 }
 
 export type CustodialService = ReturnType<typeof createCustodialService>;
-
-export function custodialServiceOn(db: Db): CustodialService {
-  return createCustodialService({ create: (c) => createCustodialCollection(db, c) });
-}

@@ -1,27 +1,4 @@
-/**
- * Deck use cases (docs/api/content.md §4.2, docs/content.md): create, read, change, archive,
- * publish, lock, stats, lists. Changes are authorized through domain/policy.ts: the deck's owner,
- * the owner of its collection and the operator; a platform deck (no owner) only the operator.
- * State rules (a locked deck does not go straight back to active) are src/db/decks.ts.
- */
-import type { Db } from '../db/client.ts';
-import {
-  archiveDeck,
-  createDeck,
-  deckDetail,
-  deckStats,
-  getDeckWithOwners,
-  listCollectionDecks,
-  listUserDecks,
-  lockDeck,
-  publishDeck,
-  updateDeck,
-  type DeckDetail,
-  type DeckFilter,
-  type DeckPatch,
-  type DeckRow,
-  type NewDeck,
-} from '../db/decks.ts';
+import type { deckStats, listCollectionDecks, listUserDecks, DeckDetail, DeckFilter, DeckPatch, DeckRow, NewDeck } from '../db/decks.ts';
 import { invalid } from '../domain/errors.ts';
 import { authorize, type Action, type Caller } from '../domain/policy.ts';
 import { ownership, requireOwner } from './ownership.ts';
@@ -91,19 +68,3 @@ export function createDeckService(decks: DeckPorts) {
 }
 
 export type DeckService = ReturnType<typeof createDeckService>;
-
-export function deckServiceOn(db: Db, tokenChanged?: (collectionId: string, tokenId: number) => void): DeckService {
-  return createDeckService({
-    ...(tokenChanged ? { tokenChanged } : {}),
-    get: (id) => getDeckWithOwners(db, id),
-    detail: (id) => deckDetail(db, id),
-    create: (input) => createDeck(db, input),
-    update: (id, patch) => updateDeck(db, id, patch),
-    archive: (id) => archiveDeck(db, id),
-    publish: (id) => publishDeck(db, id),
-    lock: (id) => lockDeck(db, id),
-    stats: (id) => deckStats(db, id),
-    listForCollection: (collectionId, filter) => listCollectionDecks(db, collectionId, filter),
-    listForUser: (userId, filter) => listUserDecks(db, userId, filter),
-  });
-}

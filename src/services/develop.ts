@@ -1,13 +1,5 @@
-/**
- * Develop (docs/api/content.md §4.1, §3 Output; docs/jobs.md): transform a completed output with a
- * global collection (for example image to video). The new output joins the source's deck (so it
- * belongs to the source's collection) and is generated from the global collection's data, with
- * the source's URL as reference image `ref_image_1`.
- */
-import type { Db } from '../db/client.ts';
-import { getCollection } from '../db/collections.ts';
-import { listGlobalCollections, setCollectionGlobal, type GlobalCollectionRow } from '../db/global-collections.ts';
-import { getOutputWithOwners, type OutputRow } from '../db/outputs.ts';
+import { type GlobalCollectionRow } from '../db/global-collections.ts';
+import { type OutputRow } from '../db/outputs.ts';
 import { AppError, conflict, invalid } from '../domain/errors.ts';
 import { authorize, type Caller } from '../domain/policy.ts';
 import { NO_QUEUE, type GenerationService, type StartGenerationResult } from './generation.ts';
@@ -78,15 +70,3 @@ export function createDevelopService(ports: DevelopPorts) {
 }
 
 export type DevelopService = ReturnType<typeof createDevelopService>;
-
-export function developServiceOn(db: Db, generation?: GenerationService): DevelopService {
-  return createDevelopService({
-    outputs: { get: (id) => getOutputWithOwners(db, id) },
-    collections: {
-      get: (id) => getCollection(db, id),
-      globals: (inputType) => listGlobalCollections(db, inputType),
-      setGlobal: (id, mark) => setCollectionGlobal(db, id, mark),
-    },
-    ...(generation ? { generation } : {}),
-  });
-}

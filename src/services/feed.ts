@@ -1,26 +1,4 @@
-/**
- * The public feed (docs/api/content.md §4.7, docs/feed.md): trending collections, the featured
- * collection and a deck's outputs, with opaque keyset cursors. Public reads: no authorization.
- *
- * Invariants: a page never repeats or skips an item of a stable ordering (the cursor is the last
- * item's keyset position); a page costs a fixed number of reads whatever its size.
- */
-import type { Db } from '../db/client.ts';
-import {
-  deckCounts,
-  deckOutputsPage,
-  featuredCollection,
-  featuredDecks,
-  feedCreators,
-  feedDeck,
-  newestDeckOutputs,
-  trendingCollections,
-  type FeedCollectionRow,
-  type FeedCreatorRow,
-  type FeedDeckHeader,
-  type FeedDeckRow,
-  type FeedOutputRow,
-} from '../db/feed.ts';
+import { type FeedCollectionRow, type FeedCreatorRow, type FeedDeckHeader, type FeedDeckRow, type FeedOutputRow } from '../db/feed.ts';
 import { decodeCursor, encodeCursor, type Cursor } from '../domain/cursor.ts';
 import { notFound } from '../domain/errors.ts';
 
@@ -147,16 +125,3 @@ export function createFeedService(ports: FeedPorts) {
 }
 
 export type FeedService = ReturnType<typeof createFeedService>;
-
-export function feedServiceOn(db: Db): FeedService {
-  return createFeedService({
-    trending: (q) => trendingCollections(db, q),
-    featured: () => featuredCollection(db),
-    featuredDecks: (ids) => featuredDecks(db, ids),
-    deckCounts: (ids) => deckCounts(db, ids),
-    newestDeckOutputs: (ids, perDeck) => newestDeckOutputs(db, ids, perDeck),
-    creators: (ids) => feedCreators(db, ids),
-    deck: (id) => feedDeck(db, id),
-    deckOutputs: (id, q) => deckOutputsPage(db, id, q),
-  });
-}

@@ -12,9 +12,7 @@
  * Bounded: the least recently used entries are dropped first.
  */
 import type { CollectionForGeneration } from '../db/collections.ts';
-import { collectionForGeneration } from '../db/collections.ts';
-import type { Db } from '../db/client.ts';
-import { workflowForJob, type WorkflowForJob } from '../db/workflows.ts';
+import { type WorkflowForJob } from '../db/workflows.ts';
 
 /** A small LRU map: a hit moves the key to the end; inserting past `max` drops the oldest. */
 class Lru<V> {
@@ -95,16 +93,4 @@ export class GenerationCatalog {
     this.loading.set(key, p);
     return p;
   }
-}
-
-const catalogs = new WeakMap<Db, GenerationCatalog>();
-
-/** The process's catalog for this database handle. */
-export function catalogOn(db: Db): GenerationCatalog {
-  let c = catalogs.get(db);
-  if (!c) {
-    c = new GenerationCatalog({ collection: (id) => collectionForGeneration(db, id), workflow: (w) => workflowForJob(db, w) });
-    catalogs.set(db, c);
-  }
-  return c;
 }

@@ -42,7 +42,7 @@ import { submitStep } from '../generation/steps.ts';
 import { DEFAULT_PRIORITY, type WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
 import { currentTraceCarrier, withSpan } from '../telemetry.ts';
-import { catalogOn } from './generation-catalog.ts';
+import { catalogOn } from './wire-catalog.ts';
 import { ownership } from './ownership.ts';
 import { tokenDeckName } from '../domain/deck-name.ts';
 

@@ -1,13 +1,6 @@
-/**
- * Identity use cases (docs/api/content.md §2.8, §4.8; docs/auth.md): resolve a verified provider
- * account to the internal user, the caller's profile, the merge of two users (operator only:
- * `user.merge`), and the caller's API keys. Token verification is the HTTP layer's (it is
- * authentication); this module gets the verified claims.
- */
-import type { Db } from '../db/client.ts';
-import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from '../db/api-keys.ts';
-import { resolveUser, type ExternalAccount } from '../db/identity.ts';
-import { getUserWithIdentities, mergeUsers, updateProfile } from '../db/users.ts';
+import type { createApiKey, listApiKeys } from '../db/api-keys.ts';
+import { type ExternalAccount } from '../db/identity.ts';
+import type { getUserWithIdentities, mergeUsers } from '../db/users.ts';
 import { invalid, notFound } from '../domain/errors.ts';
 import { UUID_RE } from '../domain/ids.ts';
 import { authorize, can, type Caller } from '../domain/policy.ts';
@@ -99,18 +92,3 @@ export function createIdentityService(ports: IdentityPorts) {
 }
 
 export type IdentityService = ReturnType<typeof createIdentityService>;
-
-export function identityServiceOn(db: Db): IdentityService {
-  return createIdentityService({
-    resolve: (account) => resolveUser(db, account),
-    profile: (userId) => getUserWithIdentities(db, userId),
-    updateProfile: (userId, patch) => updateProfile(db, userId, patch),
-    merge: (primary, secondary) => mergeUsers(db, primary, secondary),
-    keys: {
-      create: (userId, name) => createApiKey(db, userId, name),
-      list: (userId) => listApiKeys(db, userId),
-      find: (id) => findApiKey(db, id),
-      revoke: (userId, id) => revokeApiKey(db, userId, id),
-    },
-  });
-}

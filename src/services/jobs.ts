@@ -1,21 +1,9 @@
-/**
- * Job use cases besides starting and retrying (docs/api/content.md §4.3, §6.1, docs/jobs.md):
- * read a job, its forensics and its history (the SSE stream), the failsafes
- * (POST /api/jobs/:id/complete|failed) and the caller's credit balance.
- *
- * Visibility: a job is seen by its owner and the operator; anyone else gets 404 (no leak). The
- * failsafes are the delivery path's: operator only (`job.force_complete`, `job.force_fail`).
- */
-import type { Config } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import { getBalance } from '../db/credits.ts';
-import { flatFilesByIds, type FlatFileRow } from '../db/flat-files.ts';
-import { findJob, historyAfter, listRetryBackups, listSteps, type JobHistoryRow, type JobRow, type JobStepRow } from '../db/jobs.ts';
-import { streamSnapshot, type StreamCursor } from '../db/job-stream.ts';
-import { completeOutput, failOutput } from '../db/outputs.ts';
+import { type FlatFileRow } from '../db/flat-files.ts';
+import type { listRetryBackups, JobHistoryRow, JobRow, JobStepRow } from '../db/jobs.ts';
+import { type StreamCursor } from '../db/job-stream.ts';
 import { notFound } from '../domain/errors.ts';
 import { authorize, can, type Caller } from '../domain/policy.ts';
-import { applyJobEvent, type ApplyResult, type JobEvent } from '../generation/job-events.ts';
+import { type ApplyResult, type JobEvent } from '../generation/job-events.ts';
 import { requireOwner } from './ownership.ts';
 
 export interface JobPorts {
@@ -140,28 +128,3 @@ export function createJobService(ports: JobPorts) {
 }
 
 export type JobService = ReturnType<typeof createJobService>;
-
-const ignore = () => undefined;
-
-export function jobServiceOn(db: Db, config: Config): JobService {
-  return createJobService({
-    jobs: {
-      find: (id) => findJob(db, id),
-      historyAfter: (jobId, afterId, limit) => historyAfter(db, jobId, afterId, limit),
-      streamSnapshot: (cursors, limit) => streamSnapshot(db, cursors, limit),
-      steps: (jobId) => listSteps(db, jobId),
-      retryBackups: (jobId) => listRetryBackups(db, jobId),
-    },
-    flatFiles: { byIds: (ids) => flatFilesByIds(db, ids) },
-    apply: (jobId, event) => applyJobEvent(db, jobId, event),
-    outputs: {
-      // Only while it is open: a completed, failed or hidden output answers 409, which changes nothing here.
-      complete: (id, url) => completeOutput(db, id, { url }).then(ignore, ignore),
-      fail: (id, message) => failOutput(db, id, message).then(ignore, ignore),
-    },
-    credits: {
-      balance: (userId) => getBalance(db, userId, config.CREDITS_INITIAL_GRANT),
-      costPerGeneration: config.CREDITS_PER_GENERATION,
-    },
-  });
-}

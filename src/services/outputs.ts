@@ -1,33 +1,16 @@
-/**
- * Output use cases (docs/api/content.md §4.1 without develop, docs/content.md): create, complete,
- * fail, hide, read, move, list, stats. Every change is authorized through domain/policy.ts: the
- * output's owner, the owner of its collection and the operator change it; a platform output
- * (no owner) only the operator. State rules and deck counters are src/db/outputs.ts.
- */
-import type { Db } from '../db/client.ts';
-import { getDeckWithOwners, type DeckRow } from '../db/decks.ts';
-import {
+import { type DeckRow } from '../db/decks.ts';
+import type {
   collectionOutputStats,
-  completeOutput,
-  createOutput,
-  failOutput,
-  getOutputWithOwners,
-  hideOutput,
   listCollectionOutputs,
-  moveOutput,
-  outputDetail,
-  setThumbnail,
-  type Completion,
-  type NewOutput,
-  type OutputDetail,
-  type OutputFilter,
-  type OutputRow,
+  Completion,
+  NewOutput,
+  OutputDetail,
+  OutputFilter,
+  OutputRow,
 } from '../db/outputs.ts';
 import { invalid, notFound } from '../domain/errors.ts';
 import { authorize, can, type Caller } from '../domain/policy.ts';
 import { ownership, requireOwner } from './ownership.ts';
-import { makeThumbnail } from '../storage/thumbnails.ts';
-import type { Storage } from '../storage/types.ts';
 
 type WithOwners<T> = T & { collection_owner_id: string | null };
 
@@ -121,23 +104,3 @@ export function createOutputService(ports: OutputPorts) {
 }
 
 export type OutputService = ReturnType<typeof createOutputService>;
-
-export function outputServiceOn(db: Db, storage?: Storage, log?: OutputPorts['log']): OutputService {
-  return createOutputService({
-    outputs: {
-      get: (id) => getOutputWithOwners(db, id),
-      detail: (id) => outputDetail(db, id),
-      create: (input) => createOutput(db, input),
-      complete: (id, c) => completeOutput(db, id, c),
-      fail: (id, message) => failOutput(db, id, message),
-      hide: (id) => hideOutput(db, id),
-      move: (id, deckId) => moveOutput(db, id, deckId),
-      setThumbnail: (id, url) => setThumbnail(db, id, url),
-      list: (collectionId, filter) => listCollectionOutputs(db, collectionId, filter),
-      stats: (collectionId) => collectionOutputStats(db, collectionId),
-    },
-    decks: { get: (id) => getDeckWithOwners(db, id) },
-    ...(storage ? { thumbnails: (outputId: string, url: string, mime: string | null) => makeThumbnail(storage, outputId, url, mime) } : {}),
-    ...(log ? { log } : {}),
-  });
-}

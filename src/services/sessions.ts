@@ -1,14 +1,5 @@
-/**
- * Platform sessions (docs/auth.md "Sessions"): the credential a Sign-In with Ethereum login hands
- * out. A session token (`ats_…`) is 256 random bits, stored as its SHA-256 only, valid until its
- * expiry (JWT_MAX_AGE_SECONDS, the bound every JWT has) or until it is signed out. Every replica
- * checks it in the database, so nothing needs configuring and a sign-out holds everywhere at once.
- */
-import type { Db } from '../db/client.ts';
-import { findLiveSession, openSession, pruneSessions, revokeSession } from '../db/sessions.ts';
 import { invalid, notFound } from '../domain/errors.ts';
 import { authorize, type Caller } from '../domain/policy.ts';
-import { bindDb } from './ports.ts';
 
 export interface SessionStore {
   openSession(
@@ -56,8 +47,4 @@ export function createSessionService(store: SessionStore, settings: { ttlSeconds
       return { signed_out: true as const };
     },
   };
-}
-
-export function sessionServiceOn(db: Db, ttlSeconds: number): SessionService {
-  return createSessionService(bindDb(db, { openSession, findLiveSession, revokeSession, pruneSessions }), { ttlSeconds });
 }

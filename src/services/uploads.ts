@@ -8,9 +8,7 @@
  * `miniapp_user_id` or `fid` that is not the caller's) is the operator's (`upload.for_other`).
  */
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../db/client.ts';
-import { createFlatFile, type NewFlatFile } from '../db/flat-files.ts';
-import { providerUserIdOf } from '../db/identity.ts';
+import { type NewFlatFile } from '../db/flat-files.ts';
 import { invalid, notFound } from '../domain/errors.ts';
 import { authorize, type Caller } from '../domain/policy.ts';
 import { assertUploadSize, decodeBase64, decodedLength, pathSegment } from '../domain/uploads.ts';
@@ -103,11 +101,3 @@ export function createUploadService(ports: UploadPorts) {
 }
 
 export type UploadService = ReturnType<typeof createUploadService>;
-
-export function uploadServiceOn(db: Db, storage: Storage): UploadService {
-  return createUploadService({
-    storage,
-    flatFiles: { create: (input) => createFlatFile(db, input) },
-    fidOf: (userId) => providerUserIdOf(db, userId, FID_PROVIDER),
-  });
-}

@@ -1,16 +1,4 @@
-/**
- * The video streaming provider's webhook (Mux-compatible; docs/video.md): a verified event sets
- * the provider's asset and playback ids on the stored file, so the feed plays it through HLS
- * (docs/api/content.md §4.7 rule 5). The caller is the provider, proven by the HMAC signature
- * (domain/webhook-signature.ts), not a user: there is no policy entry to check.
- *
- * Events: video.asset.created (asset id), video.asset.ready (asset id and the first public
- * playback id), video.asset.deleted (both cleared). Others are acknowledged and ignored, so the
- * provider does not retry them. The file is named by `data.passthrough` (set when the asset was
- * created): a flat file id, or an output id; else by the asset id recorded earlier.
- */
-import type { Db } from '../db/client.ts';
-import { setStreamIds, type FlatFileRow } from '../db/flat-files.ts';
+import { type FlatFileRow } from '../db/flat-files.ts';
 import { AppError, invalid } from '../domain/errors.ts';
 import { UUID_RE } from '../domain/ids.ts';
 import { verifyWebhookSignature } from '../domain/webhook-signature.ts';
@@ -79,7 +67,3 @@ export function createVideoWebhookService(ports: VideoWebhookPorts) {
 }
 
 export type VideoWebhookService = ReturnType<typeof createVideoWebhookService>;
-
-export function videoWebhookServiceOn(db: Db, settings: { secret?: string; toleranceSeconds: number }): VideoWebhookService {
-  return createVideoWebhookService({ setStreamIds: (target, ids) => setStreamIds(db, target, ids), ...settings });
-}

@@ -4,22 +4,11 @@
  * need, and a test run of one workflow through its connector.
  */
 import { randomUUID } from 'node:crypto';
-import type { Config } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import {
-  createWorkflow,
-  getWorkflow,
-  listWorkflows,
-  requirementIndex,
-  seedBuiltinWorkflows,
-  type NewWorkflow,
-  type WorkflowRow,
-} from '../db/workflows.ts';
+import { type NewWorkflow, type WorkflowRow } from '../db/workflows.ts';
 import { authorize, type Caller } from '../domain/policy.ts';
-import { connectorConfigOf } from '../generation/connector-config.ts';
-import { createConnector, type GeneratorConnector } from '../generation/connectors/index.ts';
+import { type GeneratorConnector } from '../generation/connectors/index.ts';
 import { workflowTestFailure } from '../generation/errors.ts';
-import { isValidKey, type Storage } from '../storage/types.ts';
+import { isValidKey } from '../storage/types.ts';
 
 export interface WorkflowPorts {
   list(f: { requiresApiKey?: boolean; limit: number; offset: number }): Promise<WorkflowRow[]>;
@@ -107,20 +96,3 @@ export function createWorkflowService(ports: WorkflowPorts) {
 const keySegment = (w: { id: string; name: string }) => (isValidKey(`workflow-tests/${w.name}`) ? w.name : w.id);
 
 export type WorkflowService = ReturnType<typeof createWorkflowService>;
-
-export function workflowServiceOn(
-  db: Db,
-  config: Config,
-  opts: { storage?: Storage; connectorFor?: WorkflowPorts['connectorFor'] } = {},
-): WorkflowService {
-  const { storage } = opts;
-  return createWorkflowService({
-    list: (f) => listWorkflows(db, f),
-    get: (idOrName) => getWorkflow(db, idOrName),
-    create: (w) => createWorkflow(db, w),
-    requirements: (field) => requirementIndex(db, field),
-    seedBuiltins: () => seedBuiltinWorkflows(db),
-    connectorFor: opts.connectorFor ?? ((type, data) => createConnector(type, connectorConfigOf(config), { workflowData: data })),
-    ...(storage ? { store: (key: string, bytes: Buffer, mime: string) => storage.put(key, bytes, mime) } : {}),
-  });
-}
