@@ -25,7 +25,7 @@ import { startKuboRpcFake, type KuboRpcFake } from '../fakes/kubo-rpc-fake.ts';
 import { startPinningServiceFake, type PinningServiceFake } from '../fakes/pinning-service-fake.ts';
 import { CLI } from '../helpers/cli.ts';
 import { JWT_SECRET, asService, call } from '../helpers/platform.ts';
-import { startMintingPlatform, waitFor, type MintingPlatform } from '../minting/helpers.ts';
+import { startMintingPlatform, waitFor } from '../minting/helpers.ts';
 
 const sign = (sub: string) =>
   new SignJWT({ sub, name: sub }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('30m').sign(new TextEncoder().encode(JWT_SECRET));
