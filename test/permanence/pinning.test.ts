@@ -20,7 +20,12 @@ import { SignJWT } from 'jose';
 import { CID } from 'multiformats/cid';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { collections } from '../../src/db/schema/index.ts';
-import { httpMultiaddr } from '../../src/storage/pinning/index.ts';
+import { buildBundle, CarBundle } from '../../src/storage/car-bundle.ts';
+import { checkPinned, createPinTarget, httpMultiaddr, type PinTarget } from '../../src/storage/pinning/index.ts';
+import { S3Storage } from '../../src/storage/s3.ts';
+// @ts-expect-error s3rver ships no type declarations
+import S3rver from 's3rver';
+import { startCarBucketGatewayFake, type CarBucketGatewayFake } from '../fakes/car-bucket-gateway-fake.ts';
 import { startKuboRpcFake, type KuboRpcFake } from '../fakes/kubo-rpc-fake.ts';
 import { startPinningServiceFake, type PinningServiceFake } from '../fakes/pinning-service-fake.ts';
 import { CLI } from '../helpers/cli.ts';
@@ -243,6 +248,69 @@ describe('IPFS Pinning Service API target', () => {
     } finally {
       psa.blocks.alterNothing();
     }
+  });
+});
+
+describe('S3 bucket importing CARs (s3car)', () => {
+  const BUCKET = 'ipfs-cars';
+  let server: { run(): Promise<{ port: number }>; close(): Promise<void> };
+  let dir: string;
+  let gateway: CarBucketGatewayFake;
+  let target: PinTarget;
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-s3car-'));
+    server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: BUCKET }] });
+    const { port } = await server.run();
+    const env = {
+      IPFS_PIN_TARGET: 's3car',
+      IPFS_S3CAR_BUCKET: BUCKET,
+      IPFS_S3CAR_ENDPOINT: `http://127.0.0.1:${port}`,
+      IPFS_S3CAR_ACCESS_KEY_ID: 'S3RVER',
+      IPFS_S3CAR_SECRET_ACCESS_KEY: 'S3RVER',
+      IPFS_S3CAR_PREFIX: 'atelier/',
+    };
+    // The gateway reads the bucket with its own client, as the service does.
+    const reader = new S3Storage({
+      bucket: BUCKET,
+      region: 'us-east-1',
+      endpoint: env.IPFS_S3CAR_ENDPOINT,
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+      publicUrl: 'http://unused.test',
+    });
+    gateway = await startCarBucketGatewayFake(reader.client, BUCKET);
+    target = createPinTarget(loadConfig({ ...env, IPFS_PIN_GATEWAY_URL: gateway.url }), 'http://backend.test')!;
+  });
+  after(async () => {
+    target?.close?.();
+    await gateway?.close();
+    await server?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the CAR is put with `import: car`, and the check passes through the gateway only when it serves our bytes', async () => {
+    const enc = (text: string) => Buffer.from(text);
+    const built = await buildBundle(
+      [
+        { path: '1.png', bytes: enc('one') },
+        { path: '2.png', bytes: enc('two') },
+      ],
+      () => [
+        { path: 'metadata/1', bytes: enc('{"name":"#1"}') },
+        { path: 'metadata/2', bytes: enc('{"name":"#2"}') },
+        { path: 'index.html', bytes: enc('<!doctype html>') },
+        { path: 'contract.json', bytes: enc('{}') },
+      ],
+    );
+    assert.equal(target.kind, 's3car');
+    await target.pin(built.car, built.root, { name: 'Bucket test' });
+    assert.deepEqual([...gateway.imported], []);
+    const bundle = await CarBundle.open(built.car);
+    const checked = await checkPinned(target, bundle, built.root);
+    assert.deepEqual(checked, ['', 'index.html', 'contract.json', 'metadata/1', 'images/1.png', 'metadata/2']);
+    assert.deepEqual([...gateway.imported], [`atelier/${built.root}.car`]);
+    gateway.blocks.alter(built.root, 'images/1.png');
+    await assert.rejects(checkPinned(target, bundle, built.root), /different bytes for images\/1\.png/);
   });
 });
 
