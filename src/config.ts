@@ -150,6 +150,56 @@ const shape = {
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_PUBLIC_URL: url.optional(),
+  /**
+   * Where a ready export is pinned (docs/permanence.md "Pinning"): none (default: the bundle stays
+   * in our storage and gateway only), kubo (a Kubo node's RPC API), psa (an IPFS Pinning Service
+   * API) or s3car (an S3-compatible bucket that imports CARs).
+   */
+  IPFS_PIN_TARGET: z.enum(['none', 'kubo', 'psa', 's3car']).default('none'),
+  /** kubo: the RPC API's URL, e.g. http://127.0.0.1:5001. */
+  IPFS_KUBO_RPC_URL: url.optional(),
+  /** kubo: the whole Authorization header value (`Basic …` or `Bearer …`) when the RPC API asks for one. */
+  IPFS_KUBO_RPC_AUTH: z.string().trim().min(1).optional(),
+  /** psa: the Pinning Service API's base URL (the one `/pins` hangs off). */
+  IPFS_PSA_ENDPOINT: url.optional(),
+  /** psa: the service's access token (Bearer). */
+  IPFS_PSA_TOKEN: z.string().trim().min(1).optional(),
+  /** psa: multiaddrs sent as the pin's `origins` (a hint where to fetch); default: this backend's gateway. */
+  IPFS_PSA_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const out = v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
+      const bad = out.find((x) => !/^\/[a-z0-9-]+\/[^\s]+$/i.test(x));
+      if (bad !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected comma-separated multiaddrs such as /dns4/example.com/tcp/443/https, got "${bad}"`,
+        });
+        return z.NEVER;
+      }
+      return out;
+    }),
+  /** psa: between status polls of a pin request. */
+  IPFS_PSA_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  /** psa and s3car: the service's HTTP gateway, where the check reads the pinned copy (GET <url>/ipfs/<cid>/<path>). */
+  IPFS_PIN_GATEWAY_URL: url.optional(),
+  /** s3car: the bucket (and its S3 endpoint, region, keys, key prefix) that imports CAR objects. */
+  IPFS_S3CAR_BUCKET: z.string().trim().min(1).optional(),
+  IPFS_S3CAR_ENDPOINT: url.optional(),
+  IPFS_S3CAR_REGION: z.string().trim().default('us-east-1'),
+  IPFS_S3CAR_ACCESS_KEY_ID: z.string().optional(),
+  IPFS_S3CAR_SECRET_ACCESS_KEY: z.string().optional(),
+  IPFS_S3CAR_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._\/-]*$/, 'expected letters, digits and . _ / -')
+    .default(''),
+  /** The longest a pin (upload, service status, read-back check) may take before it counts as failed. */
+  IPFS_PIN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(600_000),
   WORKER_CONCURRENCY: positiveInt.default(2),
   CREDITS_INITIAL_GRANT: z.coerce.number().int().min(0).default(100),
   CREDITS_PER_GENERATION: z.coerce.number().int().min(0).default(1),
@@ -295,6 +345,9 @@ export const SECRET_VARIABLES = [
   'NFT_KMS_ACCESS_KEY_ID',
   'NFT_KMS_SECRET_ACCESS_KEY',
   'S3_SECRET_ACCESS_KEY',
+  'IPFS_KUBO_RPC_AUTH',
+  'IPFS_PSA_TOKEN',
+  'IPFS_S3CAR_SECRET_ACCESS_KEY',
   'OPENAI_API_KEY',
   'DATABASE_URL',
   'VIDEO_WEBHOOK_SECRET',
@@ -317,6 +370,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   config.dataDir = path.resolve(config.DATA_DIR);
   if (config.STORAGE_DRIVER === 's3' && !config.S3_BUCKET) {
     throw new ConfigError('S3_BUCKET', 'required when STORAGE_DRIVER is s3');
+  }
+  // The pin target's own settings (docs/permanence.md "Pinning"): refused at start, not at the first export.
+  const pinNeeds: Record<string, (keyof Config)[]> = {
+    kubo: ['IPFS_KUBO_RPC_URL'],
+    psa: ['IPFS_PSA_ENDPOINT', 'IPFS_PSA_TOKEN', 'IPFS_PIN_GATEWAY_URL'],
+    s3car: ['IPFS_S3CAR_BUCKET', 'IPFS_PIN_GATEWAY_URL'],
+  };
+  for (const variable of pinNeeds[config.IPFS_PIN_TARGET] ?? []) {
+    if (config[variable] === undefined) throw new ConfigError(variable, `required when IPFS_PIN_TARGET is ${config.IPFS_PIN_TARGET}`);
+  }
+  if (Boolean(config.IPFS_S3CAR_ACCESS_KEY_ID) !== Boolean(config.IPFS_S3CAR_SECRET_ACCESS_KEY)) {
+    throw new ConfigError(
+      'IPFS_S3CAR_SECRET_ACCESS_KEY',
+      'IPFS_S3CAR_ACCESS_KEY_ID and IPFS_S3CAR_SECRET_ACCESS_KEY are set together or not at all',
+    );
   }
   // The signer's own settings (docs/signers-and-rpc.md): a process fails at start, not at its first transaction.
   if (config.NFT_SIGNER === 'remote' && !config.NFT_SIGNER_URL)

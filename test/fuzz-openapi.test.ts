@@ -121,10 +121,12 @@ const wrongType = (v: unknown): unknown =>
   typeof v === 'string' ? 12345 : typeof v === 'number' ? 'not-a-number' : typeof v === 'boolean' ? 'yes' : Array.isArray(v) ? { a: 1 } : 7;
 
 /**
- * The one 503 that is not about the request: paid samples need a stablecoin this test platform does
- * not deploy. It names the variable to set, so it stays a 503 (the server's setup, not the input).
+ * The 503s that are not about the request: paid samples need a stablecoin this test platform does
+ * not deploy, and pinning an export needs a pin target it does not configure. Each names the
+ * variable to set, so it stays a 503 (the server's setup, not the input).
  */
-const NOT_CONFIGURED = /"paid samples are not available on chain \d+: set STABLECOIN_ADDRESS"/;
+const NOT_CONFIGURED =
+  /"paid samples are not available on chain \d+: set STABLECOIN_ADDRESS"|"no pin target is configured on this backend \(IPFS_PIN_TARGET\)"/;
 
 interface Attempt {
   method: string;

@@ -126,6 +126,11 @@ const NOT_2XX: Record<string, { status: number; error: RegExp; why: string }> = 
     error: /^export of collection .* not found$/,
     why: 'as for exportCollection: the example collection has no export',
   },
+  pinCollectionExport: {
+    status: 503,
+    error: /IPFS_PIN_TARGET/,
+    why: 'the test platform has no pin target (IPFS_PIN_TARGET none, the embedded default); test/permanence/pinning.test.ts pins against fakes',
+  },
   getIpfsRoot: {
     status: 404,
     error: /^content .* not found$/,

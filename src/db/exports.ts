@@ -1,8 +1,9 @@
 /**
  * Collection exports (docs/permanence.md): one row per requested bundle, `building` until the
- * process that took the request writes `ready` (root CID, CAR key) or `failed` (why).
+ * process that took the request writes `ready` (root CID, CAR key) or `failed` (why); then, with
+ * a pin target configured, its pin (`pin_status` pinning → pinned | failed).
  */
-import { and, desc, eq, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
 import { collectionExports } from './schema/index.ts';
 
@@ -35,9 +36,9 @@ export async function latestExport(db: Db, collectionId: string): Promise<Export
 export async function finishExport(
   db: Db,
   id: string,
-  done: { rootCid: string; imagesCid: string; carKey: string; carBytes: number; tokenCount: number },
-): Promise<void> {
-  await db
+  done: { rootCid: string; imagesCid: string; carKey: string; carBytes: number; tokenCount: number; pinTarget?: string },
+): Promise<boolean> {
+  const updated = await db
     .update(collectionExports)
     .set({
       status: 'ready',
@@ -47,8 +48,12 @@ export async function finishExport(
       car_bytes: done.carBytes,
       token_count: done.tokenCount,
       finished_at: sql`now()`,
+      // With a pin target, the export is ready and its pin started in one write.
+      ...(done.pinTarget ? { pin_status: 'pinning', pin_target: done.pinTarget, pin_started_at: sql`now()` } : {}),
     })
-    .where(and(eq(collectionExports.id, id), eq(collectionExports.status, 'building')));
+    .where(and(eq(collectionExports.id, id), eq(collectionExports.status, 'building')))
+    .returning({ id: collectionExports.id });
+  return updated.length > 0;
 }
 
 export async function failExport(db: Db, id: string, error: string): Promise<void> {
@@ -67,4 +72,39 @@ export async function readyExportByCid(db: Db, cid: string): Promise<ExportRow |
     .orderBy(desc(collectionExports.created_at))
     .limit(1);
   return row;
+}
+
+/**
+ * Claims a ready export for pinning in one conditional statement (docs/permanence.md "Pinning"):
+ * from `none` or `failed`, or a `pinning` attempt started before `staleBefore` (its process
+ * stopped). Undefined when another request (any replica) holds it, or the export is not ready.
+ */
+export async function claimPin(db: Db, id: string, target: string, staleBefore: Date): Promise<ExportRow | undefined> {
+  const [row] = await db
+    .update(collectionExports)
+    .set({ pin_status: 'pinning', pin_target: target, pin_error: null, pin_started_at: sql`now()`, pinned_at: null })
+    .where(
+      and(
+        eq(collectionExports.id, id),
+        eq(collectionExports.status, 'ready'),
+        or(
+          inArray(collectionExports.pin_status, ['none', 'failed']),
+          and(eq(collectionExports.pin_status, 'pinning'), lt(collectionExports.pin_started_at, staleBefore)),
+        ),
+      ),
+    )
+    .returning();
+  return row;
+}
+
+/** The end of a pin attempt: `pinned` (read back and checked) or `failed` with why. */
+export async function finishPin(db: Db, id: string, outcome: { pinned: true } | { pinned: false; error: string }): Promise<void> {
+  await db
+    .update(collectionExports)
+    .set(
+      outcome.pinned
+        ? { pin_status: 'pinned', pin_error: null, pinned_at: sql`now()` }
+        : { pin_status: 'failed', pin_error: outcome.error.slice(0, 2000) },
+    )
+    .where(and(eq(collectionExports.id, id), eq(collectionExports.pin_status, 'pinning')));
 }

@@ -15,7 +15,8 @@ import { verifyPayment } from '../chain/payments.ts';
 import type { ChainServices } from '../chain/platform-chain.ts';
 import { createSaleService, type SaleService } from './sale.ts';
 import { createPermanenceService } from './permanence.ts';
-import { failExport, finishExport, insertExport, latestExport, readyExportByCid } from '../db/exports.ts';
+import { createPinTarget } from '../storage/pinning/index.ts';
+import { claimPin, failExport, finishExport, finishPin, insertExport, latestExport, readyExportByCid } from '../db/exports.ts';
 import { mintedTokenIds } from '../db/fairness.ts';
 import { readSale } from '../chain/sale.ts';
 import { deploymentOf, mintedTokensOf, verifyDeployment } from '../chain/receipts.ts';
@@ -312,6 +313,7 @@ export function createNftServices(deps: NftServiceDeps) {
     deps.onTokenChanged ? deps.onTokenChanged(collectionId) : metadata.cache.invalidate(collectionId),
   );
   const receipts = receiptsOf(db, deps.storage);
+  const pinTarget = createPinTarget(config, metadataBaseUrl);
   const sale = createSaleService({
     getCollection: (id) => getCollection(db, id),
     chain: access,
@@ -381,13 +383,24 @@ export function createNftServices(deps: NftServiceDeps) {
     sale,
     mintPage: mintPageOf(db, access, sale, fairness),
     permanence: createPermanenceService({
-      store: bindDb(db, { getCollection, mintedTokenIds, insertExport, latestExport, finishExport, failExport, readyExportByCid }),
+      store: bindDb(db, {
+        getCollection,
+        mintedTokenIds,
+        insertExport,
+        latestExport,
+        finishExport,
+        failExport,
+        readyExportByCid,
+        claimPin,
+        finishPin,
+      }),
       documents: metadata,
       receipts,
       ...(deps.storage ? { storage: deps.storage } : {}),
       ...(access ? { readChain: saleStateReader(access) } : {}),
       publicBaseUrl: metadataBaseUrl,
       ...(deps.log ? { log: deps.log } : {}),
+      ...(pinTarget ? { pinTarget, pinTimeoutMs: config.IPFS_PIN_TIMEOUT_MS } : {}),
     }),
     views: createCollectionViews({
       store: bindDb(db, { getCollection, listCollections, tokenPage, tokenView, traitCounts, transfersOf, tokenTransactions }),

@@ -5,8 +5,9 @@
  * small gateway serves a stored bundle at `/ipfs/<cid>/<path>`, every block checked against its CID.
  *
  * The build runs in the process that took the request (an in-process task recorded in
- * `collection_exports`: building → ready | failed). Authorization: `collection.export` (owner or
- * operator) from domain/policy.ts.
+ * `collection_exports`: building → ready | failed). With a pin target configured, a ready export
+ * is then pinned there and read back (pin_status: pinning → pinned | failed; docs/permanence.md
+ * "Pinning"). Authorization: `collection.export` (owner or operator) from domain/policy.ts.
  */
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { bundledTokenDocument, bundlePaths, extensionFor, saleClosed, type ViewerData } from '../domain/permanence.ts';
@@ -14,6 +15,7 @@ import { VIEWER_CSS, VIEWER_JS, viewerData, viewerIndexHtml } from '../domain/pe
 import { authorize, type Caller } from '../domain/policy.ts';
 import type { TokenReceipt } from '../domain/receipt.ts';
 import { buildBundle, CarBundle, parseCid, type BundleFile } from '../storage/car-bundle.ts';
+import { checkPinned, type PinTarget } from '../storage/pinning/index.ts';
 import type { Storage } from '../storage/types.ts';
 
 export interface ExportCollection {
@@ -41,6 +43,11 @@ export interface ExportRecord {
   error: string | null;
   created_at: Date;
   finished_at: Date | null;
+  pin_status: string;
+  pin_target: string | null;
+  pin_error: string | null;
+  pin_started_at: Date | null;
+  pinned_at: Date | null;
 }
 
 export interface PermanenceStore {
@@ -51,10 +58,13 @@ export interface PermanenceStore {
   latestExport(collectionId: string): Promise<ExportRecord | undefined>;
   finishExport(
     id: string,
-    done: { rootCid: string; imagesCid: string; carKey: string; carBytes: number; tokenCount: number },
-  ): Promise<void>;
+    done: { rootCid: string; imagesCid: string; carKey: string; carBytes: number; tokenCount: number; pinTarget?: string },
+  ): Promise<boolean>;
   failExport(id: string, error: string): Promise<void>;
   readyExportByCid(cid: string): Promise<ExportRecord | undefined>;
+  /** `pinning` from none/failed (or a stale `pinning`) in one statement; undefined when not claimed. */
+  claimPin(id: string, target: string, staleBefore: Date): Promise<ExportRecord | undefined>;
+  finishPin(id: string, outcome: { pinned: true } | { pinned: false; error: string }): Promise<void>;
 }
 
 export interface PermanenceDeps {
@@ -74,10 +84,15 @@ export interface PermanenceDeps {
   log?: (err: unknown, message: string) => void;
   /** A `building` export no process here is building, older than this, is taken as interrupted (default 15 min). */
   staleAfterMs?: number;
+  /** Where ready exports are pinned (IPFS_PIN_TARGET); absent: they are not. */
+  pinTarget?: PinTarget;
+  /** The longest one pin (upload, service, read-back) may take (IPFS_PIN_TIMEOUT_MS, default 10 min). */
+  pinTimeoutMs?: number;
 }
 
 /** What the export routes answer. */
 export type ExportStatus = 'building' | 'ready' | 'failed';
+export type PinStatus = 'none' | 'pinning' | 'pinned' | 'failed';
 
 export interface ExportView {
   id: string;
@@ -93,6 +108,10 @@ export interface ExportView {
   error: string | null;
   created_at: string;
   finished_at: string | null;
+  pin_status: PinStatus;
+  pin_target: string | null;
+  pin_error: string | null;
+  pinned_at: string | null;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -129,8 +148,11 @@ export function createPermanenceService(deps: PermanenceDeps) {
   const { store } = deps;
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
   const staleAfterMs = deps.staleAfterMs ?? 15 * 60_000;
+  const pinTimeoutMs = deps.pinTimeoutMs ?? 10 * 60_000;
   /** Export ids this process is building. */
   const running = new Map<string, Promise<void>>();
+  /** Export ids this process is pinning. */
+  const pinning = new Map<string, Promise<void>>();
   const open = new Map<string, Promise<CarBundle>>();
 
   const needStorage = () => {
@@ -152,6 +174,10 @@ export function createPermanenceService(deps: PermanenceDeps) {
     error: r.error,
     created_at: r.created_at.toISOString(),
     finished_at: r.finished_at ? r.finished_at.toISOString() : null,
+    pin_status: r.pin_status as PinStatus,
+    pin_target: r.pin_target,
+    pin_error: r.pin_error,
+    pinned_at: r.pinned_at ? r.pinned_at.toISOString() : null,
   });
 
   async function closedReason(c: ExportCollection) {
@@ -227,13 +253,47 @@ export function createPermanenceService(deps: PermanenceDeps) {
     ]);
     const carKey = `exports/${c.id}/${exportId}.car`;
     await storage.put(carKey, built.car, CONTENT_TYPES.car!);
-    await store.finishExport(exportId, {
+    // Ready and `pinning` in one write when a target is configured, so no reader sees a ready export "not pinned" meanwhile.
+    const finished = await store.finishExport(exportId, {
       rootCid: built.root,
       imagesCid: built.imagesCid,
       carKey,
       carBytes: built.car.length,
       tokenCount: tokens.length,
+      ...(deps.pinTarget ? { pinTarget: deps.pinTarget.label } : {}),
     });
+    if (finished && deps.pinTarget) startPin(exportId, c.title, built.root, carKey, built.car);
+  }
+
+  /**
+   * Pins the stored CAR on the target, then reads the root and the sample paths back from the
+   * target and compares them with the CAR (storage/pinning/check.ts): `pinned` only then.
+   */
+  async function pin(target: PinTarget, title: string, root: string, carKey: string, car?: Uint8Array) {
+    const signal = AbortSignal.timeout(pinTimeoutMs);
+    const bytes = car ?? (await needStorage().get(carKey))?.bytes;
+    if (!bytes) throw new Error(`the stored bundle ${carKey} is missing`);
+    const bundle = await CarBundle.open(bytes);
+    if (!bundle.roots.includes(root)) throw new Error(`the stored bundle's root is ${bundle.roots.join(', ')}, not ${root}`);
+    await target.pin(bytes, root, { name: `${title} (${root})`.slice(0, 255), signal });
+    await checkPinned(target, bundle, root, signal);
+  }
+
+  function startPin(exportId: string, title: string, root: string, carKey: string, car?: Uint8Array) {
+    const target = deps.pinTarget!;
+    const task = pin(target, title, root, carKey, car)
+      .then(
+        () => store.finishPin(exportId, { pinned: true }),
+        async (err: unknown) => {
+          deps.log?.(err, `pinning export ${exportId} on ${target.label} failed`);
+          const message =
+            err instanceof Error ? (err.name === 'TimeoutError' ? `timed out after ${pinTimeoutMs} ms` : err.message) : String(err);
+          await store.finishPin(exportId, { pinned: false, error: message });
+        },
+      )
+      .catch((err: unknown) => deps.log?.(err, `recording the pin of export ${exportId} failed`))
+      .finally(() => pinning.delete(exportId));
+    pinning.set(exportId, task);
   }
 
   function start(exportId: string, c: ExportCollection, storage: Storage) {
@@ -297,9 +357,58 @@ export function createPermanenceService(deps: PermanenceDeps) {
       return view(row);
     },
 
-    /** Waits for this process's builds (tests, shutdown). */
+    /**
+     * POST /nft/collections/:id/export/pin: pins the newest export again (after a failed pin, or
+     * one made before a target was configured). 202 with the export record, `pinning`.
+     */
+    async repin(caller: Caller, collectionId: string): Promise<ExportView> {
+      const c = await store.getCollection(collectionId);
+      authorize(caller, 'collection.export', { ownerId: c.user_id });
+      const target = deps.pinTarget;
+      if (!target) throw new AppError('unavailable', 'no pin target is configured on this backend (IPFS_PIN_TARGET)');
+      const latest = await store.latestExport(c.id);
+      if (!latest) throw notFound(`export of collection ${c.id}`);
+      if (latest.status !== 'ready' || !latest.root_cid || !latest.car_key) {
+        throw conflict(`the newest export is ${latest.status}, not ready: pin it once it is ready`, { code: 'EXPORT_NOT_READY' });
+      }
+      if (latest.pin_status === 'pinned') {
+        throw conflict(`the export is pinned already (${latest.pin_target}, ${latest.pinned_at?.toISOString()})`, {
+          code: 'ALREADY_PINNED',
+        });
+      }
+      if (latest.pin_status === 'pinning' && pinning.has(latest.id)) return view(latest);
+      // A `pinning` row older than the longest pin lost its process.
+      const claimed = await store.claimPin(latest.id, target.label, new Date(Date.now() - pinTimeoutMs - 60_000));
+      if (!claimed) return view((await store.latestExport(c.id)) ?? latest);
+      startPin(claimed.id, c.title, latest.root_cid, latest.car_key);
+      return view(claimed);
+    },
+
+    /** Waits for this process's builds and pins (tests, shutdown). */
     async settle(): Promise<void> {
       await Promise.all([...running.values()]);
+      await Promise.all([...pinning.values()]);
+    },
+
+    /**
+     * GET /ipfs/<cid>?format=car | format=raw (docs/permanence.md "Pinning"): the stored CAR of a
+     * ready export by its root, or the raw block of a root or images directory — what an IPFS
+     * service fetching the bundle from this backend (a pin's origin) asks for.
+     */
+    async verbatim(cidText: string, format: 'car' | 'raw'): Promise<{ bytes: Uint8Array; cid: string }> {
+      const cid = parseCid(cidText);
+      if (!cid) throw invalid(`params.cid: ${JSON.stringify(cidText.slice(0, 100))} is not a CID`);
+      const row = await store.readyExportByCid(cid);
+      if (!row?.car_key) throw notFound(`content ${cid}`);
+      if (format === 'car') {
+        if (row.root_cid !== cid) throw notFound(`a CAR of ${cid} (only a bundle's root is served as a CAR)`);
+        const object = await needStorage().get(row.car_key);
+        if (!object) throw notFound(`content ${cid}`);
+        return { bytes: object.bytes, cid };
+      }
+      const block = (await openBundle(row.car_key)).block(cid);
+      if (!block) throw notFound(`block ${cid}`);
+      return { bytes: block, cid };
     },
 
     /**

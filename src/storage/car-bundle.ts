@@ -159,6 +159,11 @@ export class CarBundle {
     return this.store.blocks.has(cid);
   }
 
+  /** A block's bytes (checked against its CID when opened), if the bundle holds it. */
+  block(cid: string): Uint8Array | undefined {
+    return this.store.blocks.get(cid)?.bytes;
+  }
+
   /** `<cid>/<path>` (path may be empty): a file's bytes, a directory's entry names, or missing. */
   async resolve(cid: string, path: string): Promise<ResolvedPath> {
     let entry: UnixFSEntry;

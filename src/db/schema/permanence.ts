@@ -7,6 +7,7 @@ import { createdAt, ts } from './columns.ts';
 /**
  * One export of a collection: `building` while the bundle is assembled (in the process that took
  * the request), then `ready` with the root CID and the CAR's storage key, or `failed` with why.
+ * With a pin target configured, a ready export is then pinned there and read back (`pin_*`).
  * The gateway (`GET /ipfs/<cid>/…`) serves a ready export by its root or its images directory CID.
  */
 export const collectionExports = pgTable(
@@ -29,6 +30,14 @@ export const collectionExports = pgTable(
     error: text('error'),
     created_at: createdAt(),
     finished_at: ts('finished_at'),
+    /** none | pinning | pinned | failed: the copy on the configured IPFS pin target (docs/permanence.md "Pinning"). */
+    pin_status: varchar('pin_status', { length: 20 }).notNull().default('none'),
+    /** Which target (kind and host), e.g. `kubo 127.0.0.1:5001`. */
+    pin_target: text('pin_target'),
+    pin_error: text('pin_error'),
+    /** When the current pin attempt started: a `pinning` row no process finishes is taken over after a while. */
+    pin_started_at: ts('pin_started_at'),
+    pinned_at: ts('pinned_at'),
   },
   (t) => [
     index().on(t.collection_id, t.created_at),

@@ -1,15 +1,17 @@
 /**
  * Permanence (docs/permanence.md): POST/GET /nft/collections/:id/export (owner or operator) start
- * and read a collection's content-addressed export; GET /ipfs/<cid>/<path> (public) serves a
- * stored bundle, every block checked against its CID.
+ * and read a collection's content-addressed export, POST …/export/pin pins it again on the
+ * configured IPFS target; GET /ipfs/<cid>/<path> (public) serves a stored bundle, every block
+ * checked against its CID (and `?format=car|raw` of a bare CID, for IPFS services fetching it).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { invalid } from '../../domain/errors.ts';
 import type { PermanenceService } from '../../services/permanence.ts';
 import { collectionIdParams, ok } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
-import { exportView, ipfsParams } from '../schemas/permanence.ts';
+import { exportView, ipfsParams, ipfsQuery } from '../schemas/permanence.ts';
 
 const tags = ['permanence'];
 
@@ -52,8 +54,40 @@ export async function permanenceRoutes(app: FastifyInstance, { permanence }: { p
     },
     async (req) => ok(await permanence.latest(req.caller, req.params.collectionId)),
   );
+  r.post(
+    '/nft/collections/:collectionId/export/pin',
+    {
+      schema: {
+        operationId: 'pinCollectionExport',
+        summary: 'Pin the newest export on the IPFS pin target again',
+        description:
+          'Owner or operator. Retries the pin of the newest ready export on the configured target (IPFS_PIN_TARGET: Kubo, a Pinning Service API, an S3 bucket importing CARs) after a failed pin, or pins one made before a target was configured. Answers 202 with the export, pin_status pinning; poll GET …/export until pinned or failed (pinned only once the target answered the root and sample paths with exactly the bundle\'s bytes; docs/permanence.md "Pinning"). 503 without a target, 404 before any export, 409 EXPORT_NOT_READY while it builds or after it failed, 409 ALREADY_PINNED.',
+        tags,
+        params: collectionIdParams,
+        response: { 202: envelope(exportView) },
+      },
+    },
+    async (req, reply) => reply.code(202).send(ok(await permanence.repin(req.caller, req.params.collectionId))),
+  );
 
-  const serve = async (cid: string, path: string, hadSlash: boolean, reply: import('fastify').FastifyReply) => {
+  const serve = async (
+    cid: string,
+    path: string,
+    hadSlash: boolean,
+    format: 'car' | 'raw' | undefined,
+    reply: import('fastify').FastifyReply,
+  ) => {
+    if (format) {
+      if (path !== '') throw invalid('query.format: car and raw are answered for a bare /ipfs/<cid> only');
+      const found = await permanence.verbatim(cid, format);
+      return reply
+        .header('access-control-allow-origin', '*')
+        .header('content-type', format === 'car' ? 'application/vnd.ipld.car; version=1' : 'application/vnd.ipld.raw')
+        .header('etag', `"${found.cid}.${format}"`)
+        .header('x-ipfs-path', `/ipfs/${found.cid}`)
+        .header('cache-control', 'public, max-age=29030400, immutable')
+        .send(Buffer.from(found.bytes));
+    }
     const found = await permanence.gateway(cid, path);
     reply
       .header('access-control-allow-origin', '*')
@@ -78,7 +112,7 @@ export async function permanenceRoutes(app: FastifyInstance, { permanence }: { p
   };
 
   const description =
-    'Public. A file of a stored export by its root (or images directory) CID and a path inside it, read from the stored CAR with every block checked against its CID. A directory redirects to its trailing-slash form and answers its index.html. 400 for a string that is not a CID, 404 for a CID no ready export has or a path it does not hold.';
+    'Public. A file of a stored export by its root (or images directory) CID and a path inside it, read from the stored CAR with every block checked against its CID. A directory redirects to its trailing-slash form and answers its index.html. On a bare CID, ?format=car answers the stored CARv1 of a bundle root and ?format=raw the block itself (for IPFS services fetching the bundle from here). 400 for a string that is not a CID, 404 for a CID no ready export has or a path it does not hold.';
   const fileResponse = {
     200: {
       description: 'the file',
@@ -95,10 +129,11 @@ export async function permanenceRoutes(app: FastifyInstance, { permanence }: { p
         description,
         tags,
         params: ipfsParams.pick({ cid: true }),
+        querystring: ipfsQuery,
         response: fileResponse,
       },
     },
-    async (req, reply) => serve(req.params.cid, '', false, reply),
+    async (req, reply) => serve(req.params.cid, '', false, req.query.format, reply),
   );
   r.get(
     '/ipfs/:cid/*',
@@ -110,12 +145,13 @@ export async function permanenceRoutes(app: FastifyInstance, { permanence }: { p
         description,
         tags,
         params: ipfsParams,
+        querystring: ipfsQuery,
         response: fileResponse,
       },
     },
     async (req, reply) => {
       const path = req.params['*'];
-      return serve(req.params.cid, path.replace(/\/$/, ''), path === '' || path.endsWith('/'), reply);
+      return serve(req.params.cid, path.replace(/\/$/, ''), path === '' || path.endsWith('/'), req.query.format, reply);
     },
   );
 }

@@ -20,6 +20,17 @@ export const exportView = withExample(
     error: z.string().nullable(),
     created_at: z.string(),
     finished_at: z.string().nullable(),
+    pin_status: z
+      .enum(['none', 'pinning', 'pinned', 'failed'])
+      .describe(
+        'the copy on the configured IPFS pin target (IPFS_PIN_TARGET): none without a target, pinning, pinned once the target answered the root and sample paths with exactly our bytes, or failed with pin_error',
+      ),
+    pin_target: z.string().nullable().describe('the target pinned to: kind and host, e.g. "kubo 127.0.0.1:5001"'),
+    pin_error: z
+      .string()
+      .nullable()
+      .describe("why the pin failed (the path the target answered differently, the service's reason, a timeout)"),
+    pinned_at: z.string().nullable(),
   }),
   {
     id: EXAMPLE_EXPORT_ID,
@@ -35,8 +46,17 @@ export const exportView = withExample(
     error: null,
     created_at: EXAMPLE_TIME.completed,
     finished_at: EXAMPLE_TIME.completed,
+    pin_status: 'pinned',
+    pin_target: 'kubo 127.0.0.1:5001',
+    pin_error: null,
+    pinned_at: EXAMPLE_TIME.completed,
   },
 );
+
+/** `?format=car` (the stored CAR of a bundle root) or `?format=raw` (one block): what IPFS services fetching from this backend ask for. */
+export const ipfsQuery = z.object({
+  format: z.enum(['car', 'raw']).optional().describe('car: the whole bundle as the stored CARv1 (a root only); raw: the block itself'),
+});
 
 export const ipfsParams = z.object({
   cid: withExample(z.string().min(1).max(200), EXAMPLE_ROOT),
