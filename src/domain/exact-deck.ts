@@ -8,7 +8,9 @@
  */
 import { encodePacked, keccak256, toBytes, type Hex } from 'viem';
 import { REF_IMAGE_NAMES, SOCIAL_PFP, type GenerationData } from './generation-data.ts';
-import { canonicalJson } from './receipt.ts';
+import { canonicalJson, type DealtPosition } from './receipt.ts';
+
+export type { DealtPosition };
 
 /** A mistake in a collection's exact counts; `field` names it (`data.variables[0].value[1].count`). */
 export class ExactCountsError extends Error {
