@@ -15,6 +15,8 @@ import { collectionAbi } from '../../contracts/abi/index.ts';
 import { collections } from '../../src/db/schema/index.ts';
 import { dealDeck, deckPositionOf, provenanceHashOf, revealOffsetOf, type ExactSpec } from '../../src/domain/exact-deck.ts';
 import { checkExactDeck } from '../../src/domain/verify-receipt.ts';
+import { fetchBytes, fetchJson } from '../../src/verify/fetch.ts';
+import { EXIT_NOT_REVEALED, EXIT_OK, verifyCollection } from '../../src/verify/run.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from '../minting/helpers.ts';
 
@@ -160,6 +162,21 @@ describe('exact counts: a 30-edition collection, 3/9/18 and one exclusion, revea
     assert.equal(before.fairness.exact.provenance_hash, provenance);
     assert.equal(before.fairness.exact.offset, null);
     assert.equal(before.fairness.revealed_secret, null);
+    const verify = async () => {
+      const lines: string[] = [];
+      // The documents name the test's METADATA_BASE_URL host; it is this backend.
+      const local = (u: string) => u.replace(/^https?:\/\/meta\.test/, mp.backendUrl);
+      const get = { json: (u: string) => fetchJson(local(u)), bytes: (u: string) => fetchBytes(local(u)) };
+      const code = await verifyCollection(
+        { rpc: mp.anvil.rpcUrl, chainId: 31337, address: contract, fromBlock: 0n },
+        (l) => lines.push(l),
+        { get },
+      );
+      return { code, out: lines.join('\n') };
+    };
+    const early = await verify();
+    assert.equal(early.code, EXIT_NOT_REVEALED, early.out);
+    assert.match(early.out, /the deck is not dealt yet/);
 
     // The first block after the last mint.
     await mine();
@@ -245,5 +262,11 @@ describe('exact counts: a 30-edition collection, 3/9/18 and one exclusion, revea
     assert.equal(batch.length, 1);
     assert.equal(batch[0]!.args._fromTokenId, 1n);
     assert.equal(batch[0]!.args._toTokenId, 30n);
+
+    // `atelier verify` from public data alone: the deck, the offset and every token's dealt values.
+    const late = await verify();
+    assert.equal(late.code, EXIT_OK, late.out);
+    assert.match(late.out, new RegExp(`exact: provenance ${provenance}, offset ${exact.offset}`));
+    assert.match(late.out, /token 30: ok/);
   });
 });
