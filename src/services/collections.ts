@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { CollectionPatch, CollectionRow, NewCollection } from '../db/collections.ts';
 import { conflict, invalid } from '../domain/errors.ts';
-import { ExactCountsError, exactSpecOf } from '../domain/exact-deck.ts';
+import { ExactCountsError, exactSpecOf, isExact } from '../domain/exact-deck.ts';
 import { normalizeGenerationData, type GenerationData, type GenerationDataInput } from '../domain/generation-data.ts';
 import { authorize, ownerFor, type Caller } from '../domain/policy.ts';
 import { assertUploadSize, decodeBase64, decodedLength } from '../domain/uploads.ts';
@@ -161,6 +161,12 @@ export function createCollectionService({
       }
       const { data, title, description, editions, price } = input;
       const normalized = data ? normalizeGenerationData(data) : undefined;
+      // A deck is dealt before the first token: a sale already under way cannot switch to or from it.
+      if (normalized && current.tokens_minted > 0 && isExact(normalized) !== isExact(current.data as GenerationData)) {
+        throw conflict('body.data.distribution cannot change once tokens are minted (docs/fairness.md "Exact counts")', {
+          code: 'EXACT_COUNTS',
+        });
+      }
       if (normalized || editions !== undefined) {
         checkExactCounts(normalized ?? (current.data as GenerationData), editions ?? current.editions);
       }

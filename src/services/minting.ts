@@ -110,13 +110,17 @@ export interface MintBody {
   merkle_proof?: string[];
 }
 
-const maxSupplyOf = (c: CollectionRow) => c.max_supply ?? c.editions;
+/** An exact collection's deck has `editions` entries: never more tokens than that (docs/fairness.md "Exact counts"). */
+const maxSupplyOf = (c: CollectionRow) =>
+  dealtAtReveal(c) ? Math.min(c.max_supply ?? c.editions, c.editions) : (c.max_supply ?? c.editions);
 
 /**
  * An exact collection's tokens get no artwork at mint: their traits are dealt from the deck at the
  * reveal (services/exact-reveal.ts; docs/fairness.md "Exact counts").
  */
-const dealtAtReveal = (c: CollectionRow) => isExact(c.data as GenerationData | null);
+function dealtAtReveal(c: CollectionRow) {
+  return isExact(c.data as GenerationData | null);
+}
 
 /** The collection's deployment; a `chainId` the caller names must be the one it is deployed on. */
 function deployed(c: CollectionRow, chainId?: number): { chainId: number; address: Address } {
