@@ -268,5 +268,15 @@ describe('exact counts: a 30-edition collection, 3/9/18 and one exclusion, revea
     assert.equal(late.code, EXIT_OK, late.out);
     assert.match(late.out, new RegExp(`exact: provenance ${provenance}, offset ${exact.offset}`));
     assert.match(late.out, /token 30: ok/);
+
+    // A sale under way (here over) cannot switch its distribution.
+    const weighted = { ...exactData(), distribution: 'weighted', exclusions: [] };
+    const switched = await call(`${mp.backendUrl}/nft/collections/${id}`, {
+      method: 'PUT',
+      headers: asService(),
+      body: { data: weighted },
+    });
+    assert.equal(switched.status, 409, JSON.stringify(switched.body));
+    assert.match(JSON.stringify(switched.body), /EXACT_COUNTS/);
   });
 });
