@@ -1253,6 +1253,16 @@ export const collectionAbi = [
   },
   {
     "inputs": [],
+    "name": "ProvenanceAfterMint",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "ProvenanceAlreadySet",
+    "type": "error"
+  },
+  {
+    "inputs": [],
     "name": "SeedAlreadyCommitted",
     "type": "error"
   },
@@ -1275,6 +1285,19 @@ export const collectionAbi = [
     "inputs": [],
     "name": "ZeroCommitment",
     "type": "error"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "bytes32",
+        "name": "provenanceHash",
+        "type": "bytes32"
+      }
+    ],
+    "name": "ProvenanceSet",
+    "type": "event"
   },
   {
     "anonymous": false,
@@ -1313,6 +1336,19 @@ export const collectionAbi = [
     "name": "commitSeed",
     "outputs": [],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "provenanceHash",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "",
+        "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {
@@ -1357,6 +1393,19 @@ export const collectionAbi = [
       }
     ],
     "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "provenanceHash_",
+        "type": "bytes32"
+      }
+    ],
+    "name": "setProvenance",
+    "outputs": [],
+    "stateMutability": "nonpayable",
     "type": "function"
   },
   {

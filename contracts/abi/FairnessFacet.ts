@@ -13,6 +13,16 @@ export const fairnessFacetAbi = [
   },
   {
     "inputs": [],
+    "name": "ProvenanceAfterMint",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "ProvenanceAlreadySet",
+    "type": "error"
+  },
+  {
+    "inputs": [],
     "name": "SeedAlreadyCommitted",
     "type": "error"
   },
@@ -35,6 +45,19 @@ export const fairnessFacetAbi = [
     "inputs": [],
     "name": "ZeroCommitment",
     "type": "error"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "bytes32",
+        "name": "provenanceHash",
+        "type": "bytes32"
+      }
+    ],
+    "name": "ProvenanceSet",
+    "type": "event"
   },
   {
     "anonymous": false,
@@ -73,6 +96,19 @@ export const fairnessFacetAbi = [
     "name": "commitSeed",
     "outputs": [],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "provenanceHash",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "",
+        "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {
@@ -117,6 +153,19 @@ export const fairnessFacetAbi = [
       }
     ],
     "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "provenanceHash_",
+        "type": "bytes32"
+      }
+    ],
+    "name": "setProvenance",
+    "outputs": [],
+    "stateMutability": "nonpayable",
     "type": "function"
   }
 ] as const;

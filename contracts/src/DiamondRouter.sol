@@ -120,6 +120,7 @@ contract DiamondRouter {
         if (
             s == FairnessFacet.commitSeed.selector || s == FairnessFacet.reveal.selector
                 || s == FairnessFacet.seedCommitment.selector || s == FairnessFacet.revealedSeed.selector
+                || s == FairnessFacet.setProvenance.selector || s == FairnessFacet.provenanceHash.selector
         ) return FAIRNESS;
         if (
             s == SaleFacet.setSale.selector || s == SaleFacet.setSalePaused.selector || s == SaleFacet.saleConfig.selector
@@ -181,11 +182,13 @@ contract DiamondRouter {
         f[7] = ROYALTY;
         s[7] = _sels2(RoyaltyFacet.royaltyInfo.selector, RoyaltyFacet.setDefaultRoyalty.selector);
         f[8] = FAIRNESS;
-        s[8] = new bytes4[](4);
+        s[8] = new bytes4[](6);
         s[8][0] = FairnessFacet.commitSeed.selector;
         s[8][1] = FairnessFacet.reveal.selector;
         s[8][2] = FairnessFacet.seedCommitment.selector;
         s[8][3] = FairnessFacet.revealedSeed.selector;
+        s[8][4] = FairnessFacet.setProvenance.selector;
+        s[8][5] = FairnessFacet.provenanceHash.selector;
         f[9] = SALE;
         s[9] = new bytes4[](5);
         s[9][0] = SaleFacet.purchase.selector;

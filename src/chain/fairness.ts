@@ -97,3 +97,52 @@ export async function confirmedBlockHash(
   }
   return block.hash;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Exact counts (docs/fairness.md "Exact counts")
+// ---------------------------------------------------------------------------------------------
+
+/** provenanceHash(); `null` when the contract's FairnessFacet predates it. */
+export async function readProvenance(client: PublicClient, collection: string): Promise<Hex | null> {
+  try {
+    return await client.readContract({ address: getAddress(collection), abi: collectionAbi, functionName: 'provenanceHash' });
+  } catch (err) {
+    if (/FunctionNotFound|0x69323d76|returned no data/.test(String((err as Error)?.message ?? err))) return null;
+    throw err;
+  }
+}
+
+export function setProvenance(chain: MintingChainAccess, req: { chainId: number; collection: string; provenance: Hex }): Promise<Hex> {
+  return write(chain, {
+    ...req,
+    purpose: 'provenance',
+    data: encodeFunctionData({ abi: collectionAbi, functionName: 'setProvenance', args: [req.provenance] }),
+    idempotencyKey: `provenance:${req.chainId}:${req.collection.toLowerCase()}`,
+  });
+}
+
+/** One BatchMetadataUpdate(from, to) per contract: the exact collection's reveal. */
+export function emitRevealBatchUpdate(chain: MintingChainAccess, req: { chainId: number; collection: string; to: number }): Promise<Hex> {
+  return write(chain, {
+    ...req,
+    purpose: 'metadata_update',
+    data: encodeFunctionData({ abi: collectionAbi, functionName: 'emitBatchMetadataUpdate', args: [1n, BigInt(req.to)] }),
+    idempotencyKey: `exact-reveal-update:${req.chainId}:${req.collection.toLowerCase()}`,
+  });
+}
+
+/** The block (number, hash) that mined a transaction; null when it is not mined (or not known). */
+export async function minedBlockOf(client: PublicClient, txHash: Hex): Promise<{ blockNumber: number; blockHash: Hex } | null> {
+  const receipt = await client.getTransactionReceipt({ hash: txHash }).catch(() => null);
+  return receipt ? { blockNumber: Number(receipt.blockNumber), blockHash: receipt.blockHash } : null;
+}
+
+/**
+ * Block `number` once it has `confirmations` (1 = the block itself): its hash, or null while the
+ * chain has not got that far (the caller tries again later; nothing waits here).
+ */
+export async function confirmedBlock(client: PublicClient, number: number, confirmations: number): Promise<Hex | null> {
+  const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
+  if (head < number + Math.max(1, confirmations) - 1) return null;
+  return (await client.getBlock({ blockNumber: BigInt(number) })).hash;
+}

@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
-import { collections, decks, jobs, outputs, seedSecrets, tokenReceipts } from './schema/index.ts';
+import { collections, decks, exactDecks, jobs, outputs, seedSecrets, tokenReceipts } from './schema/index.ts';
 
 export type SeedSecretRow = typeof seedSecrets.$inferSelect;
 
@@ -124,4 +124,143 @@ export async function mintedTokenIds(db: Db, collectionId: string): Promise<numb
     .where(and(eq(decks.collection_id, collectionId), isNotNull(decks.token_id), eq(decks.mint_status, 'minted')))
     .orderBy(asc(decks.token_id));
   return rows.map((r) => Number(r.token_id));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact counts (docs/fairness.md "Exact counts")
+// ---------------------------------------------------------------------------------------------
+
+export type ExactDeckRow = typeof exactDecks.$inferSelect;
+
+const exactIs = (chainId: number, address: string) =>
+  and(eq(exactDecks.chain_id, chainId), eq(exactDecks.contract_address, address.toLowerCase()));
+const isExactCollection = sql`(${collections.data}->>'distribution') = 'exact'`;
+const deployedCollection = and(isNotNull(collections.contract_address), isNotNull(collections.chain_id));
+
+export async function exactDeckOf(db: Db, chainId: number, address: string): Promise<ExactDeckRow | undefined> {
+  const [row] = await db.select().from(exactDecks).where(exactIs(chainId, address));
+  return row;
+}
+
+/** The contract's deck: this one when none was stored, else the one stored first (one winner). */
+export async function storeExactDeck(
+  db: Db,
+  row: { collectionId: string; chainId: number; address: string; spec: unknown; deck: unknown; provenanceHash: string },
+): Promise<ExactDeckRow> {
+  await db
+    .insert(exactDecks)
+    .values({
+      collection_id: row.collectionId,
+      chain_id: row.chainId,
+      contract_address: row.address.toLowerCase(),
+      spec: row.spec,
+      deck: row.deck,
+      provenance_hash: row.provenanceHash,
+    })
+    .onConflictDoNothing();
+  return (await exactDeckOf(db, row.chainId, row.address))!;
+}
+
+export async function markProvenanceSet(db: Db, chainId: number, address: string, txHash: string) {
+  await db
+    .update(exactDecks)
+    .set({ provenance_tx_hash: txHash.toLowerCase() })
+    .where(and(exactIs(chainId, address), isNull(exactDecks.provenance_tx_hash)));
+}
+
+/** The offset is recorded once: a second reveal pass finds the first one's. */
+export async function recordRevealOffset(
+  db: Db,
+  chainId: number,
+  address: string,
+  o: { block: number; blockHash: string; offset: number },
+) {
+  await db
+    .update(exactDecks)
+    .set({ offset_block: o.block, offset_block_hash: o.blockHash.toLowerCase(), reveal_offset: o.offset })
+    .where(and(exactIs(chainId, address), isNull(exactDecks.reveal_offset)));
+}
+
+export async function markDeckAssigned(db: Db, chainId: number, address: string) {
+  await db
+    .update(exactDecks)
+    .set({ assigned_at: sql`now()` })
+    .where(and(exactIs(chainId, address), isNull(exactDecks.assigned_at)));
+}
+
+export async function markBatchUpdateSent(db: Db, chainId: number, address: string, txHash: string) {
+  await db
+    .update(exactDecks)
+    .set({ batch_update_tx_hash: txHash.toLowerCase() })
+    .where(and(exactIs(chainId, address), isNull(exactDecks.batch_update_tx_hash)));
+}
+
+/** Deployed exact collections whose secret is committed and whose deck's provenance is not on chain yet. */
+export async function exactCollectionsWithoutProvenance(db: Db, limit = 20) {
+  return db
+    .select({ id: collections.id })
+    .from(collections)
+    .innerJoin(
+      seedSecrets,
+      and(eq(seedSecrets.chain_id, collections.chain_id), eq(seedSecrets.contract_address, sql`lower(${collections.contract_address})`)),
+    )
+    .leftJoin(exactDecks, and(eq(exactDecks.chain_id, seedSecrets.chain_id), eq(exactDecks.contract_address, seedSecrets.contract_address)))
+    .where(and(deployedCollection, isExactCollection, isNotNull(seedSecrets.commit_tx_hash), isNull(exactDecks.provenance_tx_hash)))
+    .limit(limit);
+}
+
+/**
+ * Exact collections whose deck is published and not yet dealt to the tokens, and whose sale is
+ * over: sold out, or past `mint_end` with at least one token.
+ */
+export async function exactCollectionsToReveal(db: Db, limit = 20) {
+  return db
+    .select({ id: collections.id })
+    .from(collections)
+    .innerJoin(
+      exactDecks,
+      and(eq(exactDecks.chain_id, collections.chain_id), eq(exactDecks.contract_address, sql`lower(${collections.contract_address})`)),
+    )
+    .where(
+      and(
+        isExactCollection,
+        isNotNull(exactDecks.provenance_tx_hash),
+        isNull(exactDecks.assigned_at),
+        sql`(${collections.tokens_minted} >= coalesce(${collections.max_supply}, ${collections.editions})
+             or (${collections.mint_end} < now() and ${collections.tokens_minted} > 0))`,
+      ),
+    )
+    .limit(limit);
+}
+
+/** Dealt exact collections whose BatchMetadataUpdate is not sent yet. */
+export async function exactCollectionsAwaitingBatchUpdate(db: Db, limit = 20) {
+  return db
+    .select({ id: collections.id })
+    .from(collections)
+    .innerJoin(
+      exactDecks,
+      and(eq(exactDecks.chain_id, collections.chain_id), eq(exactDecks.contract_address, sql`lower(${collections.contract_address})`)),
+    )
+    .where(and(isNotNull(exactDecks.assigned_at), isNull(exactDecks.batch_update_tx_hash)))
+    .limit(limit);
+}
+
+/** A collection's minted tokens with their mint transaction and whether their artwork completed, by token id. */
+export async function mintedTokensOf(db: Db, collectionId: string) {
+  const found = await db
+    .select({
+      token_id: decks.token_id,
+      deck_id: decks.id,
+      mint_tx_hash: decks.mint_tx_hash,
+      mint_recipient: decks.mint_recipient,
+      metadata_uri: decks.metadata_uri,
+      cover_output_id: decks.cover_output_id,
+      output_status: outputs.status,
+    })
+    .from(decks)
+    .leftJoin(outputs, eq(outputs.id, decks.cover_output_id))
+    .where(and(eq(decks.collection_id, collectionId), isNotNull(decks.token_id), eq(decks.mint_status, 'minted')))
+    .orderBy(asc(decks.token_id));
+  return found.map((r) => ({ ...r, token_id: Number(r.token_id) }));
 }

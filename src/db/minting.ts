@@ -173,6 +173,8 @@ function prepareTokensForMetadata(db: Db) {
         title: collections.title,
         description: collections.description,
         cover_image_url: collections.cover_image_url,
+        // Exact counts: a token's document says `revealed` (docs/fairness.md "Exact counts").
+        exact: sql<boolean>`coalesce((${collections.data}->>'distribution') = 'exact', false)`,
       },
       output: {
         id: outputs.id,
@@ -267,6 +269,8 @@ export async function pendingMetadataUpdates(db: Db, keyPrefix: string, limit: n
       and c.contract_address is not null and c.chain_id is not null
       and o.completed_at > now() - interval '7 days'
       and not exists (select 1 from chain_transactions t where t.idempotency_key = ${keyPrefix} || o.id::text)
+      -- an exact collection's reveal is one BatchMetadataUpdate (docs/fairness.md "Exact counts")
+      and not exists (select 1 from exact_decks x where x.collection_id = c.id)
     order by o.completed_at
     limit ${limit}`,
   );

@@ -13,6 +13,8 @@ const option = z.object({
   value: z.string(),
   display_name: z.string().optional(),
   weight: z.number().nonnegative().finite().optional(),
+  /** `distribution: "exact"`: how many tokens get this preset (docs/fairness.md "Exact counts"). */
+  count: z.number().int().nonnegative().optional(),
 });
 
 /** Design-stage form: parallel arrays. */
@@ -21,6 +23,7 @@ const columnarValue = z
     display_names: z.array(z.string()).optional(),
     values: z.array(z.string()),
     weights: z.array(z.number().nonnegative().finite()).optional(),
+    counts: z.array(z.number().int().nonnegative()).optional(),
   })
   .refine((v) => !v.display_names || v.display_names.length === v.values.length, {
     message: 'display_names must have as many entries as values',
@@ -29,6 +32,10 @@ const columnarValue = z
   .refine((v) => !v.weights || v.weights.length === v.values.length, {
     message: 'weights must have as many entries as values',
     path: ['weights'],
+  })
+  .refine((v) => !v.counts || v.counts.length === v.values.length, {
+    message: 'counts must have as many entries as values',
+    path: ['counts'],
   });
 
 export const variableInput = z.object({
@@ -73,6 +80,13 @@ export const generationDataInput = z.object({
     })
     .default({ hashes: [], generations: 0, use_custom_hashes: false }),
   variables: z.array(variableInput).max(200).default([]),
+  /**
+   * `weighted` (default): each token's picks are drawn by weight. `exact`: each preset's `count`
+   * tokens get it, dealt from a shuffled deck at the reveal (docs/fairness.md "Exact counts").
+   */
+  distribution: z.enum(['weighted', 'exact']).optional(),
+  /** `exact` only: combinations that never appear, e.g. `[{"$metal": "gold", "$bg": "red"}]`. */
+  exclusions: z.array(z.record(z.string(), z.string())).max(100).optional(),
 });
 
 export type GenerationDataInput = z.input<typeof generationDataInput>;
@@ -81,6 +95,8 @@ export interface VariableOption {
   value: string;
   display_name: string;
   weight: number;
+  /** `distribution: "exact"` only. */
+  count?: number;
 }
 
 export interface Variable {
@@ -114,16 +130,25 @@ export interface GenerationData {
   steps: Step[];
   generations: { hashes: string[]; generations: number; use_custom_hashes: boolean };
   variables: Variable[];
+  distribution?: 'weighted' | 'exact';
+  /** Keys without their `$`. */
+  exclusions?: Array<Record<string, string>>;
 }
 
 function normalizeOptions(value: z.infer<typeof variableInput>['value']): VariableOption[] {
   if (Array.isArray(value)) {
-    return value.map((o) => ({ value: o.value, display_name: o.display_name ?? o.value, weight: o.weight ?? 1 }));
+    return value.map((o) => ({
+      value: o.value,
+      display_name: o.display_name ?? o.value,
+      weight: o.weight ?? 1,
+      ...(o.count !== undefined ? { count: o.count } : {}),
+    }));
   }
   return value.values.map((v, i) => ({
     value: v,
     display_name: value.display_names?.[i] ?? v,
     weight: value.weights?.[i] ?? 1,
+    ...(value.counts?.[i] !== undefined ? { count: value.counts[i] } : {}),
   }));
 }
 
@@ -190,6 +215,10 @@ export function normalizeGenerationData(input: unknown): GenerationData {
     })),
     generations: parsed.generations,
     variables,
+    ...(parsed.distribution ? { distribution: parsed.distribution } : {}),
+    ...(parsed.exclusions
+      ? { exclusions: parsed.exclusions.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.replace(/^\$/, ''), v]))) }
+      : {}),
   };
 }
 

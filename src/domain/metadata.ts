@@ -18,6 +18,8 @@ export interface TokenDocument {
   attributes: Attribute[];
   /** How the artwork was made: the fair seed, its inputs and the receipt's URL (docs/fairness.md). */
   generation?: Record<string, unknown>;
+  /** Exact counts only: false until the reveal deals the token its traits. */
+  revealed?: boolean;
 }
 
 export interface CollectionDocument {
@@ -28,7 +30,7 @@ export interface CollectionDocument {
 }
 
 export interface TokenSource {
-  collection: { id: string; title: string; description: string; cover_image_url: string | null };
+  collection: { id: string; title: string; description: string; cover_image_url: string | null; exact?: boolean };
   tokenId: number;
   /** The cover output of the token's deck, when there is one. */
   output: {
@@ -80,6 +82,8 @@ export function tokenDocument(src: TokenSource): TokenDocument {
     image: isFinal(output) ? output!.url! : (collection.cover_image_url ?? ''),
     external_url: tokenUrl(src.metadataBaseUrl, collection.id, tokenId),
     attributes: attributesOf(output),
+    // Exact counts: no artwork before the reveal deals the token its traits (docs/fairness.md "Exact counts").
+    ...(collection.exact ? { revealed: output !== null } : {}),
     ...generationOf(src),
   };
 }

@@ -9,8 +9,11 @@
 import { REF_IMAGE_NAMES, type GenerationData } from './generation-data.ts';
 import { VariableError } from './variables.ts';
 
-/** Who picked a variable's value, as a token's receipt records it. */
-export type Chooser = 'platform' | 'minter' | 'owner';
+/**
+ * Who picked a variable's value, as a token's receipt records it. `deck`: an exact collection's
+ * dealt value, the token's deck position (docs/fairness.md "Exact counts").
+ */
+export type Chooser = 'platform' | 'minter' | 'owner' | 'deck';
 
 const CREATOR_ONLY: ReadonlySet<string> = new Set(REF_IMAGE_NAMES);
 

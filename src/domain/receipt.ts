@@ -28,6 +28,14 @@ export interface ReceiptStep {
   reference_images: Array<{ name: string; url: string }>;
 }
 
+/** Exact counts: where a token's dealt values come from, as its job data and receipt record it (docs/fairness.md "Exact counts"). */
+export interface DealtPosition {
+  position: number;
+  offset: number;
+  offset_block: number;
+  provenance_hash: Hex;
+}
+
 export interface TokenReceipt {
   version: 1;
   collection: { id: string; chain_id: number | null; address: string | null };
@@ -41,6 +49,8 @@ export interface TokenReceipt {
     inputs: Omit<FairSeed, 'seed' | 'seed_word'> | null;
   };
   variables: ReceiptVariable[];
+  /** Exact counts only: the deck position the `deck` variables were dealt from (docs/fairness.md "Exact counts"). */
+  deck?: DealtPosition;
   prompt: string;
   steps: ReceiptStep[];
   workflow: { id: string; name: string; type: string; definition_sha256: string | null };

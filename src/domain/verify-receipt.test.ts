@@ -5,7 +5,8 @@ import { commitmentOf, fairSeedOf } from './fair-seed.ts';
 import { normalizeGenerationData } from './generation-data.ts';
 import type { TokenReceipt } from './receipt.ts';
 import { deriveSeed, pickPreset, resolveVariables } from './variables.ts';
-import { checkReceipt, checkReveal, type ChainFacts } from './verify-receipt.ts';
+import { dealDeck, deckPositionOf, provenanceHashOf, type ExactSpec } from './exact-deck.ts';
+import { checkDealt, checkExactDeck, checkReceipt, checkReveal, type ChainFacts, type PublishedExact } from './verify-receipt.ts';
 
 const secret = `0x${'ab'.repeat(32)}` as Hex;
 const blockHash = `0x${'cd'.repeat(32)}` as Hex;
@@ -105,5 +106,61 @@ describe('verify: one receipt against the chain', () => {
     for (let seed = 0; seed < 50; seed++) {
       assert.equal(resolveVariables(data, {}, { seed }).values.fur, pickPreset(seed, 'fur', options));
     }
+  });
+});
+
+describe('exact counts: the deck, the offset and each dealt token', () => {
+  const spec: ExactSpec = {
+    editions: 12,
+    variables: [
+      {
+        name: 'metal',
+        presets: [
+          { value: 'gold', count: 6 },
+          { value: 'iron', count: 6 },
+        ],
+      },
+    ],
+    exclusions: [],
+  };
+  const deck = dealDeck(spec, secret);
+  const provenance = provenanceHashOf(deck);
+  const offsetHash = `0x${'00'.repeat(31)}11` as Hex; // 17 mod 12 = 5
+  const published: PublishedExact = { provenance_hash: provenance, offset: 5, offset_block: 13, spec };
+
+  test('a published deck that recomputes, and an offset from the block after the last mint, check out', () => {
+    const r = checkExactDeck(published, provenance, secret, { blockHash: offsetHash, lastMintBlock: 12 });
+    assert.deepEqual(r.differences, []);
+    assert.deepEqual(r.deck, deck);
+  });
+
+  test('another provenance on chain, another secret, a wrong offset or an offset block that is not the next one differ', () => {
+    const other = `0x${'99'.repeat(32)}` as Hex;
+    assert.equal(checkExactDeck(published, other, secret).differences.length, 2);
+    assert.match(checkExactDeck(published, provenance, other).differences.join(), /recomputed deck hash/);
+    assert.match(
+      checkExactDeck({ ...published, offset: 4 }, provenance, secret, { blockHash: offsetHash, lastMintBlock: 12 }).differences.join(),
+      /offset is 4/,
+    );
+    assert.match(
+      checkExactDeck(published, provenance, secret, { blockHash: offsetHash, lastMintBlock: 10 }).differences.join(),
+      /offset_block is 13/,
+    );
+    assert.deepEqual(checkExactDeck(published, provenance, null).notes, ['deck not recomputed: the secret is not revealed yet']);
+  });
+
+  test("a token's dealt value must be its position's; a platform pick of a counted variable is refused", () => {
+    const position = deckPositionOf(2, 5, 12);
+    const dealt = (value: string, chosen_by: 'deck' | 'platform' = 'deck'): TokenReceipt => ({
+      ...receipt(2),
+      variables: [{ name: 'metal', value, chosen_by }],
+      deck: { position, offset: 5, offset_block: 13, provenance_hash: provenance },
+    });
+    const right = deck[position]!.metal!;
+    const wrong = right === 'gold' ? 'iron' : 'gold';
+    assert.deepEqual(checkDealt(2, dealt(right), published, deck), []);
+    assert.match(checkDealt(2, dealt(wrong), published, deck).join(), /variable metal/);
+    assert.match(checkDealt(2, dealt(right, 'platform'), published, deck).join(), /not dealt from the deck/);
+    assert.match(checkDealt(3, dealt(right), published, deck).join(), /deck position/);
   });
 });

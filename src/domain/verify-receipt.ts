@@ -6,6 +6,15 @@
  * reads, downloads and re-rendering are src/verify.
  */
 import { getAddress, type Hex } from 'viem';
+import {
+  ExactCountsError,
+  dealDeck,
+  deckPositionOf,
+  provenanceHashOf,
+  revealOffsetOf,
+  type DeckEntry,
+  type ExactSpec,
+} from './exact-deck.ts';
 import { commitmentOf, seedWord, tokenSeed } from './fair-seed.ts';
 import { SOCIAL_PFP } from './generation-data.ts';
 import type { TokenReceipt } from './receipt.ts';
@@ -94,6 +103,7 @@ export function checkReceipt(tokenId: number, receipt: TokenReceipt, chain: Chai
   }
 
   for (const v of receipt.variables) {
+    if (v.chosen_by === 'deck') continue; // checked against the deck (checkDealt)
     if (v.chosen_by !== 'platform') {
       notes.push(`${v.name} chosen by ${v.chosen_by}`);
       continue;
@@ -107,4 +117,81 @@ export function checkReceipt(tokenId: number, receipt: TokenReceipt, chain: Chai
     if (s.seed !== deriveSeed(seed.word, `step:${s.id}`)) notes.push(`step ${s.id} has its own seed ${s.seed} (set by the collection)`);
   }
   return { differences, notes };
+}
+
+/** contractURI `fairness.exact` (docs/fairness.md "Exact counts"). */
+export interface PublishedExact {
+  provenance_hash: string;
+  offset: number | null;
+  offset_block: number | null;
+  spec: ExactSpec;
+}
+
+/**
+ * The collection-level checks of an exact collection: the published provenance is the contract's;
+ * with the secret revealed, the deck dealt from it hashes to that provenance; the offset is
+ * uint256(hash of the offset block on the chain) mod editions, and the offset block comes right
+ * after the last mint. Answers the deck when it could be recomputed.
+ */
+export function checkExactDeck(
+  published: PublishedExact,
+  onChainProvenance: Hex | null,
+  secret: Hex | null,
+  offsetFacts?: { blockHash: Hex | null; lastMintBlock: number | null },
+): { differences: string[]; notes: string[]; deck: DeckEntry[] | null } {
+  const differences: string[] = [];
+  const notes: string[] = [];
+  if (!onChainProvenance || /^0x0+$/.test(onChainProvenance)) differences.push('the contract holds no provenance hash');
+  else if (!same(published.provenance_hash, onChainProvenance)) {
+    differences.push(`the published provenance_hash ${published.provenance_hash} is not the contract's ${onChainProvenance}`);
+  }
+  let deck: DeckEntry[] | null = null;
+  if (secret === null) notes.push('deck not recomputed: the secret is not revealed yet');
+  else {
+    try {
+      deck = dealDeck(published.spec, secret);
+      const hash = provenanceHashOf(deck);
+      if (onChainProvenance && !same(hash, onChainProvenance)) differ(differences, 'the recomputed deck hash', hash, onChainProvenance);
+    } catch (err) {
+      if (!(err instanceof ExactCountsError)) throw err;
+      differences.push(`the published spec deals no deck: ${err.message}`);
+    }
+  }
+  if (published.offset === null || published.offset_block === null) notes.push('offset not taken yet');
+  else if (offsetFacts) {
+    if (offsetFacts.blockHash === null) differences.push(`offset block ${published.offset_block} is not on the chain`);
+    else {
+      const want = revealOffsetOf(offsetFacts.blockHash, published.spec.editions);
+      if (want !== published.offset)
+        differ(differences, 'offset', published.offset, `${want} (hash of block ${published.offset_block} mod ${published.spec.editions})`);
+    }
+    if (offsetFacts.lastMintBlock !== null && published.offset_block !== offsetFacts.lastMintBlock + 1) {
+      differ(differences, 'offset_block', published.offset_block, `${offsetFacts.lastMintBlock + 1} (the block after the last mint)`);
+    }
+  }
+  return { differences, notes, deck };
+}
+
+/** One token of an exact collection: its receipt's deck position and every counted variable are its deck entry's. */
+export function checkDealt(tokenId: number, receipt: TokenReceipt, published: PublishedExact, deck: readonly DeckEntry[]): string[] {
+  const differences: string[] = [];
+  const position = deckPositionOf(tokenId, published.offset!, published.spec.editions);
+  if (!receipt.deck) return ['the receipt has no deck position'];
+  if (receipt.deck.position !== position)
+    differ(differences, 'deck position', receipt.deck.position, `${position} ((token - 1 + offset) mod editions)`);
+  if (receipt.deck.offset !== published.offset) differ(differences, 'receipt offset', receipt.deck.offset, published.offset);
+  if (!same(receipt.deck.provenance_hash, published.provenance_hash))
+    differ(differences, 'receipt provenance_hash', receipt.deck.provenance_hash, published.provenance_hash);
+  const entry = deck[position];
+  for (const v of published.spec.variables) {
+    const got = receipt.variables.find((x) => x.name === v.name);
+    if (!got || got.chosen_by !== 'deck') differences.push(`variable ${v.name} was not dealt from the deck`);
+    else if (entry && got.value !== entry[v.name])
+      differ(differences, `variable ${v.name}`, JSON.stringify(got.value), `${JSON.stringify(entry[v.name])} (deck position ${position})`);
+  }
+  return differences;
+}
+
+function differ(into: string[], what: string, got: unknown, want: unknown) {
+  into.push(`${what} is ${String(got)}, expected ${String(want)}`);
 }

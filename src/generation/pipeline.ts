@@ -11,6 +11,7 @@ import { ZodError } from 'zod';
 import { AppError, invalid } from '../domain/errors.ts';
 import { normalizeGenerationData, type GenerationData, type Step } from '../domain/generation-data.ts';
 import type { FairSeed } from '../domain/fair-seed.ts';
+import type { DealtPosition } from '../domain/exact-deck.ts';
 import type { Chooser } from '../domain/minter-choices.ts';
 import { resolveSteps, resolveVariables, VariableError, type ReferenceImage, type Trait } from '../domain/variables.ts';
 
@@ -83,6 +84,8 @@ export interface JobData {
   fairSeed?: FairSeed;
   /** Who the requested variables were chosen by: `minter` (public mint) or `owner`. */
   chooser?: Chooser;
+  /** Exact counts: the token's deck position, the reveal offset and the provenance hash (docs/fairness.md). */
+  dealt?: DealtPosition;
 }
 
 /** What a step payload is built from: the job row, or the values it is about to be inserted with. */
@@ -157,6 +160,7 @@ export interface JobDataInput {
   mintState?: MintState;
   fairSeed?: FairSeed;
   chooser?: Chooser;
+  dealt?: DealtPosition;
 }
 
 /**
@@ -195,6 +199,7 @@ export function buildJobData(input: JobDataInput): JobData {
     ...(input.mintState ? { mintState: input.mintState } : {}),
     ...(input.fairSeed ? { fairSeed: input.fairSeed } : {}),
     ...(input.chooser ? { chooser: input.chooser } : {}),
+    ...(input.dealt ? { dealt: input.dealt } : {}),
   };
 }
 

@@ -33,6 +33,7 @@ import { MetadataCache } from '../services/metadata-documents.ts';
 import { createMetadataInvalidation } from '../services/metadata-invalidation.ts';
 import { createNftServices } from '../services/nft-ports.ts';
 import { startNftDuties } from '../duties/nft.ts';
+import { startLeasedExactReveal } from '../duties/exact-reveal.ts';
 import { walletHealthRows } from '../db/wallet-health.ts';
 import { webhookServiceOn, webhookSettingsOf } from '../services/webhook-ports.ts';
 import { walletHealthSettingsOf } from '../services/wallet-health-ports.ts';
@@ -207,6 +208,9 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
       log: logger,
     });
     backend.addHook('onClose', () => follower.stop());
+    // Exact counts: provenance before the sale, the reveal after it (docs/fairness.md "Exact counts").
+    const exactReveal = startLeasedExactReveal({ db, exact: nft.exact, fair: nft.fairness, log: logger });
+    backend.addHook('onClose', () => exactReveal.stop());
   }
   // socket.io where an indexer runs in this process, and on every replica when Redis carries
   // the events of an indexer elsewhere (src/http/realtime.ts).

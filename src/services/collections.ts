@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { CollectionPatch, CollectionRow, NewCollection } from '../db/collections.ts';
 import { conflict, invalid } from '../domain/errors.ts';
-import { normalizeGenerationData, type GenerationDataInput } from '../domain/generation-data.ts';
+import { ExactCountsError, exactSpecOf, isExact } from '../domain/exact-deck.ts';
+import { normalizeGenerationData, type GenerationData, type GenerationDataInput } from '../domain/generation-data.ts';
 import { authorize, ownerFor, type Caller } from '../domain/policy.ts';
 import { assertUploadSize, decodeBase64, decodedLength } from '../domain/uploads.ts';
 import { EXTENSION, isImageType, sniffType } from '../storage/mime.ts';
@@ -107,6 +108,16 @@ export interface GenerateInput {
 
 export type CollectionService = ReturnType<typeof createCollectionService>;
 
+/** Exact counts (docs/fairness.md "Exact counts") are checked against the editions: 400 `body.<field>`. */
+function checkExactCounts(data: GenerationData, editions: number) {
+  try {
+    exactSpecOf(data, editions);
+  } catch (err) {
+    if (err instanceof ExactCountsError) throw invalid(`body.${err.message}`, { field: `body.${err.field}` });
+    throw err;
+  }
+}
+
 export function createCollectionService({
   store,
   contractExists,
@@ -118,10 +129,12 @@ export function createCollectionService({
   async function create(caller: Caller, input: CreateInput): Promise<CollectionRow> {
     authorize(caller, 'collection.create');
     const { owner_user_id, ...fields } = input;
+    const data = normalizeGenerationData(input.data);
+    checkExactCounts(data, input.editions);
     return store.createCollection({
       ...fields,
       blockchain: input.blockchain ?? defaultBlockchain,
-      data: normalizeGenerationData(input.data),
+      data,
       userId: ownerFor(caller, owner_user_id),
     });
   }
@@ -147,9 +160,19 @@ export function createCollectionService({
         throw conflict(`editions cannot be below the ${current.tokens_minted} tokens already minted`);
       }
       const { data, title, description, editions, price } = input;
+      const normalized = data ? normalizeGenerationData(data) : undefined;
+      // A deck is dealt before the first token: a sale already under way cannot switch to or from it.
+      if (normalized && current.tokens_minted > 0 && isExact(normalized) !== isExact(current.data as GenerationData)) {
+        throw conflict('body.data.distribution cannot change once tokens are minted (docs/fairness.md "Exact counts")', {
+          code: 'EXACT_COUNTS',
+        });
+      }
+      if (normalized || editions !== undefined) {
+        checkExactCounts(normalized ?? (current.data as GenerationData), editions ?? current.editions);
+      }
       return store.updateCollection(current.id, {
         ...Object.fromEntries(Object.entries({ title, description, editions, price }).filter(([, v]) => v !== undefined)),
-        ...(data ? { data: normalizeGenerationData(data) } : {}),
+        ...(normalized ? { data: normalized } : {}),
         ...mintPolicyPatch(input, current),
       });
     },

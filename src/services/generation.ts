@@ -23,6 +23,7 @@ import { DEFAULT_WORKFLOW } from '../db/workflows.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { mintTokenMetadata, type Attribute } from '../domain/metadata.ts';
 import type { FairSeed } from '../domain/fair-seed.ts';
+import type { DealtPosition } from '../domain/exact-deck.ts';
 import type { Chooser } from '../domain/minter-choices.ts';
 import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
 import { applyJobEvent, planRetry, retryRefusal } from '../generation/job-events.ts';
@@ -84,6 +85,8 @@ export interface GenerationRequest {
   fairSeed?: FairSeed;
   /** Who the supplied variables are recorded as chosen by (the token's receipt); default `owner`. */
   chooser?: Chooser;
+  /** Exact counts: where the supplied variables were dealt from (docs/fairness.md "Exact counts"). */
+  dealt?: DealtPosition;
   /** Develop: the output this one is made from. */
   parentOutputId?: string;
   /** Develop: the output (and its deck) belong to the source's collection; default collectionId. */
@@ -214,6 +217,7 @@ export function createGenerationService(ports: GenerationPorts) {
           ...(input.mintState ? { mintState: input.mintState } : {}),
           ...(input.fairSeed ? { fairSeed: input.fairSeed } : {}),
           chooser: input.chooser ?? 'owner',
+          ...(input.dealt ? { dealt: input.dealt } : {}),
         });
 
         const outputCollectionId = input.outputCollectionId ?? collection.id;

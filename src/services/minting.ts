@@ -14,7 +14,9 @@ import type { DeckRow } from '../db/minting.ts';
 import { refuseGlobalCollection } from '../domain/collection-kind.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { mintTokenMetadata, tokenUrl, type Attribute } from '../domain/metadata.ts';
+import { isExact, type DealtPosition, type DeckEntry } from '../domain/exact-deck.ts';
 import type { FairSeed } from '../domain/fair-seed.ts';
+import type { GenerationData } from '../domain/generation-data.ts';
 import type { Chooser } from '../domain/minter-choices.ts';
 import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
 import type { GenerationPort } from './generation-port.ts';
@@ -108,7 +110,17 @@ export interface MintBody {
   merkle_proof?: string[];
 }
 
-const maxSupplyOf = (c: CollectionRow) => c.max_supply ?? c.editions;
+/** An exact collection's deck has `editions` entries: never more tokens than that (docs/fairness.md "Exact counts"). */
+const maxSupplyOf = (c: CollectionRow) =>
+  dealtAtReveal(c) ? Math.min(c.max_supply ?? c.editions, c.editions) : (c.max_supply ?? c.editions);
+
+/**
+ * An exact collection's tokens get no artwork at mint: their traits are dealt from the deck at the
+ * reveal (services/exact-reveal.ts; docs/fairness.md "Exact counts").
+ */
+function dealtAtReveal(c: CollectionRow) {
+  return isExact(c.data as GenerationData | null);
+}
 
 /** The collection's deployment; a `chainId` the caller names must be the one it is deployed on. */
 function deployed(c: CollectionRow, chainId?: number): { chainId: number; address: Address } {
@@ -216,7 +228,12 @@ export function createMintingService({
     m: MintedState,
     userId: string | null,
     variables: Record<string, unknown>,
-    opts: { requiredMayBeOmitted?: boolean; chooser?: Chooser; mined?: { blockNumber?: number; blockHash?: Hex } } = {},
+    opts: {
+      requiredMayBeOmitted?: boolean;
+      chooser?: Chooser;
+      mined?: { blockNumber?: number; blockHash?: Hex };
+      dealt?: DealtPosition;
+    } = {},
   ): Promise<{ jobId: string; outputId: string; deckId: string }> {
     try {
       return await startArtworkOnce(c, m, userId, variables, opts);
@@ -252,6 +269,7 @@ export function createMintingService({
       ...(opts.requiredMayBeOmitted ? { requiredMayBeOmitted: true } : {}),
       ...(existing ? { deckId: existing.id } : {}),
       chooser: opts.chooser ?? 'owner',
+      ...(opts.dealt ? { dealt: opts.dealt } : {}),
       mintState: { token_id: m.tokenId, tx_hash: m.txHash, recipient: m.recipient, metadata_uri: m.metadataUri },
     });
     if (existing) await store.setMintState(existing.id, m);
@@ -274,6 +292,9 @@ export function createMintingService({
     // a required one too; checked before the chain is touched, so a refusal spends nothing.
     const artworkOpts = { requiredMayBeOmitted: true };
     if (!body.outputId && generation) generation.checkVariables(c, {}, artworkOpts);
+    if (body.outputId && dealtAtReveal(c)) {
+      throw invalid(`body.outputId: collection ${c.id} has exact counts: each token's artwork is made from its dealt traits at the reveal`);
+    }
     const output = body.outputId ? await store.getOutput(body.outputId) : undefined;
     if (output) {
       if (output.collection_id !== c.id) throw invalid(`body.outputId: output ${output.id} belongs to another collection`);
@@ -306,6 +327,8 @@ export function createMintingService({
         if (await store.setMintState(deckId, m)) await store.linkCover(deckId, output.id, tokenMeta(c, tokenId));
         // A concurrent mint bound the output first: this token still gets a deck (no artwork of its own).
         else deckId = (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: owner })).id;
+      } else if (dealtAtReveal(c)) {
+        deckId = (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: ownerFor(caller) })).id;
       } else if (generation) {
         // No artwork given: the token's is generated from the collection (random variables).
         deckId = (await startArtwork(c, m, ownerFor(caller), {}, { ...artworkOpts, mined: res })).deckId;
@@ -339,12 +362,33 @@ export function createMintingService({
       const c = await store.getCollection(collectionId);
       const m = minted(c, p.tokenId, p.txHash, p.recipient);
       await store.recordMinted(c.id, p.tokenId);
+      if (dealtAtReveal(c)) {
+        const deck =
+          (await store.findTokenDeck(c.id, p.tokenId)) ??
+          (await store.createMintedDeck({ ...m, collectionId: c.id, title: c.title, userId: null }));
+        return { jobId: '', outputId: '', deckId: deck.id, tokenId: p.tokenId };
+      }
       const started = await startArtwork(c, m, null, variables, {
         requiredMayBeOmitted: true,
         chooser: 'minter',
         mined: { blockNumber: p.blockNumber, blockHash: p.blockHash },
       });
       return { ...started, tokenId: p.tokenId };
+    },
+
+    /**
+     * An exact collection's token at the reveal (services/exact-reveal.ts): its artwork from the
+     * values of its deck position (`deck` in the receipt), the fair seed of its mint's block.
+     */
+    async startDealtArtwork(
+      c: CollectionRow,
+      t: { tokenId: number; txHash: string; recipient: string },
+      values: DeckEntry,
+      dealt: DealtPosition,
+      mined: { blockNumber: number; blockHash: Hex },
+    ) {
+      const m = minted(c, t.tokenId, t.txHash, t.recipient);
+      return startArtwork(c, m, null, values, { requiredMayBeOmitted: true, chooser: 'deck', mined, dealt });
     },
 
     /** The minted tokens of a collection, by token id (404 for an unknown collection). */
@@ -363,6 +407,12 @@ export function createMintingService({
     ) {
       const c = await loadForMint(caller, collectionId);
       const target = deployed(c, body.chainId);
+      if (dealtAtReveal(c)) {
+        throw conflict(
+          `collection ${c.id} has exact counts: its traits are dealt at the reveal, so mint with POST /nft/collections/${c.id}/mint (docs/fairness.md "Exact counts")`,
+          { code: 'EXACT_COUNTS' },
+        );
+      }
       needChain();
       const gen = needGeneration();
       // A public minter chooses only selectable and customizable variables (docs/fairness.md).
@@ -421,6 +471,11 @@ export function createMintingService({
     async regenerate(caller: Caller, collectionId: string, body: { token_id: number; generation_overrides: Record<string, unknown> }) {
       const c = await store.getCollection(collectionId);
       authorize(caller, 'token.regenerate', { ownerId: c.user_id });
+      if (dealtAtReveal(c)) {
+        throw conflict(`collection ${c.id} has exact counts: a token's artwork follows its dealt traits and is not regenerated`, {
+          code: 'EXACT_COUNTS',
+        });
+      }
       const deck = await store.findTokenDeck(c.id, body.token_id);
       if (!deck || !deck.mint_status) throw notFound(`token ${body.token_id} of collection ${c.id}`);
       const gen = needGeneration();

@@ -22,7 +22,14 @@ import { readSale } from '../chain/sale.ts';
 import { deploymentOf, mintedTokensOf, verifyDeployment } from '../chain/receipts.ts';
 import { TxTimeoutError } from '../chain/tx/api.ts';
 import type { Db } from '../db/client.ts';
-import { collectionHeader, createCollection, getCollection, resetCollection, updateCollection } from '../db/collections.ts';
+import {
+  collectionHeader,
+  createCollection,
+  getCollection,
+  resetCollection,
+  updateCollection,
+  type CollectionRow,
+} from '../db/collections.ts';
 import { createDeck, getDeck } from '../db/decks.ts';
 import { claimDeploy, deployingCollections, finishDeploy, latestTransactionByKeyPrefix, releaseDeploy } from '../db/deploy-claims.ts';
 import { linkedWalletOf } from '../db/wallets.ts';
@@ -78,7 +85,7 @@ import {
 import { AppError, invalid } from '../domain/errors.ts';
 import { resolveVariables, VariableError } from '../domain/variables.ts';
 import { checkMinterChoices } from '../domain/minter-choices.ts';
-import { fairnessDocument, fairSeedsOf, receiptsOf } from './fairness-ports.ts';
+import { exactRevealOf, fairnessDocument, fairSeedsOf, receiptsOf } from './fairness-ports.ts';
 import { createConceptExpander, type ConceptExpander } from '../generation/concept/index.ts';
 import { loadGenerationData, type StepPayload } from '../generation/pipeline.ts';
 import { startGeneration } from './generation.ts';
@@ -307,17 +314,52 @@ export function createNftServices(deps: NftServiceDeps) {
     bindDb(db, { tokensForMetadata, collectionHeader }),
     metadataBaseUrl,
     deps.metadataCache,
-    (collectionId) => fairnessDocument(db, collectionId, fairness, receipts),
+    (collectionId) => fairnessDocument(db, collectionId, fairness, receipts, exact),
   );
-  const fairness = fairSeedsOf(db, config, access, (collectionId) =>
-    deps.onTokenChanged ? deps.onTokenChanged(collectionId) : metadata.cache.invalidate(collectionId),
-  );
+  const documentsChanged = (collectionId: string) =>
+    deps.onTokenChanged ? deps.onTokenChanged(collectionId) : metadata.cache.invalidate(collectionId);
+  const fairness = fairSeedsOf(db, config, access, documentsChanged);
+  // Exact counts: the deck's provenance is set right after the commitment, before any token (docs/fairness.md).
+  const exact = exactRevealOf(db, config, access, (...a) => minting.startDealtArtwork(...a), documentsChanged);
+  const committed = {
+    ensureCommitted: async (c: CollectionRow) => {
+      const row = await fairness.ensureCommitted(c);
+      await exact.ensureProvenance(c);
+      return row;
+    },
+    seedFor: fairness.seedFor,
+  };
   const receipts = receiptsOf(db, deps.storage);
   const pinTarget = createPinTarget(config, metadataBaseUrl);
   const sale = createSaleService({
     getCollection: (id) => getCollection(db, id),
     chain: access,
-    ensureSeedCommitted: async (id) => fairness.ensureCommitted(await getCollection(db, id)),
+    ensureSeedCommitted: async (id) => committed.ensureCommitted(await getCollection(db, id)),
+  });
+  const minting = createMintingService({
+    store: mintStore(db),
+    chain: access ? { mint: (req) => mintTokens(access, req) } : undefined,
+    generation,
+    metadataBaseUrl,
+    gate: createMintGate({
+      store: bindDb(db, {
+        isWalletOf,
+        takeWalletMints,
+        returnWalletMints,
+        walletMintCount,
+        claimMintPayment,
+        releaseMintPayment,
+        earlierMintPayment,
+      }),
+      payments: access ? paymentChainOf(config, access) : undefined,
+    }),
+    credits: {
+      perGeneration: config.CREDITS_PER_GENERATION,
+      debit: async (userId, n) => void (await debitCredits(db, userId, n, config.CREDITS_INITIAL_GRANT)),
+      refund: async (userId, n) => void (await addCredits(db, userId, n, config.CREDITS_INITIAL_GRANT)),
+    },
+    onTokenChanged: deps.onTokenChanged ?? ((collectionId, tokenId) => metadata.cache.invalidate(collectionId, tokenId)),
+    ...(access ? { fairness: committed } : {}),
   });
   return {
     collections: createCollectionService({
@@ -330,32 +372,9 @@ export function createNftServices(deps: NftServiceDeps) {
         deps.onTokenChanged ? deps.onTokenChanged(collectionId) : metadata.cache.invalidate(collectionId),
     }),
     deploy: deployServiceOf(db, { chainId: config.NFT_CHAIN_ID, metadataBaseUrl, chain: deps.chain }),
-    minting: createMintingService({
-      store: mintStore(db),
-      chain: access ? { mint: (req) => mintTokens(access, req) } : undefined,
-      generation,
-      metadataBaseUrl,
-      gate: createMintGate({
-        store: bindDb(db, {
-          isWalletOf,
-          takeWalletMints,
-          returnWalletMints,
-          walletMintCount,
-          claimMintPayment,
-          releaseMintPayment,
-          earlierMintPayment,
-        }),
-        payments: access ? paymentChainOf(config, access) : undefined,
-      }),
-      credits: {
-        perGeneration: config.CREDITS_PER_GENERATION,
-        debit: async (userId, n) => void (await debitCredits(db, userId, n, config.CREDITS_INITIAL_GRANT)),
-        refund: async (userId, n) => void (await addCredits(db, userId, n, config.CREDITS_INITIAL_GRANT)),
-      },
-      onTokenChanged: deps.onTokenChanged ?? ((collectionId, tokenId) => metadata.cache.invalidate(collectionId, tokenId)),
-      ...(access ? { fairness } : {}),
-    }),
+    minting,
     fairness,
+    exact,
     receipts,
     samples: createSampleService({
       store: bindDb(db, {

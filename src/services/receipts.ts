@@ -115,6 +115,7 @@ export function createReceipts({ store, storage }: ReceiptPorts) {
           by === 'platform' && def && def.value.length > 0 ? def.value.map((o) => ({ value: o.value, weight: o.weight })) : null;
         return { name, value, chosen_by: by, ...(options ? { options } : {}) };
       }),
+      ...(data.dealt ? { deck: data.dealt } : {}),
       prompt: data.steps.at(-1)?.nodePayload.intent ?? '',
       steps: data.steps.map((s) => ({
         id: s.id,

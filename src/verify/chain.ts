@@ -26,6 +26,8 @@ export interface ChainReader {
   tokenURI(tokenId: number): Promise<string>;
   /** The canonical chain's hash of block `n`, or null when the chain has no such block. */
   blockHash(n: number): Promise<Hex | null>;
+  /** provenanceHash() of an exact collection (docs/fairness.md "Exact counts"); null when the contract has none. */
+  provenanceHash?(): Promise<Hex | null>;
 }
 
 const message = (err: unknown) => (err instanceof Error ? (err as { shortMessage?: string }).shortMessage || err.message : String(err));
@@ -89,6 +91,7 @@ export async function openChain(rpc: string, chainId: number, address: Address, 
       };
     },
     tokenURI: (tokenId) => read<string>('tokenURI', [BigInt(tokenId)]),
+    provenanceHash: () => read<Hex>('provenanceHash').catch(() => null),
     async blockHash(n) {
       try {
         return (await client.getBlock({ blockNumber: BigInt(n) })).hash;

@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { Hex } from 'viem';
 import { PROCEDURAL_RENDERER_VERSION, merkleRootOf, receiptLeaf, type TokenReceipt } from '../domain/receipt.ts';
-import { checkReceipt, checkReveal } from '../domain/verify-receipt.ts';
+import type { DeckEntry } from '../domain/exact-deck.ts';
+import { checkDealt, checkExactDeck, checkReceipt, checkReveal, type PublishedExact } from '../domain/verify-receipt.ts';
 import type { VerifyArgs } from './args.ts';
 import { openChain, type ChainReader, type CollectionOnChain } from './chain.ts';
 import { fetchBytes, fetchJson } from './fetch.ts';
@@ -49,6 +50,7 @@ async function checkToken(
   onChain: CollectionOnChain,
   tokenId: number,
   get: Downloads,
+  exact?: { published: PublishedExact; deck: DeckEntry[] | null },
 ): Promise<TokenResult> {
   const differences: string[] = [];
   const notes: string[] = [];
@@ -93,6 +95,8 @@ async function checkToken(
   });
   differences.push(...checked.differences);
   notes.push(...checked.notes);
+  if (exact?.deck) differences.push(...checkDealt(tokenId, receipt, exact.published, exact.deck));
+  else if (exact) notes.push('dealt values not checked: the deck could not be recomputed');
 
   // The image as served, against the receipt's hash of the file.
   const image = typeof doc.image === 'string' ? doc.image : '';
@@ -163,6 +167,14 @@ async function checkCollectionDocument(
   return { differences, lines };
 }
 
+/** contractURI `fairness.exact` when the collection has exact counts; null otherwise (or unreadable: the document check says so). */
+async function readExact(onChain: CollectionOnChain, get: Downloads): Promise<PublishedExact | null> {
+  if (!onChain.contractURI) return null;
+  const exact = obj(obj(obj(await get.json(onChain.contractURI).catch(() => null))?.fairness)?.exact);
+  if (!exact || typeof exact.provenance_hash !== 'string' || !obj(exact.spec)) return null;
+  return exact as unknown as PublishedExact;
+}
+
 /** What verify reads through: the chain and the downloads (the real ones unless a test passes fakes). */
 export interface VerifyDeps {
   chain?: ChainReader;
@@ -188,10 +200,29 @@ export async function verifyCollection(args: VerifyArgs, out: (line: string) => 
     failed++;
   }
 
+  // Exact counts: the deck, its provenance and the offset, before the tokens (docs/fairness.md "Exact counts").
+  const exact = await readExact(onChain, get);
+  let dealt: { published: PublishedExact; deck: DeckEntry[] | null } | undefined;
+  if (exact) {
+    const lastMintBlock = onChain.mints.size > 0 ? Math.max(...[...onChain.mints.values()].map((m) => m.blockNumber)) : null;
+    const blockHash = exact.offset_block !== null ? await chain.blockHash(exact.offset_block) : null;
+    const checked = checkExactDeck(exact, (await chain.provenanceHash?.()) ?? null, onChain.secret, { blockHash, lastMintBlock });
+    for (const d of checked.differences) out(`exact: ${d}`);
+    failed += checked.differences.length;
+    out(
+      `exact: provenance ${exact.provenance_hash}, offset ${exact.offset ?? 'not taken yet'}${checked.notes.length ? ` (${checked.notes.join('; ')})` : ''}`,
+    );
+    if (exact.offset === null) {
+      out('summary: the deck is not dealt yet (the offset comes from a block after the sale): run verify again after the reveal');
+      return failed > 0 ? EXIT_DIFFERS : EXIT_NOT_REVEALED;
+    }
+    dealt = { published: exact, deck: checked.deck };
+  }
+
   const leaves: Array<Hex | null> = [];
   let ok = 0;
   for (const tokenId of onChain.mints.keys()) {
-    const r = await checkToken(args, chain, onChain, tokenId, get);
+    const r = await checkToken(args, chain, onChain, tokenId, get, dealt);
     leaves.push(r.leaf);
     if (r.differences.length === 0) {
       ok++;

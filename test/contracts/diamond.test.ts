@@ -83,7 +83,7 @@ describe('diamond: loupe, ERC-165, diamondCut overrides, CREATE2, factory', () =
   test('every selector that answers is reported; unknown selectors revert with FunctionNotFound', async () => {
     const reported = new Set((await read<Facet[]>(ctx, y, 'facets')).flatMap((f) => f.functionSelectors));
     const all = FACET_NAMES.flatMap((n) => facetSelectors(n));
-    assert.equal(all.length, 48);
+    assert.equal(all.length, 50);
     for (const s of all) assert.ok(reported.has(s), `${s} is reported`);
     // router-only names and random selectors do not answer
     for (const s of ['0x00000000', '0xdeadbeef', toFunctionSelector('pendingCollection()'), toFunctionSelector('hello()')] as Hex[]) {

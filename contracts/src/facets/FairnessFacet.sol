@@ -12,12 +12,15 @@ import {LibFairnessStorage} from "../libraries/LibFairnessStorage.sol";
 contract FairnessFacet {
     event SeedCommitted(bytes32 commitment);
     event SeedRevealed(bytes32 secret);
+    event ProvenanceSet(bytes32 provenanceHash);
 
     error SeedAlreadyCommitted();
     error SeedNotCommitted();
     error SeedAlreadyRevealed();
     error WrongSeedSecret();
     error ZeroCommitment();
+    error ProvenanceAlreadySet();
+    error ProvenanceAfterMint();
 
     /// @notice Owner or minter, once. commitment = keccak256(abi.encodePacked(secret)).
     function commitSeed(bytes32 commitment) external {
@@ -39,6 +42,23 @@ contract FairnessFacet {
         l.secret = secret;
         l.revealed = true;
         emit SeedRevealed(secret);
+    }
+
+    /// @notice Owner or minter, once, before the first token: the provenance hash of an exact
+    /// collection's deck (docs/fairness.md "Exact counts"), so the deck cannot change after a sale starts.
+    function setProvenance(bytes32 provenanceHash_) external {
+        LibCore.enforceOwnerOrMinter();
+        LibFairnessStorage.Layout storage l = LibFairnessStorage.layout_();
+        if (provenanceHash_ == bytes32(0)) revert ZeroCommitment();
+        if (l.provenance != bytes32(0)) revert ProvenanceAlreadySet();
+        if (LibCore.nextTokenId() > 1) revert ProvenanceAfterMint();
+        l.provenance = provenanceHash_;
+        emit ProvenanceSet(provenanceHash_);
+    }
+
+    /// @notice The deck's provenance hash; zero when none was set (a weighted collection).
+    function provenanceHash() external view returns (bytes32) {
+        return LibFairnessStorage.layout_().provenance;
     }
 
     /// @notice keccak256 of the secret; zero before commitSeed.

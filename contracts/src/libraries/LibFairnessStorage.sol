@@ -8,6 +8,8 @@ library LibFairnessStorage {
         bytes32 commitment;
         bytes32 secret;
         bool revealed;
+        /// keccak256 of the canonical JSON of an exact collection's ordered deck (appended field).
+        bytes32 provenance;
     }
 
     bytes32 internal constant SLOT = 0xf322716edba0052aaa752d9351f04a8fc7a707744d12eee10aff53d7f2ac7400;

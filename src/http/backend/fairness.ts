@@ -46,6 +46,10 @@ const tokenReceipt = withExample(
     token_id: z.number(),
     seed: z.looseObject({ value: z.string().nullable(), word: z.number(), chosen_by: z.string() }),
     variables: z.array(z.looseObject({ name: z.string(), value: z.string(), chosen_by: z.string() })),
+    deck: z
+      .object({ position: z.number(), offset: z.number(), offset_block: z.number(), provenance_hash: z.string() })
+      .optional()
+      .describe('exact collections only: the deck position the `deck` variables were dealt from (docs/fairness.md "Exact counts")'),
     prompt: z.string(),
     steps: z.array(z.looseObject({ id: z.number(), prompt: z.string(), seed: z.number() })),
     workflow: z.looseObject({ id: z.string(), name: z.string() }),

@@ -23,6 +23,10 @@ export const tokenDocument = withExample(
     external_url: z.string(),
     attributes: z.array(z.object({ trait_type: z.string(), value: z.string() })),
     generation: z.record(z.string(), z.unknown()).optional().describe('the fair seed, its inputs and the receipt URL (docs/fairness.md)'),
+    revealed: z
+      .boolean()
+      .optional()
+      .describe('exact collections only: false until the reveal deals the token its traits (docs/fairness.md "Exact counts")'),
   }),
   {
     name: 'Night Foxes #1',
