@@ -35,7 +35,7 @@ import { createNftServices } from '../services/nft-ports.ts';
 import { startNftDuties } from '../duties/nft.ts';
 import { walletHealthRows } from '../db/wallet-health.ts';
 import { webhookServiceOn, webhookSettingsOf } from '../services/webhook-ports.ts';
-import { walletHealthSettingsOf } from '../services/wallet-health-ports.ts';
+import { walletHealthReadsOn, walletHealthSettingsOf } from '../services/wallet-health-ports.ts';
 import { sessionServiceOn } from '../services/sessions.ts';
 import { videoWebhookServiceOn } from '../services/video-webhook.ts';
 import { walletServiceOn } from '../services/wallet-ports.ts';
@@ -191,6 +191,7 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
       toleranceSeconds: config.VIDEO_WEBHOOK_TOLERANCE_SECONDS,
     }),
     webhooks: webhookServiceOn(db, webhookSettingsOf(config)),
+    walletHealth: walletHealthReadsOn(db),
     sessions,
     wallets: walletServiceOn(db, config, o.mintingChain ?? chain, sessions),
   });
