@@ -14,6 +14,7 @@ import { Webhook } from 'standardwebhooks';
 import { parseThresholds } from '../../src/domain/wallet-threshold.ts';
 import { walletHealthOn } from '../../src/services/wallet-health-ports.ts';
 import { webhookDelivererOn, webhookSettingsOf } from '../../src/services/webhook-ports.ts';
+import { bearer, userToken } from '../helpers/content.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from '../minting/helpers.ts';
 import { startReceiver, type Receiver } from '../webhooks/receiver.ts';
@@ -38,6 +39,7 @@ describe('console: webhooks, wallet health, gas spent', () => {
   let deliverer: ReturnType<typeof setInterval> | undefined;
   let secret = '';
   let subId = '';
+  let gasCollection = '';
   const failures: string[] = [];
 
   before(async () => {
@@ -262,6 +264,7 @@ describe('console: webhooks, wallet health, gas spent', () => {
   test("the collection's Overview shows the gas its deploy and mint cost, as the receipts say", async (t) => {
     if (!ready(t)) return;
     const { id } = await mp!.deployedCollection({ title: 'Gas on the overview' });
+    gasCollection = id;
     const minted = await call(`${mp!.backendUrl}/nft/collections/${id}/mint`, {
       body: { recipient: mp!.wallet(2).account.address },
       headers: asService(),
@@ -284,6 +287,35 @@ describe('console: webhooks, wallet health, gas spent', () => {
     );
     assert.deepEqual(
       failures.filter((u) => /\/api\/(webhooks|nft\/wallet-health|nft\/collections\/gas)/.test(u)),
+      [],
+    );
+  });
+
+  test("a creator sees only their own subscriptions, no operator-only events, and not the platform's gas", async (t) => {
+    if (!ready(t)) return;
+    const token = await userToken('webhooks-creator');
+    const own = await call(`${mp!.backendUrl}/api/webhooks`, {
+      body: { url: `${rx.origin}/creator`, events: ['token.minted'] },
+      headers: bearer(token),
+    });
+    assert.equal(own.status, 201, JSON.stringify(own.body));
+    await page().click('#sign-out');
+    await page().locator('#jwt-form').waitFor();
+    await page().fill('#jwt', token);
+    await page().click('#jwt-form button[type=submit]');
+    await page().locator('[data-field=caller-kind]', { hasText: 'Creator' }).waitFor();
+    await page().goto(`${mp!.adminUrl}/#/webhooks`);
+    await cardOf(`${rx.origin}/creator`).waitFor();
+    assert.equal(await page().locator('article.webhook').count(), 1, "the platform's subscriptions are not listed");
+    assert.equal(await page().locator('input[name=event][value="wallet.low_balance"]').count(), 0);
+    assert.equal(await page().locator('input[name=event][value="token.minted"]').count(), 1);
+
+    // A platform collection's Overview is open to every signed-in caller; its gas is not.
+    await page().goto(`${mp!.adminUrl}/#/collections/${gasCollection}`);
+    await page().locator('[data-field=id]').waitFor();
+    await page().waitForFunction(() => !document.querySelector('#gas-spent'));
+    assert.deepEqual(
+      unexpectedErrors(b!.errors).filter((m) => !/status of 503/.test(m)),
       [],
     );
   });
