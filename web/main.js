@@ -8,6 +8,7 @@ import { newCollectionPage } from './pages/new-collection.js';
 import { platformPage } from './pages/platform.js';
 import { signInPage } from './pages/signin.js';
 import { tokenPage } from './pages/token.js';
+import { webhooksPage } from './pages/webhooks.js';
 import { route, startRouter, stopPage } from './router.js';
 import { callerWallet, currentCaller, forgetCaller, isOperator, loadSession, signOut } from './session.js';
 
@@ -17,6 +18,7 @@ route('/collections/:id/tokens/:tokenId', tokenPage);
 route('/collections/:id', collectionPage);
 route('/collections/:id/:tab', collectionPage);
 route('/platform', platformPage);
+route('/webhooks', webhooksPage);
 
 const view = () => $('#view');
 

@@ -205,3 +205,34 @@ export function latestMints(db: Db, collectionId: string, limit: number): Promis
         order by d.minted_at desc nulls last, d.token_id desc limit ${limit}`,
   );
 }
+
+export interface GasSpentRow {
+  transactions: number;
+  /** Sum of gasUsed × effectiveGasPrice, wei as a decimal string. */
+  gas_wei: string;
+  gas_used: string;
+}
+
+/**
+ * The gas the platform paid for one collection (docs/collections.md "Gas spent"): every recorded
+ * chain transaction with a stored receipt (mined or reverted: both cost gas) that is its deploy
+ * (by hash, a fee-bumped one too) or was sent to its contract (mints, admin calls, sale,
+ * MetadataUpdate, seed commit and reveal). One statement, so the count and the sum agree.
+ */
+export async function collectionGasSpent(
+  db: Db,
+  c: { chainId: number | null; address: string | null; deployTxHash: string | null },
+): Promise<GasSpentRow> {
+  const [row] = await rows<GasSpentRow>(
+    db,
+    sql`select count(*)::int as transactions,
+               coalesce(sum((receipt->>'gasUsed')::numeric * (receipt->>'effectiveGasPrice')::numeric), 0)::text as gas_wei,
+               coalesce(sum((receipt->>'gasUsed')::numeric), 0)::text as gas_used
+        from chain_transactions
+        where receipt is not null and chain_id = ${c.chainId}::int
+          and ((${c.address}::text is not null and lower(to_address) = lower(${c.address}::text))
+            or (${c.deployTxHash}::text is not null and (lower(hash) = lower(${c.deployTxHash}::text)
+                or replaced_hashes @> jsonb_build_array(lower(${c.deployTxHash}::text)))))`,
+  );
+  return row!;
+}

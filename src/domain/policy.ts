@@ -78,10 +78,14 @@ export const POLICY = {
   'collection.sale': OWNERS,
   /** A content-addressed bundle (CAR) of a collection whose sale is closed (docs/permanence.md). */
   'collection.export': OWNERS,
+  /** What the platform paid in gas for a collection's transactions (docs/collections.md "Gas spent"). */
+  'collection.read_costs': OWNERS,
   /** A collection contract deployed from raw parameters (POST /api/nft/collections): no record to own. */
   'collection.deploy_raw': OPERATOR,
   /** The platform contracts (factory, facets) of a chain (POST /api/nft/deploy). */
   'platform.deploy': OPERATOR,
+  /** The platform wallet's balance per chain and its threshold (docs/operations.md "Wallet health"). */
+  'platform.read_wallet_health': OPERATOR,
 
   /** Making a record for another user (`owner_user_id` naming someone else): the operator's. */
   'record.create_for_other': OPERATOR,

@@ -36,7 +36,7 @@ import { startNftDuties } from '../duties/nft.ts';
 import { startLeasedExactReveal } from '../duties/exact-reveal.ts';
 import { walletHealthRows } from '../db/wallet-health.ts';
 import { webhookServiceOn, webhookSettingsOf } from '../services/webhook-ports.ts';
-import { walletHealthSettingsOf } from '../services/wallet-health-ports.ts';
+import { walletHealthReadsOn, walletHealthSettingsOf } from '../services/wallet-health-ports.ts';
 import { sessionServiceOn } from '../services/wire-identity.ts';
 import { videoWebhookServiceOn } from '../services/wire-content.ts';
 import { walletServiceOn } from '../services/wallet-ports.ts';
@@ -192,6 +192,7 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
       toleranceSeconds: config.VIDEO_WEBHOOK_TOLERANCE_SECONDS,
     }),
     webhooks: webhookServiceOn(db, webhookSettingsOf(config)),
+    walletHealth: walletHealthReadsOn(db),
     sessions,
     wallets: walletServiceOn(db, config, o.mintingChain ?? chain, sessions),
   });

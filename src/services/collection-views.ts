@@ -6,11 +6,12 @@
  * (GET /nft/collections/:id) and the chain they mirror; the list is scoped by owner.
  */
 import type { CollectionRow } from '../db/collections.ts';
-import type { CollectionListFilter, CollectionListRow, TokenViewRow, TransferViewRow } from '../db/collection-views.ts';
+import type { CollectionListFilter, CollectionListRow, GasSpentRow, TokenViewRow, TransferViewRow } from '../db/collection-views.ts';
 import { chainName } from '../domain/chain-names.ts';
 import { decodeCursor, encodeCursor } from '../domain/cursor.ts';
+import { weiToEther } from '../domain/ether.ts';
 import { invalid, notFound } from '../domain/errors.ts';
-import type { Caller } from '../domain/policy.ts';
+import { authorize, type Caller } from '../domain/policy.ts';
 import type { Rendered } from '../domain/metadata.ts';
 
 export interface CollectionViewStore {
@@ -30,6 +31,7 @@ export interface CollectionViewStore {
     mintTxHash: string | null,
     outputId: string | null,
   ): Promise<Array<{ purpose: string; hash: string | null; status: string; created_at: string }>>;
+  collectionGasSpent(c: { chainId: number | null; address: string | null; deployTxHash: string | null }): Promise<GasSpentRow>;
 }
 
 /** What the contract says (chain/collection.ts readCollection plus the royalty). */
@@ -180,6 +182,24 @@ export function createCollectionViews(ports: CollectionViewPorts) {
         // The record still answers when the node does not; the console says why the chain side is missing.
         return { collection: c, chain: null, chain_error: `chain ${c.chain_id} did not answer for ${c.contract_address}` };
       }
+    },
+
+    /**
+     * What the platform paid in gas for the collection's recorded transactions (deploy, mints,
+     * admin calls): its owner and the operator (`collection.read_costs`); 404 for an unknown one.
+     */
+    async gasSpent(caller: Caller, collectionId: string) {
+      const c = await store.getCollection(collectionId);
+      authorize(caller, 'collection.read_costs', { ownerId: c.user_id });
+      const g = await store.collectionGasSpent({ chainId: c.chain_id, address: c.contract_address, deployTxHash: c.deploy_tx_hash });
+      return {
+        collection_id: c.id,
+        chain_id: c.chain_id,
+        transactions: g.transactions,
+        gas_used: g.gas_used,
+        gas_wei: g.gas_wei,
+        gas_eth: weiToEther(g.gas_wei),
+      };
     },
 
     async tokens(collectionId: string, q: { page: number; limit: number; trait?: string[] }) {

@@ -98,7 +98,16 @@ import type { GenerationPort } from './generation-port.ts';
 import { createIdempotency } from './idempotency.ts';
 import { createCollectionViews, type ChainState } from './collection-views.ts';
 import { createMetadataDocuments, type MetadataCache } from './metadata-documents.ts';
-import { latestMints, listCollections, tokenPage, tokenTransactions, tokenView, traitCounts, transfersOf } from '../db/collection-views.ts';
+import {
+  collectionGasSpent,
+  latestMints,
+  listCollections,
+  tokenPage,
+  tokenTransactions,
+  tokenView,
+  traitCounts,
+  transfersOf,
+} from '../db/collection-views.ts';
 import { createMintPageService } from './mint-page.ts';
 import { METADATA_UPDATE_KEY_PREFIX, type MetadataUpdatePorts } from './metadata-updates.ts';
 import { createMintingService } from './minting.ts';
@@ -422,7 +431,16 @@ export function createNftServices(deps: NftServiceDeps) {
       ...(pinTarget ? { pinTarget, pinTimeoutMs: config.IPFS_PIN_TIMEOUT_MS } : {}),
     }),
     views: createCollectionViews({
-      store: bindDb(db, { getCollection, listCollections, tokenPage, tokenView, traitCounts, transfersOf, tokenTransactions }),
+      store: bindDb(db, {
+        getCollection,
+        listCollections,
+        tokenPage,
+        tokenView,
+        traitCounts,
+        transfersOf,
+        tokenTransactions,
+        collectionGasSpent,
+      }),
       ...(deps.chain ? { readChain: chainStateReader(deps.chain) } : {}),
       tokenDocument: (collectionId, tokenId) => metadata.token(collectionId, tokenId),
     }),

@@ -3,9 +3,9 @@ import type { Address } from 'viem';
 import type { ChainServices } from '../chain/platform-chain.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { announceStuckTransactions, recordWalletBalance } from '../db/wallet-health.ts';
+import { announceStuckTransactions, recordWalletBalance, walletHealthRows } from '../db/wallet-health.ts';
 import { bindDb } from './ports.ts';
-import { createWalletHealth, type WalletHealthSettings } from './wallet-health.ts';
+import { createWalletHealth, createWalletHealthReads, type WalletHealthSettings } from './wallet-health.ts';
 
 export function walletHealthSettingsOf(
   config: Pick<Config, 'NFT_CHAIN_ID' | 'WALLET_LOW_BALANCE_WEI' | 'WALLET_LOW_BALANCE_MINTS' | 'TX_STUCK_AFTER_MS'>,
@@ -29,3 +29,6 @@ export function walletHealthOn(db: Db, chain: Pick<ChainServices, 'client' | 'wa
     settings,
   );
 }
+
+/** The console's read of the stored wallet health (GET /api/wallet-health). */
+export const walletHealthReadsOn = (db: Db) => createWalletHealthReads(bindDb(db, { walletHealthRows }));

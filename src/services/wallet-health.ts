@@ -4,7 +4,10 @@
  * announces a crossing below the threshold once (`wallet.low_balance`). Transactions unmined past
  * TX_STUCK_AFTER_MS are announced once each (`transaction.stuck`).
  */
+import { chainName } from '../domain/chain-names.ts';
+import { authorize, type Caller } from '../domain/policy.ts';
 import { lowBalanceThreshold, thresholdFor } from '../domain/wallet-threshold.ts';
+import { weiToEther } from '../domain/ether.ts';
 
 export interface WalletHealthStore {
   recordWalletBalance(r: { chainId: number; address: string; balanceWei: bigint; thresholdWei: bigint }): Promise<{
@@ -50,3 +53,38 @@ export function createWalletHealth(store: WalletHealthStore, chain: WalletChain,
 }
 
 export type WalletHealth = ReturnType<typeof createWalletHealth>;
+
+/** A stored read of one wallet (db/wallet-health.ts `walletHealthRows`). */
+export interface WalletHealthRead {
+  chain_id: number;
+  address: string;
+  balance_wei: string;
+  threshold_wei: string;
+  low: boolean;
+  checked_at: Date | string;
+}
+
+/**
+ * The platform wallet's health as the duty last stored it, for the operator's console
+ * (GET /api/wallet-health): the same rows /readyz and /metrics read, nothing computed again.
+ */
+export function createWalletHealthReads(store: { walletHealthRows(): Promise<WalletHealthRead[]> }) {
+  return {
+    async list(caller: Caller) {
+      authorize(caller, 'platform.read_wallet_health');
+      return (await store.walletHealthRows()).map((w) => ({
+        chain_id: w.chain_id,
+        chain_name: chainName(w.chain_id),
+        address: w.address,
+        balance_wei: w.balance_wei,
+        balance_eth: weiToEther(w.balance_wei),
+        threshold_wei: w.threshold_wei,
+        threshold_eth: weiToEther(w.threshold_wei),
+        low: w.low,
+        checked_at: new Date(w.checked_at).toISOString(),
+      }));
+    },
+  };
+}
+
+export type WalletHealthReads = ReturnType<typeof createWalletHealthReads>;

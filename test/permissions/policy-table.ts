@@ -84,6 +84,7 @@ export const TABLE: Record<string, Entry> = {
   // the console's views (docs/collections.md "Console views"): reads open to signed-in callers, the list scoped by owner
   listCollections: { expect: SIGNED_IN, query: () => ({ limit: '5' }) },
   getCollectionOverview: { expect: SIGNED_IN },
+  getCollectionGasSpent: { expect: OWNER },
   getToken: { expect: SIGNED_IN },
   getCollectionRarity: { expect: SIGNED_IN },
   getCollectionActivity: { expect: SIGNED_IN },
@@ -272,6 +273,7 @@ export const TABLE: Record<string, Entry> = {
   // one exists.
   createWebhook: { expect: SIGNED_IN, body: () => ({ url: 'https://hooks.example.com/walk-new', events: ['token.minted'] }) },
   listWebhooks: { expect: SIGNED_IN },
+  getWalletHealth: { expect: OPERATOR },
   getWebhook: { expect: OWNER_HIDDEN },
   updateWebhook: { expect: OWNER_HIDDEN, body: () => ({ enabled: true }) },
   rotateWebhookSecret: { expect: OWNER_HIDDEN, body: () => ({}) },
@@ -329,6 +331,8 @@ export const TABLE: Record<string, Entry> = {
     body: (f) => ({ collectionId: f.deployTarget }),
   },
   adminCollectionOverview: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
+  adminCollectionGasSpent: { expect: OWNER, query: (f) => ({ collectionId: f.collection }) },
+  adminWalletHealth: { expect: OPERATOR },
   adminListTokens: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
   adminGetToken: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection, tokenId: '1' }) },
   adminCollectionRarity: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },

@@ -69,3 +69,13 @@ test('addresses: keccak-256 and EIP-55 as viem computes them; a wrong checksum i
   assert.equal(addressProblem(typo), `checksum mismatch: did you mean ${getAddress(typo.toLowerCase())}?`);
   assert.equal(addressProblem('0x1234'), 'expected 0x followed by 40 hex digits');
 });
+
+test("the webhooks page offers exactly the server's events", async () => {
+  // @ts-expect-error plain ES modules of the console, without types
+  const { WEBHOOK_EVENTS: offered } = await import('../../web/webhook-events.js');
+  const { WEBHOOK_EVENTS } = await import('../../src/domain/standard-webhooks.ts');
+  assert.deepEqual(
+    offered.map((e: { type: string }) => e.type),
+    [...WEBHOOK_EVENTS],
+  );
+});

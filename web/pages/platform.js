@@ -1,5 +1,6 @@
-// #/platform (operator) — the platform contracts on a chain (GET/POST /api/nft/deploy) and the
-// indexer's state, which refreshes itself every 5 s (also shown on a collection's Activity tab).
+// #/platform (operator) — the platform contracts on a chain (GET/POST /api/nft/deploy), the
+// platform wallet's health (GET /api/nft/wallet-health) and the indexer's state, both re-read
+// every 5 s (the indexer is also shown on a collection's Activity tab).
 import { api } from '../api.js';
 import { act, badge, card, errorText, feedback, field, h, hex, kv, when } from '../dom.js';
 import { isOperator } from '../session.js';
@@ -35,6 +36,60 @@ export function indexerDetails() {
           ['Updated', when(s.updated_at), 'indexer-updated'],
         ]),
       );
+    } catch (err) {
+      el.replaceChildren(h('p', { class: 'bad', role: 'alert' }, errorText(err)));
+    }
+    if (!stopped) timer = setTimeout(load, REFRESH_MS);
+  }
+  load();
+  return {
+    el,
+    dispose() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * The platform wallet per chain as the wallet-health duty last read it (docs/operations.md
+ * "Wallet health"): address, balance, threshold, and a warning when it is below the threshold.
+ */
+export function walletHealthDetails() {
+  const el = h('div', { id: 'wallet-health', class: 'wallet-health' }, h('p', { class: 'muted' }, 'Loading…'));
+  let timer;
+  let stopped = false;
+  async function load() {
+    try {
+      const { wallets } = await api('GET', '/api/nft/wallet-health');
+      if (wallets.length === 0) {
+        el.replaceChildren(
+          h('p', { class: 'muted', id: 'wallet-unread' }, 'Not read yet: the wallet-health duty reads the balance every 30 seconds.'),
+        );
+      } else {
+        el.replaceChildren(
+          ...wallets.flatMap((w) => [
+            w.low
+              ? h(
+                  'p',
+                  { class: 'banner bad wallet-low', role: 'alert', 'data-chain': w.chain_id },
+                  `Low balance on ${w.chain_name}: the platform wallet holds ${w.balance_eth} ETH, below its threshold of ${w.threshold_eth} ETH. Fund it before mints and deploys start failing.`,
+                )
+              : null,
+            kv(
+              [
+                ['Chain', w.chain_name],
+                ['Address', h('code', { class: 'hex', title: w.address }, w.address), 'wallet-address'],
+                ['Balance', `${w.balance_eth} ETH`, 'wallet-balance'],
+                ['Threshold', `${w.threshold_eth} ETH`, 'wallet-threshold'],
+                ['State', w.low ? badge('low', 'bad') : badge('healthy', 'good'), 'wallet-state'],
+                ['Read', when(w.checked_at)],
+              ],
+              { 'data-chain': w.chain_id },
+            ),
+          ]),
+        );
+      }
     } catch (err) {
       el.replaceChildren(h('p', { class: 'bad', role: 'alert' }, errorText(err)));
     }
@@ -123,6 +178,7 @@ export function platformPage() {
   load().catch((err) => act(null, line, () => Promise.reject(err)));
 
   const indexer = indexerDetails();
+  const wallet = walletHealthDetails();
   const el = h(
     'div',
     { class: 'page' },
@@ -133,15 +189,27 @@ export function platformPage() {
         'div',
         {},
         h('h1', {}, 'Platform'),
-        h('p', { class: 'muted' }, 'The factory every collection is deployed from, and the ownership indexer.'),
+        h('p', { class: 'muted' }, 'The factory every collection is deployed from, the platform wallet and the ownership indexer.'),
       ),
     ),
     h(
       'div',
       { class: 'panel-grid' },
       card('Platform contracts', h('div', { class: 'row' }, field('Chain id', chainInput), refresh, deploy), line, info),
+      card(
+        'Platform wallet',
+        h('p', { class: 'hint' }, 'It pays the gas of deploys, mints and admin calls. Refreshed every 5 seconds.'),
+        wallet.el,
+      ),
       card('Indexer', h('p', { class: 'hint' }, 'Refreshed every 5 seconds.'), indexer.el),
     ),
   );
-  return { el, title: 'Platform', dispose: indexer.dispose };
+  return {
+    el,
+    title: 'Platform',
+    dispose() {
+      indexer.dispose();
+      wallet.dispose();
+    },
+  };
 }

@@ -3,7 +3,7 @@
 // deployment, the deploy form (deploy by collection id, optional overrides).
 import { readAddress } from '../address.js';
 import { api } from '../api.js';
-import { act, badge, card, feedback, field, h, hex, kv, usd, when } from '../dom.js';
+import { act, badge, card, errorText, feedback, field, h, hex, kv, usd, when } from '../dom.js';
 import { supplyBar } from '../pages/collections.js';
 import { platformChain } from '../session.js';
 
@@ -79,6 +79,46 @@ function deployCard(ctx, rerender) {
   return card('Deploy', form);
 }
 
+/**
+ * Gas the platform paid for this collection (GET /api/nft/collections/gas): the owner's and the
+ * operator's to see; for anyone else (403) the card stays away.
+ */
+function gasCard(ctx) {
+  const body = h('div', { id: 'gas-spent' }, h('p', { class: 'muted' }, 'Loading…'));
+  const el = card(
+    'Gas spent',
+    body,
+    h(
+      'p',
+      { class: 'hint' },
+      "gasUsed × effectiveGasPrice of the platform's transactions for this collection: its deploy, mints and admin calls.",
+    ),
+  );
+  api('GET', '/api/nft/collections/gas', { query: { collectionId: ctx.id } })
+    .then((g) =>
+      body.replaceChildren(
+        h(
+          'p',
+          { class: 'big' },
+          h('span', { 'data-field': 'gas-eth', title: `${g.gas_wei} wei` }, g.gas_eth),
+          h('span', { class: 'muted' }, ' ETH'),
+        ),
+        h(
+          'p',
+          { class: 'hint' },
+          h('span', { 'data-field': 'gas-count' }, String(g.transactions)),
+          g.transactions === 1 ? ' transaction' : ' transactions',
+          `, ${g.gas_used} gas`,
+        ),
+      ),
+    )
+    .catch((err) => {
+      if (err.status === 403) el.remove();
+      else body.replaceChildren(h('p', { class: 'bad', role: 'alert' }, errorText(err)));
+    });
+  return el;
+}
+
 export function overviewPanel(ctx) {
   const el = h('div', { class: 'panel-grid' });
   function render(notice) {
@@ -122,6 +162,8 @@ export function overviewPanel(ctx) {
         h('p', { class: 'hint' }, h('a', { href: `#/collections/${ctx.id}/settings` }, 'Edit the mint policy')),
       ),
     );
+    // Read again on every render: a deploy (the form below) adds its transaction.
+    cards.push(gasCard(ctx));
     if (chain) {
       cards.push(
         card(

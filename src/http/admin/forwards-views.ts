@@ -8,6 +8,7 @@ import { assertUploadSize, decodedLength } from '../../domain/uploads.ts';
 import {
   activity,
   activityQuery,
+  collectionGasSpent,
   collectionList,
   collectionListQuery,
   collectionOverview,
@@ -62,6 +63,18 @@ export const VIEW_FORWARDS: Forward[] = [
     input: byCollection,
     backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/overview` }),
     response: collectionOverview,
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/collections/gas',
+    operationId: 'adminCollectionGasSpent',
+    summary: 'Gas the platform spent on a collection',
+    description:
+      "Forwarded to GET /nft/collections/:id/gas: gasUsed × effectiveGasPrice summed over the collection's recorded transactions (deploy, mints, admin calls), in wei and ether, with their count. Owner and operator; another user 403.",
+    tags: ['collections'],
+    input: byCollection,
+    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/gas` }),
+    response: collectionGasSpent,
   }),
   forward({
     method: 'GET',

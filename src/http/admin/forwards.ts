@@ -30,6 +30,7 @@ import { adminSuccess } from '../schemas/envelope.ts';
 import { mintAndGenerateBody, mintAndGenerateResult, mintsList } from '../schemas/minting.ts';
 import { SALE_EXAMPLE, saleSettingsBody, saleState } from '../schemas/sale.ts';
 import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/samples.ts';
+import { walletHealthList } from '../schemas/wallet-health.ts';
 import type { AdminDeps } from './deps.ts';
 import { actingAs, byCollection, collectionId, type Forward, forward, type Input, plusCollection } from './forward-table.ts';
 import { VIEW_FORWARDS } from './forwards-views.ts';
@@ -134,6 +135,18 @@ export const FORWARDS: Forward[] = [
   }),
   ...VIEW_FORWARDS,
   ...WEBHOOK_FORWARDS,
+  forward({
+    method: 'GET',
+    url: '/api/nft/wallet-health',
+    operationId: 'adminWalletHealth',
+    summary: "The platform wallet's balance per chain",
+    description:
+      "Forwarded to GET /api/wallet-health: the platform wallet's address, balance, low-balance threshold and whether it is low on each chain, as the wallet-health duty last read them. The operator only.",
+    tags: ['operations'],
+    input: z.object({}),
+    backend: () => ({ method: 'GET', path: 'api/wallet-health' }),
+    response: walletHealthList,
+  }),
 
   // ---- minting and samples ----
   forward({

@@ -43,6 +43,8 @@ import type { VideoWebhookService } from '../../services/video-webhook.ts';
 import { videoWebhookRoutes } from './video-webhook.ts';
 import type { WebhookService } from '../../services/webhooks.ts';
 import { webhookRoutes } from './webhooks.ts';
+import type { WalletHealthReads } from '../../services/wallet-health.ts';
+import { walletHealthRoutes } from './wallet-health.ts';
 
 /** What the backend app is built from: services already wired to their ports. */
 export interface BackendServices {
@@ -74,6 +76,8 @@ export interface BackendServices {
   video: VideoWebhookService;
   /** Outbound webhook subscriptions (docs/webhooks.md). */
   webhooks: WebhookService;
+  /** The platform wallet's stored health (docs/operations.md "Wallet health"). */
+  walletHealth: WalletHealthReads;
   sessions: SessionService;
   wallets: WalletService;
 }
@@ -117,6 +121,7 @@ export async function buildBackendApp(s: BackendServices): Promise<FastifyInstan
   await app.register(feedRoutes, { feed: content.feed, stream: s.videoStream });
   await app.register(videoWebhookRoutes, { video: s.video });
   await app.register(webhookRoutes, { webhooks: s.webhooks });
+  await app.register(walletHealthRoutes, { walletHealth: s.walletHealth });
   await app.register(identityRoutes, { identity: content.identity, config: s.config, credentials: s.credentials });
   await app.register(walletRoutes, { wallets: s.wallets, sessions: s.sessions, config: s.config });
   return app;

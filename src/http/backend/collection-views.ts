@@ -10,6 +10,7 @@ import { presentCollection } from '../present/collections.ts';
 import {
   activity,
   activityQuery,
+  collectionGasSpent,
   collectionList,
   collectionListQuery,
   collectionOverview,
@@ -66,6 +67,22 @@ export async function collectionViewRoutes(app: FastifyInstance, { nft, metadata
       const page = `${(publicBaseUrl ?? metadataBaseUrl).replace(/\/+$/, '')}/mint/${o.collection.id}`;
       return ok({ ...o, collection: presentCollection(o.collection), share: { page_url: page, embed_url: `${page}?embed=1` } });
     },
+  );
+
+  r.get(
+    '/nft/collections/:collectionId/gas',
+    {
+      schema: {
+        operationId: 'getCollectionGasSpent',
+        summary: 'Gas the platform spent on a collection',
+        description:
+          "The sum of gasUsed × effectiveGasPrice over the collection's recorded platform transactions with a receipt (its deploy, mints, admin calls; reverted ones too: they cost gas), in wei and ether, with their count. The collection's owner and the operator; another user 403.",
+        tags,
+        params: collectionIdParams,
+        response: { 200: envelope(collectionGasSpent) },
+      },
+    },
+    async (req) => ok(await views.gasSpent(req.caller, req.params.collectionId)),
   );
 
   r.get(

@@ -47,4 +47,9 @@ export const API_TAGS = [
     description:
       'Outbound webhooks: subscriptions, signed deliveries (Standard Webhooks), the delivery log, replay and test events (docs/webhooks.md).',
   },
+  {
+    name: 'operations',
+    description:
+      'The platform\'s own health for its operator: the platform wallet\'s balance per chain (docs/operations.md "Wallet health").',
+  },
 ] as const;

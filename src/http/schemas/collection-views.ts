@@ -287,3 +287,23 @@ export const coverBody = withExample(
   }),
   { base64Data: EXAMPLE_PNG_BASE64, mimeType: 'image/png' },
 );
+
+/** GET /nft/collections/:id/gas (docs/collections.md "Gas spent"). */
+export const collectionGasSpent = withExample(
+  z.object({
+    collection_id: z.string(),
+    chain_id: z.number().int().nullable().describe('null before deployment'),
+    transactions: z.number().int().describe('recorded platform transactions with a receipt: the deploy, mints, admin calls'),
+    gas_used: z.string().describe('their gasUsed, summed (decimal)'),
+    gas_wei: z.string().describe('their gasUsed × effectiveGasPrice, summed: wei as a decimal string'),
+    gas_eth: z.string().describe('gas_wei in ether, exact'),
+  }),
+  {
+    collection_id: EXAMPLE_ID.collection,
+    chain_id: EXAMPLE_CHAIN.chainId,
+    transactions: 3,
+    gas_used: '380112',
+    gas_wei: '380112000000000',
+    gas_eth: '0.000380112',
+  },
+);
