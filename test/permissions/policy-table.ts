@@ -116,6 +116,7 @@ export const TABLE: Record<string, Entry> = {
   // Permanence (docs/permanence.md): the walk's collection is still on sale, and has no export.
   exportCollection: { expect: OWNER, alsoOk: [409] /* SALE_OPEN: the walk's collection is not sold out */ },
   readCollectionExport: { expect: OWNER, alsoOk: [404] /* no export of the walk's collection */ },
+  pinCollectionExport: { expect: OWNER, alsoOk: [503] /* the walk's backend has no IPFS_PIN_TARGET */ },
   getIpfsRoot: { expect: PUBLIC, params: () => ({ cid: UNKNOWN_CID }), alsoOk: [404] /* no bundle has that CID */ },
   getIpfsPath: { expect: PUBLIC, params: () => ({ cid: UNKNOWN_CID, '*': 'index.html' }), alsoOk: [404] /* no bundle has that CID */ },
   // Public documents (ERC-721 / ERC-7572).
