@@ -174,6 +174,8 @@ function prepareTokensForMetadata(db: Db) {
         description: collections.description,
         cover_image_url: collections.cover_image_url,
       },
+      /** Set once the metadata is frozen on chain: the document is the bundle's (docs/permanence.md). */
+      frozen_root_cid: collections.frozen_root_cid,
       output: {
         id: outputs.id,
         status: outputs.status,
@@ -265,6 +267,8 @@ export async function pendingMetadataUpdates(db: Db, keyPrefix: string, limit: n
     join collections c on c.id = d.collection_id
     where d.mint_status = 'minted' and d.token_id is not null and o.status = 'completed'
       and c.contract_address is not null and c.chain_id is not null
+      -- a frozen contract's documents are final (docs/permanence.md "Freezing"): no update to signal
+      and c.frozen_at is null
       and o.completed_at > now() - interval '7 days'
       and not exists (select 1 from chain_transactions t where t.idempotency_key = ${keyPrefix} || o.id::text)
     order by o.completed_at

@@ -78,6 +78,8 @@ export const POLICY = {
   'collection.sale': OWNERS,
   /** A content-addressed bundle (CAR) of a collection whose sale is closed (docs/permanence.md). */
   'collection.export': OWNERS,
+  /** Pointing the contract's URIs at the collection's bundle and freezing them (docs/permanence.md "Freezing"). */
+  'collection.freeze': OWNERS,
   /** A collection contract deployed from raw parameters (POST /api/nft/collections): no record to own. */
   'collection.deploy_raw': OPERATOR,
   /** The platform contracts (factory, facets) of a chain (POST /api/nft/deploy). */
