@@ -209,7 +209,7 @@ function permanentCard(ctx) {
       { class: 'hint' },
       'Once the sale is closed: exports every image, document and receipt as one IPFS bundle, points the contract at it (ipfs://…) and freezes its metadata. Irreversible.',
     ),
-    h('label', { class: 'check' }, confirm, 'I understand: the metadata can never change again'),
+    h('label', { class: 'check' }, confirm, 'I understand: it is irreversible'),
     h('div', { class: 'actions' }, button, line),
     callsBox,
   );
