@@ -471,8 +471,23 @@ export function createPermanenceService(deps: PermanenceDeps) {
       }
       const transactions: FreezeView['transactions'] = [];
       for (const [action, value] of steps) {
-        const { txHash } = await ch.send(chainId, address, action, value);
-        transactions.push({ action, tx_hash: txHash });
+        try {
+          const { txHash } = await ch.send(chainId, address, action, value);
+          transactions.push({ action, tx_hash: txHash });
+        } catch (err) {
+          // A concurrent request froze it between the read above and this send.
+          const revert = err instanceof AppError ? (err.extra?.revert as { name?: string } | undefined) : undefined;
+          if (revert?.name === 'MetadataIsFrozen') {
+            throw conflict(
+              `the metadata of ${address} was frozen meanwhile (another request): ${err instanceof Error ? err.message : ''}`,
+              {
+                code: 'ALREADY_FROZEN',
+                root_cid: root,
+              },
+            );
+          }
+          throw err;
+        }
       }
       return record(transactions[2]!.tx_hash, transactions);
     },
