@@ -131,6 +131,26 @@ const NOT_2XX: Record<string, { status: number; error: RegExp; why: string }> = 
     error: /IPFS_PIN_TARGET/,
     why: 'the test platform has no pin target (IPFS_PIN_TARGET none, the embedded default); test/permanence/pinning.test.ts pins against fakes',
   },
+  freezeCollection: {
+    status: 409,
+    error: /has no ready export|is not deployed/,
+    why: 'freezing needs a ready export of a closed sale (docs/permanence.md "Freezing"); the example collection is never exported here',
+  },
+  adminExportCollection: {
+    status: 409,
+    error: /^the sale of this collection is still open/,
+    why: 'as for exportCollection',
+  },
+  adminReadCollectionExport: {
+    status: 404,
+    error: /^export of collection .* not found$/,
+    why: 'as for readCollectionExport',
+  },
+  adminFreezeCollection: {
+    status: 409,
+    error: /has no ready export|is not deployed/,
+    why: 'as for freezeCollection',
+  },
   getIpfsRoot: {
     status: 404,
     error: /^content .* not found$/,

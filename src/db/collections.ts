@@ -114,6 +114,7 @@ export async function collectionHeader(db: Db, id: string) {
       title: collections.title,
       description: collections.description,
       cover_image_url: collections.cover_image_url,
+      frozen_root_cid: collections.frozen_root_cid,
     })
     .from(collections)
     .where(eq(collections.id, id));

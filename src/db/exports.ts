@@ -1,11 +1,14 @@
 /**
  * Collection exports (docs/permanence.md): one row per requested bundle, `building` until the
  * process that took the request writes `ready` (root CID, CAR key) or `failed` (why); then, with
- * a pin target configured, its pin (`pin_status` pinning → pinned | failed).
+ * a pin target configured, its pin (`pin_status` pinning → pinned | failed). And the record of a
+ * collection frozen on chain at a bundle, with its `collection.frozen` webhook event.
  */
-import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
-import { collectionExports } from './schema/index.ts';
+import type { CollectionRow } from './collections.ts';
+import { collectionExports, collections } from './schema/index.ts';
+import { recordWebhookEvent } from './webhooks.ts';
 
 export type ExportRow = typeof collectionExports.$inferSelect;
 
@@ -107,4 +110,56 @@ export async function finishPin(db: Db, id: string, outcome: { pinned: true } | 
         : { pin_status: 'failed', pin_error: outcome.error.slice(0, 2000) },
     )
     .where(and(eq(collectionExports.id, id), eq(collectionExports.pin_status, 'pinning')));
+}
+
+/** The collection's newest ready export, if any (what freezing points the contract at). */
+export async function latestReadyExport(db: Db, collectionId: string): Promise<ExportRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(collectionExports)
+    .where(and(eq(collectionExports.collection_id, collectionId), eq(collectionExports.status, 'ready')))
+    .orderBy(desc(collectionExports.finished_at), desc(collectionExports.id))
+    .limit(1);
+  return row;
+}
+
+/** What freezing writes back (docs/permanence.md "Freezing"). */
+export interface FrozenWrite {
+  collectionId: string;
+  rootCid: string;
+  baseUri: string;
+  contractUri: string;
+  /** The freezeMetadata() transaction when the platform sent it; null when the creator did. */
+  txHash: string | null;
+}
+
+/**
+ * Marks a collection frozen at a bundle, once: undefined when it already was (another request, a
+ * replica). The `collection.frozen` webhook event commits with it (docs/webhooks.md "The outbox").
+ */
+export async function recordFrozen(db: Db, w: FrozenWrite): Promise<CollectionRow | undefined> {
+  return db.transaction(async (t) => {
+    const [row] = await t
+      .update(collections)
+      .set({ frozen_at: sql`now()`, frozen_root_cid: w.rootCid, frozen_tx_hash: w.txHash, updated_at: sql`now()` })
+      .where(and(eq(collections.id, w.collectionId), isNull(collections.frozen_at)))
+      .returning();
+    if (row) {
+      await recordWebhookEvent(t, {
+        key: `collection.frozen:${row.id}:${row.chain_id}:${String(row.contract_address).toLowerCase()}`,
+        type: 'collection.frozen',
+        ownerId: row.user_id,
+        payload: {
+          collection_id: row.id,
+          chain_id: row.chain_id,
+          contract_address: row.contract_address,
+          root_cid: w.rootCid,
+          base_uri: w.baseUri,
+          contract_uri: w.contractUri,
+          tx_hash: w.txHash,
+        },
+      });
+    }
+    return row;
+  });
 }

@@ -176,6 +176,8 @@ function prepareTokensForMetadata(db: Db) {
         // Exact counts: a token's document says `revealed` (docs/fairness.md "Exact counts").
         exact: sql<boolean>`coalesce((${collections.data}->>'distribution') = 'exact', false)`,
       },
+      /** Set once the metadata is frozen on chain: the document is the bundle's (docs/permanence.md). */
+      frozen_root_cid: collections.frozen_root_cid,
       output: {
         id: outputs.id,
         status: outputs.status,
@@ -267,6 +269,8 @@ export async function pendingMetadataUpdates(db: Db, keyPrefix: string, limit: n
     join collections c on c.id = d.collection_id
     where d.mint_status = 'minted' and d.token_id is not null and o.status = 'completed'
       and c.contract_address is not null and c.chain_id is not null
+      -- a frozen contract's documents are final (docs/permanence.md "Freezing"): no update to signal
+      and c.frozen_at is null
       and o.completed_at > now() - interval '7 days'
       and not exists (select 1 from chain_transactions t where t.idempotency_key = ${keyPrefix} || o.id::text)
       -- an exact collection's reveal is one BatchMetadataUpdate (docs/fairness.md "Exact counts")

@@ -148,6 +148,14 @@ export interface Rendered {
   cacheControl: string;
 }
 
+/** A frozen collection's documents, from its content-addressed bundle: they never change. */
+export const CACHE_FROZEN = 'public, max-age=31536000, immutable';
+
+/** Bytes already serialized (a bundle's file), with the same kind of ETag as render(). */
+export function renderBytes(body: string, cacheControl: string): Rendered {
+  return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"`, cacheControl };
+}
+
 /** Serialized once; the ETag is a hash of the exact bytes served. */
 export function render(doc: object, final: boolean): Rendered {
   const body = JSON.stringify(doc);

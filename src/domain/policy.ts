@@ -80,6 +80,8 @@ export const POLICY = {
   'collection.export': OWNERS,
   /** What the platform paid in gas for a collection's transactions (docs/collections.md "Gas spent"). */
   'collection.read_costs': OWNERS,
+  /** Pointing the contract's URIs at the collection's bundle and freezing them (docs/permanence.md "Freezing"). */
+  'collection.freeze': OWNERS,
   /** A collection contract deployed from raw parameters (POST /api/nft/collections): no record to own. */
   'collection.deploy_raw': OPERATOR,
   /** The platform contracts (factory, facets) of a chain (POST /api/nft/deploy). */

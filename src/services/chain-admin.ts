@@ -5,10 +5,11 @@
  * answer is a 409 naming the owner and the exact call they send from their own wallet — the
  * platform never tries and never pays for a transaction that would revert.
  */
-import { getAddress, type Address } from 'viem';
+import { getAddress, type Address, type PublicClient } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { parseAdminValue, runAdminAction, type AdminAction } from '../chain/collection.ts';
 import type { ChainServices } from '../chain/platform-chain.ts';
+import type { TxSender } from '../chain/tx/api.ts';
 import { AppError, forbidden } from '../domain/errors.ts';
 import { authorize, can, type Caller } from '../domain/policy.ts';
 
@@ -46,18 +47,34 @@ export function notPlatformOwned(collection: Address, owner: Address, wallet: Ad
   );
 }
 
+/**
+ * What an admin action needs of the chain: the chain services, or the narrower minting access (the
+ * permanence freeze, services/permanence.ts, sends through the same path). Without `hasCode` the
+ * contract's code is not checked first (the owner() read then fails instead).
+ */
+export interface AdminChainAccess {
+  client(chainId: number): PublicClient;
+  sender(chainId: number): TxSender;
+  walletAddress?(chainId: number): Address;
+  hasCode?(chainId: number, address: string): Promise<boolean>;
+}
+
+/** The platform wallet of a chain. */
+export const platformWalletOf = (chain: AdminChainAccess, chainId: number): Address =>
+  getAddress(chain.walletAddress?.(chainId) ?? chain.sender(chainId).address);
+
 export async function runPlatformAdminAction(
-  chain: ChainServices,
+  chain: AdminChainAccess,
   req: AdminActionRequest,
 ): Promise<{ txHash: string; action: AdminAction; value: boolean | string }> {
   const { chainId, action } = req;
   const value = parseAdminValue(action, req.value);
-  if (!(await chain.hasCode(chainId, req.collectionAddress))) {
+  if (chain.hasCode && !(await chain.hasCode(chainId, req.collectionAddress))) {
     throw new AppError('not_found', `no contract at ${req.collectionAddress} on chain ${chainId}`);
   }
   const collection = getAddress(req.collectionAddress);
   const client = chain.client(chainId);
-  const wallet = chain.walletAddress(chainId);
+  const wallet = platformWalletOf(chain, chainId);
   let owner: Address;
   try {
     owner = getAddress((await client.readContract({ address: collection, abi: collectionAbi, functionName: 'owner' })) as string);

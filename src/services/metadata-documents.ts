@@ -10,7 +10,18 @@
  * in flight is joined rather than repeated.
  */
 import { notFound } from '../domain/errors.ts';
-import { CACHE_PENDING, collectionDocument, isFinal, render, tokenDocument, type Rendered, type TokenSource } from '../domain/metadata.ts';
+import {
+  CACHE_FROZEN,
+  CACHE_PENDING,
+  collectionDocument,
+  isFinal,
+  render,
+  renderBytes,
+  tokenDocument,
+  type Rendered,
+  type TokenSource,
+} from '../domain/metadata.ts';
+import { bundlePaths } from '../domain/permanence.ts';
 
 /** A small in-process cache of rendered documents (insertion-ordered eviction, TTL). */
 export class MetadataCache {
@@ -55,14 +66,19 @@ type CollectionHeader = TokenSource['collection'];
 export interface TokenRow {
   token_id: number;
   collection: CollectionHeader;
+  /** The bundle the contract's metadata is frozen at (docs/permanence.md "Freezing"), else null. */
+  frozen_root_cid?: string | null;
   output: (NonNullable<TokenSource['output']> & { id: string | null }) | null;
 }
 
 export interface MetadataStore {
   /** Minted tokens of a collection with the collection and cover output (one indexed query); absent ids are left out. */
   tokensForMetadata(collectionId: string, tokenIds: number[]): Promise<TokenRow[]>;
-  collectionHeader(collectionId: string): Promise<CollectionHeader | undefined>;
+  collectionHeader(collectionId: string): Promise<(CollectionHeader & { frozen_root_cid?: string | null }) | undefined>;
 }
+
+/** A file of a stored bundle by root CID and path (the permanence gateway). */
+export type BundleFileReader = (rootCid: string, path: string) => Promise<Buffer>;
 
 /** At most this many token ids in one query. */
 const MAX_BATCH = 500;
@@ -130,6 +146,11 @@ export function createMetadataDocuments(
   cache = new MetadataCache(),
   /** Fields added to the collection document (the seed commitment, reveal and receipts root: docs/fairness.md). */
   collectionExtras?: (collectionId: string) => Promise<Record<string, unknown> | null>,
+  /**
+   * Reads a frozen collection's documents from its bundle: once the contract points at
+   * ipfs://<root>/, these routes answer the same bytes (docs/permanence.md "Freezing").
+   */
+  bundleFile?: BundleFileReader,
 ) {
   const readToken = batchedTokenReads(store);
   async function renderToken(collectionId: string, tokenId: number, generation: number): Promise<Rendered> {
@@ -137,6 +158,9 @@ export function createMetadataDocuments(
     if (!row) {
       if (!(await store.collectionHeader(collectionId))) throw notFound(`collection ${collectionId}`);
       throw notFound(`token ${tokenId} of collection ${collectionId}`);
+    }
+    if (row.frozen_root_cid && bundleFile) {
+      return renderBytes((await bundleFile(row.frozen_root_cid, bundlePaths.metadata(tokenId))).toString('utf8'), CACHE_FROZEN);
     }
     const output = row.output?.id ? row.output : null;
     return render(tokenDocument({ collection: row.collection, tokenId, output, metadataBaseUrl }), isFinal(output));
@@ -159,6 +183,11 @@ export function createMetadataDocuments(
       const generation = cache.generation;
       const c = await store.collectionHeader(collectionId);
       if (!c) throw notFound(`collection ${collectionId}`);
+      if (c.frozen_root_cid && bundleFile) {
+        const frozen = renderBytes((await bundleFile(c.frozen_root_cid, bundlePaths.contract)).toString('utf8'), CACHE_FROZEN);
+        cache.set(collectionId, frozen, generation);
+        return frozen;
+      }
       const extras = collectionExtras ? await collectionExtras(collectionId) : null;
       const rendered = {
         ...render({ ...collectionDocument(c, metadataBaseUrl), ...(extras ?? {}) }, false),

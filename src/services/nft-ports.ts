@@ -14,9 +14,21 @@ import { emitMetadataUpdate, mintTokens, type MintingChainAccess } from '../chai
 import { verifyPayment } from '../chain/payments.ts';
 import type { ChainServices } from '../chain/platform-chain.ts';
 import { createSaleService, type SaleService } from './sale.ts';
-import { createPermanenceService } from './permanence.ts';
+import { createPermanenceService, type FreezeChain, type PermanenceService } from './permanence.ts';
 import { createPinTarget } from '../storage/pinning/index.ts';
-import { claimPin, failExport, finishExport, finishPin, insertExport, latestExport, readyExportByCid } from '../db/exports.ts';
+import { encodeAdminCall } from '../chain/collection.ts';
+import { platformWalletOf, runPlatformAdminAction } from './chain-admin.ts';
+import {
+  claimPin,
+  failExport,
+  finishExport,
+  finishPin,
+  insertExport,
+  latestExport,
+  latestReadyExport,
+  readyExportByCid,
+  recordFrozen,
+} from '../db/exports.ts';
 import { mintedTokenIds } from '../db/fairness.ts';
 import { readSale } from '../chain/sale.ts';
 import { deploymentOf, mintedTokensOf, verifyDeployment } from '../chain/receipts.ts';
@@ -312,6 +324,27 @@ function saleStateReader(access: MintingChainAccess) {
   };
 }
 
+/** Freezing's chain side (docs/permanence.md "Freezing"): reads, and the chain-admin send path. */
+function freezeChainOf(access: MintingChainAccess, hasCode?: ChainServices['hasCode']): FreezeChain {
+  const admin = { ...access, ...(hasCode ? { hasCode } : {}) };
+  const read = <T>(chainId: number, address: string, functionName: string, args: unknown[] = []) =>
+    access.client(chainId).readContract({
+      address: address as Address,
+      abi: collectionAbi,
+      functionName: functionName as never,
+      args: args as never,
+    }) as Promise<T>;
+  return {
+    owner: (chainId, address) => read<string>(chainId, address, 'owner'),
+    platformWallet: (chainId) => platformWalletOf(admin, chainId),
+    metadataFrozen: (chainId, address) => read<boolean>(chainId, address, 'metadataFrozen'),
+    tokenURI: (chainId, address, tokenId) => read<string>(chainId, address, 'tokenURI', [BigInt(tokenId)]),
+    contractURI: (chainId, address) => read<string>(chainId, address, 'contractURI'),
+    send: (chainId, address, action, value) => runPlatformAdminAction(admin, { chainId, collectionAddress: address, action, value }),
+    encode: (action, value) => encodeAdminCall(action, value),
+  };
+}
+
 /** Every NFT service of one backend. */
 export function createNftServices(deps: NftServiceDeps) {
   const { db, config, metadataBaseUrl } = deps;
@@ -319,11 +352,19 @@ export function createNftServices(deps: NftServiceDeps) {
   const generation = deps.jobQueue
     ? generationPortOf({ db, config, queue: deps.jobQueue, storage: deps.storage, metadataBaseUrl })
     : undefined;
+  // The metadata of a frozen collection is read from its bundle through the permanence gateway
+  // (made below; the documents feed the export, so one of the two is bound late).
+  let permanence: PermanenceService | undefined;
   const metadata = createMetadataDocuments(
     bindDb(db, { tokensForMetadata, collectionHeader }),
     metadataBaseUrl,
     deps.metadataCache,
     (collectionId) => fairnessDocument(db, collectionId, fairness, receipts, exact),
+    async (root, path) => {
+      const file = await permanence!.gateway(root, path);
+      if (file.kind !== 'file') throw new AppError('not_found', `${path} of bundle ${root} is a directory`);
+      return file.bytes;
+    },
   );
   const documentsChanged = (collectionId: string) =>
     deps.onTokenChanged ? deps.onTokenChanged(collectionId) : metadata.cache.invalidate(collectionId);
@@ -410,7 +451,7 @@ export function createNftServices(deps: NftServiceDeps) {
     metadata,
     sale,
     mintPage: mintPageOf(db, access, sale, fairness),
-    permanence: createPermanenceService({
+    permanence: (permanence = createPermanenceService({
       store: bindDb(db, {
         getCollection,
         mintedTokenIds,
@@ -421,15 +462,18 @@ export function createNftServices(deps: NftServiceDeps) {
         readyExportByCid,
         claimPin,
         finishPin,
+        latestReadyExport,
+        recordFrozen,
       }),
       documents: metadata,
       receipts,
       ...(deps.storage ? { storage: deps.storage } : {}),
-      ...(access ? { readChain: saleStateReader(access) } : {}),
+      ...(access ? { readChain: saleStateReader(access), freezeChain: freezeChainOf(access, deps.chain?.hasCode.bind(deps.chain)) } : {}),
+      onFrozen: documentsChanged,
       publicBaseUrl: metadataBaseUrl,
       ...(deps.log ? { log: deps.log } : {}),
       ...(pinTarget ? { pinTarget, pinTimeoutMs: config.IPFS_PIN_TIMEOUT_MS } : {}),
-    }),
+    })),
     views: createCollectionViews({
       store: bindDb(db, {
         getCollection,

@@ -21,7 +21,7 @@ commands:
 \`atelier <command> --help\` describes one command. Configuration: environment variables (.env.example).
 `;
 
-export const VERIFY_HELP = `usage: atelier verify --rpc <url> [--from-block <n>] <chainId>:<collection address>
+export const VERIFY_HELP = `usage: atelier verify --rpc <url> [--from-block <n>] [--gateway <url>] <chainId>:<collection address>
 
 Checks a collection from public data alone (docs/fairness.md "Verify"): the revealed seed secret
 against the contract's commitment; for each minted token, its seed recomputed from the secret and
@@ -30,6 +30,8 @@ the image served against the receipt's sha256, a built-in renderer's picture re-
 receipts' Merkle root in contractURI when published. No database, key or configuration.
   --rpc <url>         a JSON-RPC endpoint of the collection's chain
   --from-block <n>    look for the mints from this block (the collection's deployment block)
+  --gateway <url>     the IPFS gateway ipfs:// URLs are fetched through, as <url>/ipfs/<cid>/<path>
+                      (a frozen collection's; default https://ipfs.io)
 Exit: 0 every token checks out; 1 something differs; 2 bad arguments or unreachable RPC;
 3 nothing differs but the secret is not revealed yet (seeds not recomputed).
 `;

@@ -1,4 +1,4 @@
-/** `atelier verify` arguments: `--rpc <url> [--from-block <n>] <chainId>:<collection address>`. */
+/** `atelier verify` arguments: `--rpc <url> [--from-block <n>] [--gateway <url>] <chainId>:<collection address>`. */
 import { getAddress, isAddress, type Address } from 'viem';
 
 export interface VerifyArgs {
@@ -7,7 +7,12 @@ export interface VerifyArgs {
   address: Address;
   /** Where to start looking for the collection's mints (its deployment block); 0 by default. */
   fromBlock: bigint;
+  /** The IPFS gateway ipfs:// URLs are fetched through (`<gateway>/ipfs/<cid>/<path>`); DEFAULT_GATEWAY by default. */
+  gateway: string;
 }
+
+/** A public gateway, for a collection frozen at a bundle (docs/permanence.md "Freezing"). */
+export const DEFAULT_GATEWAY = 'https://ipfs.io';
 
 /** A usage mistake: the command prints it with the usage and exits 2. */
 export class VerifyArgsError extends Error {
@@ -17,6 +22,7 @@ export class VerifyArgsError extends Error {
 export function parseVerifyArgs(argv: readonly string[]): VerifyArgs {
   let rpc: string | undefined;
   let fromBlock = 0n;
+  let gateway = DEFAULT_GATEWAY;
   const targets: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -30,6 +36,10 @@ export function parseVerifyArgs(argv: readonly string[]): VerifyArgs {
       const v = value('--from-block');
       if (!/^\d+$/.test(v)) throw new VerifyArgsError(`--from-block must be a block number, not "${v}"`);
       fromBlock = BigInt(v);
+    } else if (a === '--gateway' || a.startsWith('--gateway=')) {
+      gateway = value('--gateway');
+      if (!/^https?:\/\/[^/]/i.test(gateway)) throw new VerifyArgsError(`--gateway must be an http(s) URL, not "${gateway}"`);
+      gateway = gateway.replace(/\/+$/, '');
     } else if (a.startsWith('-')) throw new VerifyArgsError(`unknown option ${a}`);
     else targets.push(a);
   }
@@ -42,5 +52,5 @@ export function parseVerifyArgs(argv: readonly string[]): VerifyArgs {
   }
   const chainId = Number(m[1]);
   if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new VerifyArgsError(`chain id ${m[1]} is not a positive integer`);
-  return { rpc, chainId, address: getAddress(m[2]!), fromBlock };
+  return { rpc, chainId, address: getAddress(m[2]!), fromBlock, gateway };
 }

@@ -1,7 +1,8 @@
 /**
  * `atelier verify`'s downloads: a token's document, its receipt, its image and the collection's
- * document, from the URLs the chain and the documents give (http(s) or data: URLs). A verifier
- * fetches what it is pointed at, like a wallet would; nothing is sent but GETs.
+ * document, from the URLs the chain and the documents give (http(s), data: or ipfs:// URLs, the
+ * last through an IPFS gateway: docs/permanence.md "Freezing"). A verifier fetches what it is
+ * pointed at, like a wallet would; nothing is sent but GETs.
  */
 const TIMEOUT_MS = 30_000;
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -9,6 +10,18 @@ const MAX_BYTES = 64 * 1024 * 1024;
 export class FetchError extends Error {
   override name = 'FetchError';
 }
+
+/** ipfs://<cid>/<path> as `<gateway>/ipfs/<cid>/<path>` (a path gateway); other URLs as they are. */
+export function throughGateway(url: string, gateway: string): string {
+  const m = /^ipfs:\/\/(?:ipfs\/)?(.+)$/i.exec(url);
+  return m ? `${gateway.replace(/\/+$/, '')}/ipfs/${m[1]}` : url;
+}
+
+/** The downloads with ipfs:// URLs fetched through `gateway`. */
+export const downloadsThrough = (gateway: string) => ({
+  bytes: (url: string) => fetchBytes(throughGateway(url, gateway)),
+  json: (url: string) => fetchJson(throughGateway(url, gateway)),
+});
 
 export async function fetchBytes(url: string): Promise<Buffer> {
   if (url.startsWith('data:')) {
@@ -18,7 +31,8 @@ export async function fetchBytes(url: string): Promise<Buffer> {
     const body = url.slice(comma + 1);
     return meta.endsWith(';base64') ? Buffer.from(body, 'base64') : Buffer.from(decodeURIComponent(body));
   }
-  if (!/^https?:\/\//i.test(url)) throw new FetchError(`cannot fetch ${url || '(empty URL)'}: only http(s) and data: URLs are supported`);
+  if (!/^https?:\/\//i.test(url))
+    throw new FetchError(`cannot fetch ${url || '(empty URL)'}: only http(s), data: and ipfs:// URLs are supported`);
   let res: Response;
   try {
     res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'follow' });

@@ -13,7 +13,7 @@ import { EXIT_DIFFERS, EXIT_NOT_REVEALED, EXIT_OK, verifyCollection } from './ru
 
 const secret = `0x${'5a'.repeat(32)}` as Hex;
 const address = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
-const args: VerifyArgs = { rpc: 'http://rpc.test', chainId: 31337, address, fromBlock: 0n };
+const args: VerifyArgs = { rpc: 'http://rpc.test', chainId: 31337, address, fromBlock: 0n, gateway: 'https://ipfs.io' };
 const BASE = 'http://atelier.test';
 const options = [
   { value: 'gold', weight: 1 },

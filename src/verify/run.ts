@@ -13,7 +13,7 @@ import type { DeckEntry } from '../domain/exact-deck.ts';
 import { checkDealt, checkExactDeck, checkReceipt, checkReveal, type PublishedExact } from '../domain/verify-receipt.ts';
 import type { VerifyArgs } from './args.ts';
 import { openChain, type ChainReader, type CollectionOnChain } from './chain.ts';
-import { fetchBytes, fetchJson } from './fetch.ts';
+import { downloadsThrough } from './fetch.ts';
 import { rerenderPixelsSha256 } from './render.ts';
 
 export const EXIT_OK = 0;
@@ -71,13 +71,18 @@ async function checkToken(
   if (!doc) return fail(`its document at ${uri} is not a JSON object`);
   const generation = obj(doc.generation);
   if (!generation || typeof generation.receipt !== 'string') return fail('its document has no generation.receipt (no fair seed)');
+  // A frozen collection's tokenURI is in its bundle (ipfs://<root>/metadata/<id>), which holds the
+  // receipt too (receipts/<id>.json, the same bytes): read there, it needs no platform at all
+  // (docs/permanence.md "Freezing").
+  const bundled = /^ipfs:\/\/([^/]+)\/metadata\/(\d+)$/.exec(uri);
+  const receiptUrl = bundled ? `ipfs://${bundled[1]}/receipts/${bundled[2]}.json` : generation.receipt;
   let receipt: TokenReceipt | null;
   try {
-    receipt = asReceipt(await get.json(generation.receipt));
+    receipt = asReceipt(await get.json(receiptUrl));
   } catch (err) {
     return fail(`its receipt: ${messageOf(err)}`);
   }
-  if (!receipt) return fail(`${generation.receipt} is not a version 1 receipt`);
+  if (!receipt) return fail(`${receiptUrl} is not a version 1 receipt`);
   const leaf = receiptLeaf(receipt);
 
   if (receipt.seed.value !== null && generation.seed !== receipt.seed.value) {
@@ -100,7 +105,9 @@ async function checkToken(
 
   // The image as served, against the receipt's hash of the file.
   const image = typeof doc.image === 'string' ? doc.image : '';
-  if (image !== receipt.output.url)
+  // A frozen collection's document names its image in the bundle (ipfs://<images cid>/…,
+  // docs/permanence.md): another URL of the same file, which the sha256 below checks.
+  if (image !== receipt.output.url && !image.startsWith('ipfs://'))
     differences.push(`the document's image ${image || '(none)'} is not the receipt's output ${receipt.output.url}`);
   try {
     const bytes = await get.bytes(image || receipt.output.url);
@@ -182,7 +189,7 @@ export interface VerifyDeps {
 }
 
 export async function verifyCollection(args: VerifyArgs, out: (line: string) => void, deps: VerifyDeps = {}): Promise<number> {
-  const get = deps.get ?? { json: fetchJson, bytes: fetchBytes };
+  const get = deps.get ?? downloadsThrough(args.gateway);
   const chain = deps.chain ?? (await openChain(args.rpc, args.chainId, args.address, args.fromBlock));
   const onChain = await chain.collection();
   out(`collection ${args.chainId}:${args.address}: ${onChain.mints.size} minted token(s), totalSupply ${onChain.totalSupply}`);

@@ -15,6 +15,7 @@ import { collectionAbi } from '../../contracts/abi/index.ts';
 import { collections } from '../../src/db/schema/index.ts';
 import { dealDeck, deckPositionOf, provenanceHashOf, revealOffsetOf, type ExactSpec } from '../../src/domain/exact-deck.ts';
 import { checkExactDeck } from '../../src/domain/verify-receipt.ts';
+import { DEFAULT_GATEWAY } from '../../src/verify/args.ts';
 import { fetchBytes, fetchJson } from '../../src/verify/fetch.ts';
 import { EXIT_NOT_REVEALED, EXIT_OK, verifyCollection } from '../../src/verify/run.ts';
 import { asService, call } from '../helpers/platform.ts';
@@ -168,7 +169,7 @@ describe('exact counts: a 30-edition collection, 3/9/18 and one exclusion, revea
       const local = (u: string) => u.replace(/^https?:\/\/meta\.test/, mp.backendUrl);
       const get = { json: (u: string) => fetchJson(local(u)), bytes: (u: string) => fetchBytes(local(u)) };
       const code = await verifyCollection(
-        { rpc: mp.anvil.rpcUrl, chainId: 31337, address: contract, fromBlock: 0n },
+        { rpc: mp.anvil.rpcUrl, chainId: 31337, address: contract, fromBlock: 0n, gateway: DEFAULT_GATEWAY },
         (l) => lines.push(l),
         { get },
       );

@@ -117,6 +117,7 @@ export const TABLE: Record<string, Entry> = {
   exportCollection: { expect: OWNER, alsoOk: [409] /* SALE_OPEN: the walk's collection is not sold out */ },
   readCollectionExport: { expect: OWNER, alsoOk: [404] /* no export of the walk's collection */ },
   pinCollectionExport: { expect: OWNER, alsoOk: [503] /* the walk's backend has no IPFS_PIN_TARGET */ },
+  freezeCollection: { expect: OWNER, alsoOk: [409] /* NOT_EXPORTED (or NOT_DEPLOYED): the walk's collection has no export */ },
   getIpfsRoot: { expect: PUBLIC, params: () => ({ cid: UNKNOWN_CID }), alsoOk: [404] /* no bundle has that CID */ },
   getIpfsPath: { expect: PUBLIC, params: () => ({ cid: UNKNOWN_CID, '*': 'index.html' }), alsoOk: [404] /* no bundle has that CID */ },
   // Public documents (ERC-721 / ERC-7572).
@@ -318,6 +319,9 @@ export const TABLE: Record<string, Entry> = {
     alsoOk: [409] /* OWNER_MUST_SIGN */,
   },
   adminReadSale: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },
+  adminExportCollection: { expect: OWNER, body: (f) => ({ collectionId: f.collection }), alsoOk: [409] /* SALE_OPEN */ },
+  adminReadCollectionExport: { expect: OWNER, query: (f) => ({ collectionId: f.collection }), alsoOk: [404] /* no export */ },
+  adminFreezeCollection: { expect: OWNER, body: (f) => ({ collectionId: f.collection }), alsoOk: [409] /* NOT_EXPORTED */ },
   adminCreateCollection: { expect: SIGNED_IN, body: () => ({ title: 'Admin walk', data: { version: 'v2' } }) },
   adminGenerateCollection: { expect: SIGNED_IN, body: () => ({ concept: 'owls at dusk' }) },
   adminLookupCollection: { expect: SIGNED_IN, query: (f) => ({ collectionId: f.collection }) },

@@ -3,8 +3,9 @@
 // run starts), and the state is read again from the chain after a success.
 import { readAddress } from '../address.js';
 import { api } from '../api.js';
-import { act, badge, card, empty, feedback, field, h, hex, kv } from '../dom.js';
+import { act, badge, card, empty, feedback, field, h, hex, kv, say } from '../dom.js';
 import { royaltyText } from './overview.js';
+import { signWithWallet } from './sale.js';
 
 const ADDRESS = { placeholder: '0x…', class: 'address', autocomplete: 'off' };
 
@@ -119,6 +120,101 @@ function resetCard(ctx) {
   );
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * "Make permanent" (docs/permanence.md "Freezing"): exports the collection (POST …/export), waits
+ * until the bundle is ready, then freezes the contract at it (POST …/freeze). A creator-owned
+ * contract answers with the three calls (409 OWNER_MUST_SIGN): they are shown and sent from the
+ * owner's browser wallet, in order, and "Record the freeze" asks again once they are mined.
+ */
+function permanentCard(ctx) {
+  const line = feedback({ id: 'permanent-feedback' });
+  const callsBox = h('div', { id: 'permanent-owner-calls', hidden: true });
+  const confirm = h('input', { type: 'checkbox', name: 'permanent-confirm' });
+  const button = h('button', { type: 'button', id: 'make-permanent' }, 'Make permanent');
+  const body = { collectionId: ctx.id };
+
+  async function freeze() {
+    try {
+      const f = await api('POST', '/api/nft/collections/freeze', { body });
+      callsBox.hidden = true;
+      return `Frozen for good at ipfs://${f.root_cid}/ (tx ${f.tx_hash ?? 'sent by the owner'}).`;
+    } catch (err) {
+      if (err.body?.code === 'OWNER_MUST_SIGN' && Array.isArray(err.body.calls)) {
+        showCalls(err.body);
+        return 'The owner signs these: see the three transactions below.';
+      }
+      throw err;
+    }
+  }
+
+  function showCalls(answer) {
+    const send = h('button', { type: 'button', id: 'permanent-sign' }, 'Sign the three with my wallet');
+    const record = h('button', { type: 'button', id: 'permanent-record' }, 'Record the freeze');
+    const sent = feedback({ id: 'permanent-sign-feedback' });
+    send.addEventListener('click', () =>
+      act(
+        send,
+        sent,
+        async () => {
+          const hashes = [];
+          // In order, from one account: the wallet's nonces keep them in this order on chain.
+          for (const call of answer.calls) hashes.push(await signWithWallet(call));
+          return `Sent: ${hashes.join(', ')}. Once they are mined, press "Record the freeze".`;
+        },
+        { working: 'Waiting for the wallet…' },
+      ),
+    );
+    record.addEventListener('click', () => act(record, sent, freeze, { working: 'Reading the contract…' }));
+    callsBox.replaceChildren(
+      h('p', {}, `This contract is owned by ${answer.owner}: the owner sends these three calls, in this order.`),
+      ...answer.calls.map((call, i) =>
+        kv([
+          ['Step', `${i + 1}. ${call.function}`],
+          ['What', call.description],
+          ['To', hex(call.to)],
+          ['Data', h('code', { class: 'wrap', 'data-field': 'call-data' }, call.data)],
+        ]),
+      ),
+      h('div', { class: 'actions' }, send, record),
+      sent,
+    );
+    callsBox.hidden = false;
+  }
+
+  button.addEventListener('click', () =>
+    act(
+      button,
+      line,
+      async () => {
+        if (!confirm.checked) throw new Error('make permanent: tick the box to confirm');
+        say(line, 'Exporting the collection…', 'muted');
+        let exp = await api('POST', '/api/nft/collections/export', { body });
+        while (exp.status === 'building') {
+          await sleep(1000);
+          exp = await api('GET', '/api/nft/collections/export', { query: body });
+        }
+        if (exp.status !== 'ready') throw new Error(`the export failed: ${exp.error ?? exp.status}`);
+        say(line, `Bundle ready (${exp.root_cid}); freezing the contract…`, 'muted');
+        return freeze();
+      },
+      { working: 'Starting…' },
+    ),
+  );
+  return card(
+    'Make permanent',
+    h(
+      'p',
+      { class: 'hint' },
+      'Once the sale is closed: exports every image, document and receipt as one IPFS bundle, points the contract at it (ipfs://…) and freezes its metadata. Irreversible.',
+    ),
+    h('label', { class: 'check' }, confirm, 'I understand: it is irreversible'),
+    h('div', { class: 'actions' }, button, line),
+    callsBox,
+  );
+}
+
 export function adminPanel(ctx) {
   if (!ctx.collection.contract_address)
     return {
@@ -172,6 +268,6 @@ export function adminPanel(ctx) {
     );
   });
 
-  const el = h('div', { class: 'panel-grid' }, card('Admin action', form), state, resetCard(ctx));
+  const el = h('div', { class: 'panel-grid' }, card('Admin action', form), state, permanentCard(ctx), resetCard(ctx));
   return { el };
 }

@@ -50,8 +50,8 @@ function stateView(s) {
   );
 }
 
-/** Sends the call the API gave from the creator's browser wallet, on the collection's chain. */
-async function signWithWallet(call) {
+/** Sends the call the API gave from the creator's browser wallet, on the collection's chain (also the Contract tab's freeze). */
+export async function signWithWallet(call) {
   const eth = window.ethereum;
   if (typeof eth?.request !== 'function')
     throw new Error('no browser wallet found (window.ethereum): send the call above from the owner wallet');

@@ -86,6 +86,12 @@ export const collections = pgTable(
     mint_merkle_root: varchar('mint_merkle_root', { length: 66 }),
     mint_start: ts('mint_start'),
     mint_end: ts('mint_end'),
+    // permanence (docs/permanence.md "Freezing"): set once the contract's metadata is frozen on
+    // chain at the bundle `frozen_root_cid`; the metadata routes then answer the bundle's documents
+    frozen_at: ts('frozen_at'),
+    frozen_root_cid: text('frozen_root_cid'),
+    /** The freezeMetadata() transaction when the platform sent it; null when the creator did. */
+    frozen_tx_hash: varchar('frozen_tx_hash', { length: 66 }),
     created_at: createdAt(),
     updated_at: updatedAt(),
   },

@@ -37,7 +37,7 @@ export interface Forward<I extends Input = Input> {
   response: z.ZodRawShape | z.ZodObject;
   /** The fields from the backend's `data` (default: all of them). */
   answer?: (data: unknown) => Record<string, unknown>;
-  status?: 200 | 201;
+  status?: 200 | 201 | 202;
   /** Checked here before forwarding (so the status is not lost in forwarding). */
   check?: (input: I, req: FastifyRequest) => void;
 }

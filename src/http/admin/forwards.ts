@@ -28,6 +28,7 @@ import {
 import { uuid } from '../schemas/common.ts';
 import { adminSuccess } from '../schemas/envelope.ts';
 import { mintAndGenerateBody, mintAndGenerateResult, mintsList } from '../schemas/minting.ts';
+import { exportView, freezeView } from '../schemas/permanence.ts';
 import { SALE_EXAMPLE, saleSettingsBody, saleState } from '../schemas/sale.ts';
 import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/samples.ts';
 import { walletHealthList } from '../schemas/wallet-health.ts';
@@ -132,6 +133,43 @@ export const FORWARDS: Forward[] = [
     input: byCollection,
     backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/sale` }),
     response: saleState,
+  }),
+  // ---- permanence (docs/permanence.md) ----
+  forward({
+    method: 'POST',
+    url: '/api/nft/collections/export',
+    operationId: 'adminExportCollection',
+    summary: 'Export the collection as a content-addressed bundle (CAR)',
+    description:
+      'Forwarded to POST /nft/collections/:id/export: 202 with the export record, built in the background (poll GET /api/nft/collections/export until ready); 409 SALE_OPEN naming why.',
+    tags: ['permanence'],
+    input: byCollection,
+    backend: (b, req) => ({ method: 'POST', path: `nft/collections/${b.collectionId}/export`, userId: req.auth.userId }),
+    response: exportView,
+    status: 202,
+  }),
+  forward({
+    method: 'GET',
+    url: '/api/nft/collections/export',
+    operationId: 'adminReadCollectionExport',
+    summary: "The collection's newest export",
+    description: 'Forwarded to GET /nft/collections/:id/export: status, root_cid, car_url, gateway_url; 404 before any export.',
+    tags: ['permanence'],
+    input: byCollection,
+    backend: (q) => ({ method: 'GET', path: `nft/collections/${q.collectionId}/export` }),
+    response: exportView,
+  }),
+  forward({
+    method: 'POST',
+    url: '/api/nft/collections/freeze',
+    operationId: 'adminFreezeCollection',
+    summary: "Freeze the contract's metadata at the collection's bundle (irreversible)",
+    description:
+      'Forwarded to POST /nft/collections/:id/freeze: setBaseURI, setContractURI and freezeMetadata() through the platform wallet (200 once mined), or 409 OWNER_MUST_SIGN with the three calls for a creator-owned contract; 409 NOT_EXPORTED, SALE_OPEN, ALREADY_FROZEN.',
+    tags: ['permanence'],
+    input: byCollection,
+    backend: (b, req) => ({ method: 'POST', path: `nft/collections/${b.collectionId}/freeze`, userId: req.auth.userId }),
+    response: freezeView,
   }),
   ...VIEW_FORWARDS,
   ...WEBHOOK_FORWARDS,

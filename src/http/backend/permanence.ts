@@ -1,8 +1,9 @@
 /**
  * Permanence (docs/permanence.md): POST/GET /nft/collections/:id/export (owner or operator) start
  * and read a collection's content-addressed export, POST …/export/pin pins it again on the
- * configured IPFS target; GET /ipfs/<cid>/<path> (public) serves a stored bundle, every block
- * checked against its CID (and `?format=car|raw` of a bare CID, for IPFS services fetching it).
+ * configured IPFS target; POST /nft/collections/:id/freeze points the contract at it for good;
+ * GET /ipfs/<cid>/<path> (public) serves a stored bundle, every block checked against its CID
+ * (and `?format=car|raw` of a bare CID, for IPFS services fetching it).
  */
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -11,7 +12,7 @@ import { invalid } from '../../domain/errors.ts';
 import type { PermanenceService } from '../../services/permanence.ts';
 import { collectionIdParams, ok } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
-import { exportView, ipfsParams, ipfsQuery } from '../schemas/permanence.ts';
+import { exportView, freezeView, ipfsParams, ipfsQuery } from '../schemas/permanence.ts';
 
 const tags = ['permanence'];
 
@@ -68,6 +69,22 @@ export async function permanenceRoutes(app: FastifyInstance, { permanence }: { p
       },
     },
     async (req, reply) => reply.code(202).send(ok(await permanence.repin(req.caller, req.params.collectionId))),
+  );
+
+  r.post(
+    '/nft/collections/:collectionId/freeze',
+    {
+      schema: {
+        operationId: 'freezeCollection',
+        summary: "Freeze the contract's metadata at the collection's bundle (irreversible)",
+        description:
+          'Owner or operator. Needs a ready export (409 NOT_EXPORTED) and a closed sale (409 SALE_OPEN naming why). For a contract the platform wallet owns, sends setBaseURI(ipfs://<root>/metadata/), setContractURI(ipfs://<root>/contract.json) and freezeMetadata() and answers 200 once all three are mined; the metadata routes then answer the bundle\'s documents. A creator-owned contract answers 409 OWNER_MUST_SIGN with the three `calls` {to, data, description} its owner sends; once the chain shows it frozen at this bundle, POST again to record it. 409 ALREADY_FROZEN when it is (docs/permanence.md "Freezing").',
+        tags,
+        params: collectionIdParams,
+        response: { 200: envelope(freezeView) },
+      },
+    },
+    async (req) => ok(await permanence.freeze(req.caller, req.params.collectionId)),
   );
 
   const serve = async (

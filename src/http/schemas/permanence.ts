@@ -62,3 +62,37 @@ export const ipfsParams = z.object({
   cid: withExample(z.string().min(1).max(200), EXAMPLE_ROOT),
   '*': withExample(z.string(), 'metadata/1'),
 });
+
+const EXAMPLE_FREEZE_TX = '0x9b2f0c1d4e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e';
+
+/** POST /nft/collections/:id/freeze's answer (docs/permanence.md "Freezing"). */
+export const freezeView = withExample(
+  z.object({
+    collection_id: z.string(),
+    chain_id: z.number(),
+    contract_address: z.string(),
+    root_cid: z.string().describe('the bundle the contract now points at for good'),
+    base_uri: z.string().describe('ipfs://<root>/metadata/: tokenURI(n) is this followed by n'),
+    contract_uri: z.string().describe('ipfs://<root>/contract.json'),
+    frozen_at: z.string().nullable(),
+    tx_hash: z.string().nullable().describe("freezeMetadata()'s transaction when the platform sent it; null when the owner did"),
+    transactions: z
+      .array(z.object({ action: z.enum(['setBaseURI', 'setContractURI', 'freezeMetadata']), tx_hash: z.string() }))
+      .describe("this request's transactions, in order; empty when the chain was already frozen (the owner sent them)"),
+  }),
+  {
+    collection_id: EXAMPLE_ID.collection,
+    chain_id: 31337,
+    contract_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    root_cid: EXAMPLE_ROOT,
+    base_uri: `ipfs://${EXAMPLE_ROOT}/metadata/`,
+    contract_uri: `ipfs://${EXAMPLE_ROOT}/contract.json`,
+    frozen_at: EXAMPLE_TIME.completed,
+    tx_hash: EXAMPLE_FREEZE_TX,
+    transactions: [
+      { action: 'setBaseURI', tx_hash: EXAMPLE_FREEZE_TX.replace(/e$/, '1') },
+      { action: 'setContractURI', tx_hash: EXAMPLE_FREEZE_TX.replace(/e$/, '2') },
+      { action: 'freezeMetadata', tx_hash: EXAMPLE_FREEZE_TX },
+    ],
+  },
+);

@@ -135,8 +135,16 @@ const DATA: Record<WebhookEventType, { when: string; data: z.ZodObject }> = {
     }),
   },
   'collection.frozen': {
-    when: 'Not written yet: its source comes with metadata frozen through the platform.',
-    data: z.object({ collection_id: id, chain_id: n, contract_address: address }),
+    when: 'The collection\'s metadata is recorded frozen on chain at its bundle (docs/permanence.md "Freezing"; once per collection).',
+    data: z.object({
+      collection_id: id,
+      chain_id: n,
+      contract_address: address,
+      root_cid: z.string().describe("the bundle's root CID"),
+      base_uri: z.string().describe('ipfs://<root>/metadata/'),
+      contract_uri: z.string().describe('ipfs://<root>/contract.json'),
+      tx_hash: nullable(hash).describe("freezeMetadata()'s transaction when the platform sent it; null when the owner did"),
+    }),
   },
   'wallet.low_balance': {
     when: "The platform wallet's balance goes below its threshold (once per crossing; operator subscriptions).",
