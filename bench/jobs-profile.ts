@@ -13,7 +13,7 @@ import { testConfig } from '../src/config.ts';
 import { benchCollection, tinyPng } from './fixtures.ts';
 import { seedBuiltinWorkflows } from '../src/db/workflows.ts';
 import type { StepPayload } from '../src/generation/pipeline.ts';
-import { startGeneration } from '../src/services/generation.ts';
+import { startGeneration } from '../src/services/wire-generation.ts';
 import { createStepHandler } from '../src/generation/worker.ts';
 import type { WorkQueue } from '../src/queue/index.ts';
 import { LocalStorage } from '../src/storage/local.ts';

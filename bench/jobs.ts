@@ -34,7 +34,7 @@ import { seedBuiltinWorkflows } from '../src/db/workflows.ts';
 import type { StepPayload } from '../src/generation/pipeline.ts';
 import { startGenerationWorker } from '../src/generation/runtime.ts';
 import { BullMqQueue } from '../src/queue/index.ts';
-import { startGeneration } from '../src/services/generation.ts';
+import { startGeneration } from '../src/services/wire-generation.ts';
 import { LocalStorage } from '../src/storage/local.ts';
 import { renderThumbnail } from '../src/storage/thumbnails.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';

@@ -16,7 +16,7 @@ import { seedBuiltinWorkflows, workflowForJob } from '../src/db/workflows.ts';
 import { normalizeGenerationData } from '../src/domain/generation-data.ts';
 import type { JobData, StepPayload } from '../src/generation/pipeline.ts';
 import { InProcessQueue } from '../src/queue/index.ts';
-import { startGeneration } from '../src/services/generation.ts';
+import { startGeneration } from '../src/services/wire-generation.ts';
 import { testConfig } from '../src/config.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { sampleData } from './helpers/platform.ts';

@@ -6,23 +6,12 @@
  * free instead).
  */
 import { and, eq, gte, sql } from 'drizzle-orm';
-import { AppError } from '../domain/errors.ts';
+import { InsufficientCredits } from '../domain/credits.ts';
+
+export { InsufficientCredits };
 import type { Db } from './client.ts';
 import { creditBalances } from './schema/index.ts';
 
-export class InsufficientCredits extends AppError {
-  constructor(needed: number, balance: number) {
-    super(
-      'payment_required',
-      `Insufficient credits: not enough credits for this generation (it needs ${needed} credit${needed === 1 ? '' : 's'}, the balance is ${balance})`,
-      {
-        code: 'INSUFFICIENT_CREDITS',
-        required: needed,
-        balance,
-      },
-    );
-  }
-}
 
 /** Creates the balance row with the starting grant when the user has none. */
 export async function ensureBalance(db: Db, userId: string, initialGrant: number): Promise<void> {

@@ -15,7 +15,9 @@ import { workflows } from './schema/index.ts';
 export type WorkflowRow = typeof workflows.$inferSelect;
 
 /** The workflow a generation uses when none is named. */
-export const DEFAULT_WORKFLOW = 'procedural';
+import { DEFAULT_WORKFLOW } from '../domain/default-workflow.ts';
+
+export { DEFAULT_WORKFLOW };
 
 export interface NewWorkflow {
   name: string;

@@ -27,7 +27,7 @@ import type { WorkQueue } from '../queue/index.ts';
 import { createContentServices } from '../services/content.ts';
 import { createContractReads } from '../services/contract-reads.ts';
 import { credentialsOn } from '../services/wire-identity.ts';
-import { createIndexerReads } from '../services/indexer-reads.ts';
+import { indexerReadsOn } from '../services/wire-indexer.ts';
 import { createJobStreamHub } from '../services/job-stream-hub.ts';
 import { MetadataCache } from '../services/metadata-documents.ts';
 import { createMetadataInvalidation } from '../services/metadata-invalidation.ts';
@@ -174,7 +174,7 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
     nft,
     content,
     indexer: {
-      reads: createIndexerReads({ db, config, host: o.indexer }),
+      reads: indexerReadsOn(db, config, o.indexer),
       contracts: createContractReads({ config, host: o.indexer }),
     },
     streams,

@@ -10,7 +10,7 @@ import { chainCheck, rpcBlockNumber } from '../http/readiness.ts';
 import { startIndexer } from '../indexer/service.ts';
 import { createContractReads } from '../services/contract-reads.ts';
 import { credentialsOn } from '../services/wire-identity.ts';
-import { createIndexerReads } from '../services/indexer-reads.ts';
+import { indexerReadsOn } from '../services/wire-indexer.ts';
 import { closeAppWithin } from '../startup/graceful.ts';
 import { startProcessTelemetry } from '../telemetry.ts';
 import { attachIndexerRealtime } from './realtime.ts';
@@ -36,7 +36,7 @@ export async function runIndexer(
     config,
     credentials: credentialsOn(database.db),
     indexer: {
-      reads: createIndexerReads({ db: database.db, config, host }),
+      reads: indexerReadsOn(database.db, config, host),
       contracts: createContractReads({ config, host }),
     },
     metrics: { reads: metricsReadsOf(database.db), indexer: host },

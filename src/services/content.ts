@@ -12,7 +12,7 @@ import { custodialServiceOn } from './wire-content.ts';
 import { deckServiceOn } from './wire-content.ts';
 import { developServiceOn } from './wire-content.ts';
 import { feedServiceOn } from './wire-content.ts';
-import { generationServiceOn } from './generation.ts';
+import { generationServiceOn } from './wire-generation.ts';
 import { identityServiceOn } from './wire-identity.ts';
 import { jobServiceOn } from './wire-content.ts';
 import { outputServiceOn } from './wire-content.ts';

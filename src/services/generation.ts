@@ -10,23 +10,17 @@
  * gets one deck per collection (409).
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import type { Config } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import { addCredits, InsufficientCredits } from '../db/credits.ts';
-import { getDeckWithOwners } from '../db/decks.ts';
-import { insertGenerationRows, type GenerationRows, type GenerationRowsResult } from '../db/generation-rows.ts';
-import { resetForRetry } from '../db/job-events.ts';
-import { findJob, type JobRow } from '../db/jobs.ts';
-import { failOutput } from '../db/outputs.ts';
-import { upsertSocialLink } from '../db/social-links.ts';
-import { DEFAULT_WORKFLOW } from '../db/workflows.ts';
+import { InsufficientCredits } from '../domain/credits.ts';
+import { type GenerationRows, type GenerationRowsResult } from '../db/generation-rows.ts';
+import { type JobRow } from '../db/jobs.ts';
+import { DEFAULT_WORKFLOW } from '../domain/default-workflow.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { mintTokenMetadata, type Attribute } from '../domain/metadata.ts';
 import type { FairSeed } from '../domain/fair-seed.ts';
 import type { DealtPosition } from '../domain/exact-deck.ts';
 import type { Chooser } from '../domain/minter-choices.ts';
 import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
-import { applyJobEvent, planRetry, retryRefusal } from '../generation/job-events.ts';
+import { planRetry, retryRefusal } from '../generation/job-events.ts';
 import {
   buildJobData,
   buildStepPayload,
@@ -39,11 +33,8 @@ import {
   type MintState,
   type StepPayload,
 } from '../generation/pipeline.ts';
-import { submitStep } from '../generation/steps.ts';
 import { DEFAULT_PRIORITY, type WorkQueue } from '../queue/index.ts';
-import type { Storage } from '../storage/types.ts';
 import { currentTraceCarrier, withSpan } from '../telemetry.ts';
-import { catalogOn } from './wire-catalog.ts';
 import { ownership } from './ownership.ts';
 import { tokenDeckName } from '../domain/deck-name.ts';
 
@@ -342,60 +333,10 @@ export function createGenerationService(ports: GenerationPorts) {
 
 export type GenerationService = ReturnType<typeof createGenerationService>;
 
-/** What the real ports are built from; BackendDeps and the minting routes both provide it. */
-export interface GenerationContext {
-  db: Db;
-  config: Config;
-  queue: WorkQueue<StepPayload>;
-  storage?: Storage;
-  /** Base of the public token documents (external_url of a minted token's metadata). */
-  metadataBaseUrl?: string;
-}
-
-/** The service on the database, the configured credits and the queue. */
-export function generationServiceOn(ctx: GenerationContext): GenerationService {
-  const { db, config, queue } = ctx;
-  const catalog = catalogOn(db);
-  return createGenerationService({
-    collections: { get: (id, fresh) => catalog.collection(id, fresh) },
-    workflows: { find: (idOrName, fresh) => catalog.workflow(idOrName, fresh) },
-    decks: { get: (id) => getDeckWithOwners(db, id) },
-    credits: { refund: async (userId, amount) => void (await addCredits(db, userId, amount, config.CREDITS_INITIAL_GRANT)) },
-    socialLinks: { upsert: (org, identifier) => upsertSocialLink(db, org, identifier) },
-    rows: { insert: (rows) => insertGenerationRows(db, rows) },
-    queue,
-    jobs: {
-      find: (id) => findJob(db, id),
-      failSubmission: async (jobId, outputId, message) => {
-        await applyJobEvent(db, jobId, { type: 'error', message, source: 'worker' });
-        await failOutput(db, outputId, message).catch(() => undefined);
-      },
-      resetForRetry: (statement) => resetForRetry(db, statement),
-      submitStep: (job, order, attempt) => submitStep({ db, queue }, job, order, attempt),
-    },
-    settings: {
-      creditsPerGeneration: config.CREDITS_PER_GENERATION,
-      creditsInitialGrant: config.CREDITS_INITIAL_GRANT,
-      stuckAfterMs: config.JOB_STALE_STEP_MS,
-      ...(ctx.metadataBaseUrl ? { metadataBaseUrl: ctx.metadataBaseUrl } : {}),
-    },
-  });
-}
-
 /** The input of `startGeneration`: a request plus who it is for (kept for the minting and sample paths). */
 export interface StartGenerationInput extends GenerationRequest {
   /** The user the output, deck and job belong to (null: the platform). */
   userId: string | null;
   /** Trusted callers (the service key, the mint and sample paths): not charged, any deck, mint state. */
   isService?: boolean;
-}
-
-/**
- * One generation for a caller that has already authorized the request (minting, samples): the
- * caller is the operator when `isService`, else the user `userId`.
- */
-export function startGeneration(ctx: GenerationContext, input: StartGenerationInput): Promise<StartGenerationResult> {
-  const { userId, isService, ...request } = input;
-  const caller: Caller = isService ? { kind: 'service', userId } : userId ? { kind: 'user', userId } : { kind: 'anonymous' };
-  return generationServiceOn(ctx).start(caller, request);
 }

@@ -8,17 +8,34 @@
  */
 import { getAddress } from 'viem';
 import type { Config } from '../config.ts';
-import type { Db } from '../db/client.ts';
-import * as q from '../db/indexer-queries.ts';
-import { readIndexerState } from '../db/indexer-store.ts';
+import type * as q from '../db/indexer-queries.ts';
+import type { readIndexerState } from '../db/indexer-store.ts';
 import { DUTY } from '../domain/duty-names.ts';
-import { liveLeaseHolder } from '../db/leases.ts';
+import type { liveLeaseHolder } from '../db/leases.ts';
 import { notFound } from '../domain/errors.ts';
 import type { IndexerHost } from '../indexer/host.ts';
 import { createHeadReader, holderKnownGone, statusRpcUrl } from './indexer-health.ts';
+import type { BoundToDb } from './ports.ts';
+
+/** The indexed rows this service reads (bound to the database in services/wire-indexer.ts). */
+export type IndexerReadStore = BoundToDb<
+  Pick<
+    typeof q,
+    | 'appKnown'
+    | 'collectionExists'
+    | 'collectionTokens'
+    | 'deckToken'
+    | 'deckTransfers'
+    | 'ownerTokens'
+    | 'ownerTokenHistory'
+    | 'listApps'
+    | 'appTokens'
+    | 'appTokenMintList'
+  > & { readIndexerState: typeof readIndexerState; liveLeaseHolder: typeof liveLeaseHolder }
+>;
 
 export interface IndexerReadsDeps {
-  db: Db;
+  store: IndexerReadStore;
   config: Config;
   /** The indexer of this process, if any: its chain, RPC, contracts and live status. */
   host?: IndexerHost;
@@ -27,7 +44,7 @@ export interface IndexerReadsDeps {
 export type IndexerReads = ReturnType<typeof createIndexerReads>;
 
 export function createIndexerReads(deps: IndexerReadsDeps) {
-  const { db, config, host } = deps;
+  const { store, config, host } = deps;
   const defaultChain = host?.chainId ?? config.NFT_CHAIN_ID;
   // The head as the chain says it now, not as the indexer last wrote it (services/indexer-health.ts).
   const chainHead = createHeadReader(defaultChain, statusRpcUrl(defaultChain, config, host?.rpcUrl));
@@ -35,7 +52,7 @@ export function createIndexerReads(deps: IndexerReadsDeps) {
   /** The §4.4 lists of one app (404 when the app is unknown). */
   const ofKnownApp = async <T>(chainId: number, appId: string, list: (app: string) => Promise<T>): Promise<T> => {
     const app = getAddress(appId);
-    if (!(await q.appKnown(db, chainId, app))) throw notFound(`app ${app}`);
+    if (!(await store.appKnown(chainId, app))) throw notFound(`app ${app}`);
     return list(app);
   };
 
@@ -45,23 +62,23 @@ export function createIndexerReads(deps: IndexerReadsDeps) {
     // ---------- §4.2 ownership ----------
 
     async collectionOwnership(collectionId: string) {
-      if (!(await q.collectionExists(db, collectionId))) throw notFound(`collection ${collectionId}`);
-      return q.collectionTokens(db, collectionId);
+      if (!(await store.collectionExists(collectionId))) throw notFound(`collection ${collectionId}`);
+      return store.collectionTokens(collectionId);
     },
 
     async deckTransfers(deckId: string) {
-      const deck = await q.deckToken(db, deckId);
+      const deck = await store.deckToken(deckId);
       if (!deck) throw notFound(`deck ${deckId}`);
-      return { deck, transfers: await q.deckTransfers(db, deck) };
+      return { deck, transfers: await store.deckTransfers(deck) };
     },
 
     /** The persisted state of the default chain and, when the indexer runs in this process, its live flags. */
     async status() {
-      const state = await readIndexerState(db, defaultChain);
+      const state = await store.readIndexerState(defaultChain);
       const live = host?.liveStatus?.();
       // An indexer in another process holds the chain's lease while it lives (src/duties/runner.ts):
       // without one here or there, the indexer is down, whatever its last persisted state says.
-      const leased = live?.running ? undefined : await liveLeaseHolder(db, DUTY.indexer(defaultChain));
+      const leased = live?.running ? undefined : await store.liveLeaseHolder(DUTY.indexer(defaultChain));
       // A holder of this host whose process is gone (kill -9) lost the lease now, not at its expiry.
       const holder = leased && !holderKnownGone(leased) ? leased : undefined;
       // Running here, its live head is this process's own fresh view; else the chain's head now.
@@ -80,28 +97,28 @@ export function createIndexerReads(deps: IndexerReadsDeps) {
 
     // ---------- §4.4 ----------
 
-    ownerTokens: (chainId: number, page: q.Page) => q.ownerTokens(db, chainId, page),
+    ownerTokens: (chainId: number, page: q.Page) => store.ownerTokens(chainId, page),
 
     async ownerToken(chainId: number, id: string) {
       const app = getAddress(id);
-      const [token] = await q.ownerTokens(db, chainId, { limit: 1, offset: 0 }, app);
+      const [token] = await store.ownerTokens(chainId, { limit: 1, offset: 0 }, app);
       if (!token) throw notFound(`owner token ${app}`);
-      return { token, transfers: await q.ownerTokenHistory(db, chainId, app) };
+      return { token, transfers: await store.ownerTokenHistory(chainId, app) };
     },
 
-    apps: (chainId: number, page: q.Page) => q.listApps(db, chainId, page),
+    apps: (chainId: number, page: q.Page) => store.listApps(chainId, page),
 
     async app(chainId: number, id: string) {
       const address = getAddress(id);
-      const [app] = await q.listApps(db, chainId, { limit: 1, offset: 0 }, address);
+      const [app] = await store.listApps(chainId, { limit: 1, offset: 0 }, address);
       if (!app) throw notFound(`app ${address}`);
       return app;
     },
 
-    appTokens: (chainId: number, page: q.Page, app?: string) => q.appTokens(db, chainId, page, app ? getAddress(app) : undefined),
-    appTokensOf: (chainId: number, appId: string, page: q.Page) => ofKnownApp(chainId, appId, (app) => q.appTokens(db, chainId, page, app)),
-    mints: (chainId: number, page: q.Page, app?: string) => q.appTokenMintList(db, chainId, page, app ? getAddress(app) : undefined),
+    appTokens: (chainId: number, page: q.Page, app?: string) => store.appTokens(chainId, page, app ? getAddress(app) : undefined),
+    appTokensOf: (chainId: number, appId: string, page: q.Page) => ofKnownApp(chainId, appId, (app) => store.appTokens(chainId, page, app)),
+    mints: (chainId: number, page: q.Page, app?: string) => store.appTokenMintList(chainId, page, app ? getAddress(app) : undefined),
     mintsOf: (chainId: number, appId: string, page: q.Page) =>
-      ofKnownApp(chainId, appId, (app) => q.appTokenMintList(db, chainId, page, app)),
+      ofKnownApp(chainId, appId, (app) => store.appTokenMintList(chainId, page, app)),
   };
 }

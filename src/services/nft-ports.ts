@@ -100,7 +100,7 @@ import { checkMinterChoices } from '../domain/minter-choices.ts';
 import { exactRevealOf, fairnessDocument, fairSeedsOf, receiptsOf } from './fairness-ports.ts';
 import { createConceptExpander, type ConceptExpander } from '../generation/concept/index.ts';
 import { loadGenerationData, type StepPayload } from '../generation/pipeline.ts';
-import { startGeneration } from './generation.ts';
+import { startGeneration } from './wire-generation.ts';
 import type { WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
 import { createCollectionService } from './collections.ts';
