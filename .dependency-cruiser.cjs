@@ -1,13 +1,7 @@
 /**
  * The layering of src/ (README "Architecture"), checked by `npm run lint` (`npm run lint:layers`).
  * Each rule's comment is the sentence the README states; keep the two the same.
- *
- * One rule is still being introduced: "services import no value from db/ except the wiring module
- * src/services/wire*". Its severity is SERVICES_DB_VALUES below ('warn': reported, does not fail
- * the lint). Once no service file outside src/services/wire* imports a db value, set it to
- * 'error' (or run with LAYERING_SERVICES_DB=error to try it first).
  */
-const SERVICES_DB_VALUES = process.env.LAYERING_SERVICES_DB || 'warn';
 
 /** Imports that carry only types vanish at run time, so the value rules let them through. */
 const TYPE_ONLY = ['type-only', 'type-import'];
@@ -46,7 +40,7 @@ module.exports = {
       name: 'services-import-no-db-value-outside-wiring',
       comment:
         'src/services are factories over the ports they declare: only the wiring module src/services/wire* binds them to src/db (type-only imports are fine).',
-      severity: SERVICES_DB_VALUES,
+      severity: 'error',
       from: { path: '^src/services/', pathNot: '^src/services/wire[^/]*$' },
       to: { path: '^src/db/', dependencyTypesNot: TYPE_ONLY },
     },

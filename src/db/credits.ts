@@ -12,7 +12,6 @@ export { InsufficientCredits };
 import type { Db } from './client.ts';
 import { creditBalances } from './schema/index.ts';
 
-
 /** Creates the balance row with the starting grant when the user has none. */
 export async function ensureBalance(db: Db, userId: string, initialGrant: number): Promise<void> {
   await db.insert(creditBalances).values({ user_id: userId, balance: initialGrant }).onConflictDoNothing();

@@ -6,14 +6,14 @@
  */
 import type { ChainServices } from '../chain/platform-chain.ts';
 import type { Db } from '../db/client.ts';
-import { deployServiceOf, metadataUpdatePortsOf, repairPortsOf } from '../services/nft-ports.ts';
-import { fairSeedsOf } from '../services/fairness-ports.ts';
+import { deployServiceOf, metadataUpdatePortsOf, repairPortsOf } from '../services/wire-nft.ts';
+import { fairSeedsOf } from '../services/wire-fairness.ts';
 import { startRepairer } from './crash-repair.ts';
 import { startFairnessDuty } from './fairness.ts';
 import { startMetadataUpdater } from './metadata-updates.ts';
-import { webhookDelivererOn, type WebhookSettings } from '../services/webhook-ports.ts';
+import { webhookDelivererOn, type WebhookSettings } from '../services/wire-webhooks.ts';
 import type { WalletHealthSettings } from '../services/wallet-health.ts';
-import { walletHealthOn } from '../services/wallet-health-ports.ts';
+import { walletHealthOn } from '../services/wire-wallet-health.ts';
 import { startWalletHealthDuty } from './wallet-health.ts';
 import { allDuties, type BackgroundDuty, DUTY, every, startLeasedDuty } from './runner.ts';
 

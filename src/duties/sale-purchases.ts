@@ -4,6 +4,7 @@
  * artwork (services/sale-purchases.ts). The lease keeps two replicas from racing to the same row;
  * the row's unique key keeps a token from starting twice even if they did.
  */
+import type { Db } from '../db/client.ts';
 import { createPurchaseFollower, type PurchaseFollowerDeps } from '../services/sale-purchases.ts';
 import { type BackgroundDuty, every, startLeasedDuty } from './runner.ts';
 
@@ -21,7 +22,7 @@ export function startPurchaseFollower(deps: PurchaseFollowerDeps & { intervalMs?
 }
 
 /** The follower under the lease `sale-purchases:<chainId>`: one process at a time runs it. */
-export function startLeasedPurchaseFollower(deps: PurchaseFollowerDeps & { ttlMs?: number }): BackgroundDuty {
+export function startLeasedPurchaseFollower(deps: PurchaseFollowerDeps & { db: Db; ttlMs?: number }): BackgroundDuty {
   const name = `sale-purchases:${deps.chainId}`;
   return startLeasedDuty({
     db: deps.db,

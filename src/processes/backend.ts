@@ -4,6 +4,7 @@
  * `atelier start` and the test kit use, so tests run what production runs.
  */
 import { startLeasedPurchaseFollower } from '../duties/sale-purchases.ts';
+import { purchaseStoreOn } from '../services/wire-nft.ts';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -31,15 +32,15 @@ import { indexerReadsOn } from '../services/wire-indexer.ts';
 import { createJobStreamHub } from '../services/job-stream-hub.ts';
 import { MetadataCache } from '../services/metadata-documents.ts';
 import { createMetadataInvalidation } from '../services/metadata-invalidation.ts';
-import { createNftServices } from '../services/nft-ports.ts';
+import { createNftServices } from '../services/wire-nft.ts';
 import { startNftDuties } from '../duties/nft.ts';
 import { startLeasedExactReveal } from '../duties/exact-reveal.ts';
 import { walletHealthRows } from '../db/wallet-health.ts';
-import { webhookServiceOn, webhookSettingsOf } from '../services/webhook-ports.ts';
-import { walletHealthReadsOn, walletHealthSettingsOf } from '../services/wallet-health-ports.ts';
+import { webhookServiceOn, webhookSettingsOf } from '../services/wire-webhooks.ts';
+import { walletHealthReadsOn, walletHealthSettingsOf } from '../services/wire-wallet-health.ts';
 import { sessionServiceOn } from '../services/wire-identity.ts';
 import { videoWebhookServiceOn } from '../services/wire-content.ts';
-import { walletServiceOn } from '../services/wallet-ports.ts';
+import { walletServiceOn } from '../services/wire-wallets.ts';
 import { startProcessTelemetry } from '../telemetry.ts';
 import { closeAppWithin } from '../startup/graceful.ts';
 import { createStorage } from '../storage/index.ts';
@@ -203,6 +204,7 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
   if (saleChain && nft.has.generation) {
     const follower = startLeasedPurchaseFollower({
       db,
+      store: purchaseStoreOn(db),
       chainId: config.NFT_CHAIN_ID,
       client: () => saleChain.client(config.NFT_CHAIN_ID),
       minting: nft.minting,

@@ -1,7 +1,7 @@
 /**
  * What the NFT services need from the generation pipeline (the artwork of a mint, samples, a
  * token's new artwork): a dry run of the variables before anything is spent, and a generation.
- * The real one is the pipeline (services/nft-ports.ts); unit tests fake it.
+ * The real one is the pipeline (services/wire-nft.ts); unit tests fake it.
  */
 import type { CollectionRow } from '../db/collections.ts';
 import type { StartGenerationInput, StartGenerationResult } from './generation.ts';

@@ -13,7 +13,7 @@ import { AppError } from '../domain/errors.ts';
 import type { Caller } from '../domain/policy.ts';
 import { authorizeOperatorDeploy } from './chain-admin.ts';
 import { DeployPending, deployUnderClaim, type DeployRecords, type Deployed } from './deploy.ts';
-import { deployChainOf } from './nft-ports.ts';
+import { deployChainOf } from './wire-nft.ts';
 import { rpc } from './onchain-reads.ts';
 
 export async function deployPlatformAs(caller: Caller, chain: ChainServices, req: { chainId: number; force: boolean }) {

@@ -10,9 +10,8 @@
  */
 import { getAddress, parseEventLogs, type Hex, type PublicClient } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
-import type { Db } from '../db/client.ts';
-import { getCollection } from '../db/collections.ts';
-import {
+import type { getCollection } from '../db/collections.ts';
+import type {
   cancelPurchase,
   claimPurchases,
   insertPurchases,
@@ -22,8 +21,8 @@ import {
   markStarted,
   reorgedPurchases,
   unclaimedMintTxs,
-  type NewPurchase,
-  type PurchaseRow,
+  NewPurchase,
+  PurchaseRow,
 } from '../db/sale-purchases.ts';
 import { AppError } from '../domain/errors.ts';
 import type { GenerationData } from '../domain/generation-data.ts';
@@ -31,9 +30,24 @@ import { parseChoices } from '../domain/purchase-choices.ts';
 import { fromSaleTuple, splitPayouts } from '../domain/sale-config.ts';
 import { readSale } from '../chain/sale.ts';
 import type { MintingService } from './minting.ts';
+import type { BoundToDb } from './ports.ts';
+
+/** The purchase rows and collections this duty reads and writes (bound in services/wire-nft.ts). */
+export type PurchaseStore = BoundToDb<{
+  cancelPurchase: typeof cancelPurchase;
+  claimPurchases: typeof claimPurchases;
+  insertPurchases: typeof insertPurchases;
+  markScanned: typeof markScanned;
+  backOffPurchase: typeof backOffPurchase;
+  markChoicesInvalid: typeof markChoicesInvalid;
+  markStarted: typeof markStarted;
+  reorgedPurchases: typeof reorgedPurchases;
+  unclaimedMintTxs: typeof unclaimedMintTxs;
+  getCollection: typeof getCollection;
+}>;
 
 export interface PurchaseFollowerDeps {
-  db: Db;
+  store: PurchaseStore;
   chainId: number;
   client: () => PublicClient;
   minting: Pick<MintingService, 'startPurchasedArtwork'>;
@@ -46,18 +60,18 @@ export interface PurchaseFollowerDeps {
 const RETRY_AFTER_MS = 60_000;
 
 export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
-  const { db, chainId } = deps;
+  const { store, chainId } = deps;
   const leaseMs = deps.leaseMs ?? 30_000;
 
   /** New purchase rows from the indexed mints nobody claimed; returns how many were added. */
   async function discover(): Promise<number> {
     let added = 0;
     const seen = new Set<string>();
-    for (const m of await unclaimedMintTxs(db, chainId)) {
+    for (const m of await store.unclaimedMintTxs(chainId)) {
       if (seen.has(m.tx_hash)) continue;
       seen.add(m.tx_hash);
       const receipt = await deps.client().getTransactionReceipt({ hash: m.tx_hash as Hex });
-      const c = await getCollection(db, m.collection_id);
+      const c = await store.getCollection(m.collection_id);
       const variables = (c.data as GenerationData | undefined)?.variables ?? [];
       const rowsToAdd: NewPurchase[] = [];
       const ofCollection = (l: { address: string }) => getAddress(l.address) === getAddress(m.collection_address);
@@ -81,7 +95,7 @@ export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
             );
           return real;
         });
-      if (purchases.length === 0) await markScanned(db, chainId, m.tx_hash);
+      if (purchases.length === 0) await store.markScanned(chainId, m.tx_hash);
       // The payouts as the contract split them: the sale's recipients at that block, the same rule.
       const sale =
         purchases.length > 0
@@ -113,7 +127,7 @@ export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
           });
         }
       }
-      added += (await insertPurchases(db, rowsToAdd)).length;
+      added += (await store.insertPurchases(rowsToAdd)).length;
     }
     return added;
   }
@@ -124,7 +138,7 @@ export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
    */
   async function start(): Promise<number> {
     let started = 0;
-    for (const p of await claimPurchases(db, chainId, leaseMs)) {
+    for (const p of await store.claimPurchases(chainId, leaseMs)) {
       try {
         if (await startOne(p)) started++;
       } catch (err) {
@@ -132,7 +146,7 @@ export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
           { err, purchase: p.id, tx_hash: p.tx_hash, token_id: p.token_id },
           'purchased token artwork not started; retried later',
         );
-        await backOffPurchase(db, p.id, RETRY_AFTER_MS);
+        await store.backOffPurchase(p.id, RETRY_AFTER_MS);
       }
     }
     return started;
@@ -146,7 +160,7 @@ export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
         { tokenId: p.token_id, txHash: p.tx_hash, recipient: p.recipient, blockNumber: p.block_number, blockHash: p.block_hash as Hex },
         variables,
       );
-      await markStarted(db, p.id, s.deckId, s.jobId || null);
+      await store.markStarted(p.id, s.deckId, s.jobId || null);
       return true;
     };
     try {
@@ -156,14 +170,14 @@ export function createPurchaseFollower(deps: PurchaseFollowerDeps) {
       // variable's: 400) makes the platform draw instead, and the record says so; anything else
       // (an unconfirmed block, an outage) is retried with the buyer's choices after the back-off.
       if (p.choices_status !== 'buyer' || !(err instanceof AppError && err.kind === 'invalid')) throw err;
-      await markChoicesInvalid(db, p.id, err.message);
+      await store.markChoicesInvalid(p.id, err.message);
       return startWith({});
     }
   }
 
   async function undoReorged(): Promise<number> {
-    const gone = await reorgedPurchases(db, chainId);
-    for (const p of gone) await cancelPurchase(db, p);
+    const gone = await store.reorgedPurchases(chainId);
+    for (const p of gone) await store.cancelPurchase(p);
     return gone.length;
   }
 

@@ -5,7 +5,7 @@ import { createSiweMessage } from 'viem/siwe';
 import { testConfig } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
 import type { LinkedWallet } from '../db/wallets.ts';
-import { siweSettingsOf, siweVerifierOf } from './wallet-ports.ts';
+import { siweSettingsOf, siweVerifierOf } from './wire-wallets.ts';
 import { createWalletService, type WalletStore } from './wallets.ts';
 
 const KEY = `0x${'11'.repeat(32)}` as const;

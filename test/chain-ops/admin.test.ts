@@ -14,7 +14,7 @@ import { collectionAbi } from '../../contracts/abi/index.ts';
 import { ANVIL_PRIVATE_KEYS } from '../../src/chain/anvil.ts';
 import { deployCollection } from '../../src/chain/factory.ts';
 import { deployKey } from '../../src/services/deploy.ts';
-import { deployServiceOf } from '../../src/services/nft-ports.ts';
+import { deployServiceOf } from '../../src/services/wire-nft.ts';
 import { DEV_ADDRESS } from '../../src/chain/wallet.ts';
 import { chainTransactions, collections } from '../../src/db/schema/index.ts';
 import { sampleData } from '../helpers/platform.ts';

@@ -10,7 +10,7 @@ import { encodeFunctionData, getAddress, parseEventLogs, type Address } from 'vi
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import type { BackgroundDuty } from '../../src/duties/runner.ts';
 import { startMetadataUpdater } from '../../src/duties/metadata-updates.ts';
-import { metadataUpdatePortsOf } from '../../src/services/nft-ports.ts';
+import { metadataUpdatePortsOf } from '../../src/services/wire-nft.ts';
 import { TxFailedError } from '../../src/chain/tx/api.ts';
 import { chainTransactions, decks, jobs, userIdentities, users } from '../../src/db/schema/index.ts';
 import { asService, call } from '../helpers/platform.ts';

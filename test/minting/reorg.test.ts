@@ -12,7 +12,7 @@ import { eq } from 'drizzle-orm';
 import { encodeFunctionData, parseAbi, type Hex } from 'viem';
 import { decks } from '../../src/db/schema/index.ts';
 import { repairReorgedMints } from '../../src/services/crash-repair.ts';
-import { repairPortsOf } from '../../src/services/nft-ports.ts';
+import { repairPortsOf } from '../../src/services/wire-nft.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from './helpers.ts';
 

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { mintTokens } from '../../src/chain/mint.ts';
 import { repairMints } from '../../src/services/crash-repair.ts';
-import { repairPortsOf } from '../../src/services/nft-ports.ts';
+import { repairPortsOf } from '../../src/services/wire-nft.ts';
 import { releaseDecksOfUnlandedMints } from '../../src/db/minting.ts';
 import { chainTransactions, collections, decks, idempotencyKeys } from '../../src/db/schema/index.ts';
 import { asService, call } from '../helpers/platform.ts';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { formatEther, parseEther, toHex } from 'viem';
 import { parseThresholds } from '../../src/domain/wallet-threshold.ts';
-import { walletHealthOn } from '../../src/services/wallet-health-ports.ts';
+import { walletHealthOn } from '../../src/services/wire-wallet-health.ts';
 import { bearer, userToken } from '../helpers/content.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, type MintingPlatform } from '../minting/helpers.ts';

@@ -10,7 +10,7 @@ import { eq, sql } from 'drizzle-orm';
 import { parseEther, toHex } from 'viem';
 import { chainTransactions, webhookEvents } from '../../src/db/schema/index.ts';
 import { parseThresholds } from '../../src/domain/wallet-threshold.ts';
-import { walletHealthOn } from '../../src/services/wallet-health-ports.ts';
+import { walletHealthOn } from '../../src/services/wire-wallet-health.ts';
 import { startMintingPlatform, type MintingPlatform } from '../minting/helpers.ts';
 
 let mp: MintingPlatform;

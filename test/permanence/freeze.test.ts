@@ -18,7 +18,7 @@ import { encodeFunctionData, getAddress, parseEventLogs, type Address, type Hex 
 import { collectionAbi } from '../../contracts/abi/index.ts';
 import { collections, webhookEvents } from '../../src/db/schema/index.ts';
 import { emitPendingMetadataUpdates } from '../../src/services/metadata-updates.ts';
-import { metadataUpdatePortsOf } from '../../src/services/nft-ports.ts';
+import { metadataUpdatePortsOf } from '../../src/services/wire-nft.ts';
 import { verifyCollection } from '../../src/verify/run.ts';
 import { JWT_SECRET, asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, waitFor, type MintingPlatform } from '../minting/helpers.ts';

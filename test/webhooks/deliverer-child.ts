@@ -1,6 +1,6 @@
 /** A webhook deliverer in its own process (the kill -9 test): passes until killed. */
 import { openDatabase } from '../../src/db/client.ts';
-import { webhookDelivererOn } from '../../src/services/webhook-ports.ts';
+import { webhookDelivererOn } from '../../src/services/wire-webhooks.ts';
 
 const database = await openDatabase({ url: process.env.CHILD_DATABASE_URL!, poolSize: 2 });
 const deliverer = webhookDelivererOn(

@@ -21,7 +21,7 @@ import { WEBHOOK_EVENTS, webhookMessageId } from '../../src/domain/standard-webh
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { claimDueDeliveries, finishAttempt, recordWebhookEvent } from '../../src/db/webhooks.ts';
 import { createDbStore } from '../../src/indexer/store.ts';
-import { webhookDelivererOn, webhookSettingsOf } from '../../src/services/webhook-ports.ts';
+import { webhookDelivererOn, webhookSettingsOf } from '../../src/services/wire-webhooks.ts';
 import { bearer, userToken } from '../helpers/content.ts';
 import { asService, call } from '../helpers/platform.ts';
 import { startMintingPlatform, sleep, waitFor, type MintingPlatform } from '../minting/helpers.ts';

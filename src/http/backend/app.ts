@@ -30,7 +30,7 @@ import { saleRoutes } from './sale.ts';
 import { mintPageRoutes } from './mint-page.ts';
 import { permanenceRoutes } from './permanence.ts';
 import { sampleRoutes } from './samples.ts';
-import type { NftServices } from '../../services/nft-ports.ts';
+import type { NftServices } from '../../services/wire-nft.ts';
 import { outputRoutes } from './outputs.ts';
 import { uploadRoutes } from './uploads.ts';
 import { jobRoutes } from './jobs.ts';

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { NftServices } from '../../services/nft-ports.ts';
+import type { NftServices } from '../../services/wire-nft.ts';
 import { collectionWithParams } from '../present/collections.ts';
 import { collectionWithParams as withParamsShape, createCollectionBody, updateCollectionBody } from '../schemas/collections.ts';
 import { collectionIdParams, ok } from '../schemas/common.ts';

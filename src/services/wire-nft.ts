@@ -14,6 +14,18 @@ import { emitMetadataUpdate, mintTokens, type MintingChainAccess } from '../chai
 import { verifyPayment } from '../chain/payments.ts';
 import type { ChainServices } from '../chain/platform-chain.ts';
 import { createSaleService, type SaleService } from './sale.ts';
+import type { PurchaseStore } from './sale-purchases.ts';
+import {
+  backOffPurchase,
+  cancelPurchase,
+  claimPurchases,
+  insertPurchases,
+  markChoicesInvalid,
+  markScanned,
+  markStarted,
+  reorgedPurchases,
+  unclaimedMintTxs,
+} from '../db/sale-purchases.ts';
 import { createPermanenceService, type FreezeChain, type PermanenceService } from './permanence.ts';
 import { createPinTarget } from '../storage/pinning/index.ts';
 import { encodeAdminCall } from '../chain/collection.ts';
@@ -97,7 +109,7 @@ import {
 import { AppError, invalid } from '../domain/errors.ts';
 import { resolveVariables, VariableError } from '../domain/variables.ts';
 import { checkMinterChoices } from '../domain/minter-choices.ts';
-import { exactRevealOf, fairnessDocument, fairSeedsOf, receiptsOf } from './fairness-ports.ts';
+import { exactRevealOf, fairnessDocument, fairSeedsOf, receiptsOf } from './wire-fairness.ts';
 import { createConceptExpander, type ConceptExpander } from '../generation/concept/index.ts';
 import { loadGenerationData, type StepPayload } from '../generation/pipeline.ts';
 import { startGeneration } from './wire-generation.ts';
@@ -521,3 +533,18 @@ export function repairPortsOf(db: Db, metadataBaseUrl: string, recoverDeploys: (
     metadataBaseUrl,
   };
 }
+
+/** The purchase follower's store (services/sale-purchases.ts) on the database. */
+export const purchaseStoreOn = (db: Db): PurchaseStore =>
+  bindDb(db, {
+    cancelPurchase,
+    claimPurchases,
+    insertPurchases,
+    markScanned,
+    backOffPurchase,
+    markChoicesInvalid,
+    markStarted,
+    reorgedPurchases,
+    unclaimedMintTxs,
+    getCollection,
+  });

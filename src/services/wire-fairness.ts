@@ -1,6 +1,6 @@
 /**
  * The real ports of the fairness services (fair seeds, receipts): the database and the chain.
- * Kept out of services/nft-ports.ts so that file only gains a few lines of wiring.
+ * Kept out of services/wire-nft.ts so that file only gains a few lines of wiring.
  */
 import type { Config } from '../config.ts';
 import {
