@@ -41,22 +41,55 @@ export interface GetLogsFilter {
 
 export const hex = (n: number | bigint) => `0x${n.toString(16)}`;
 
+/**
+ * Several URLs (NFT_RPC_URL comma-separated, docs/signers-and-rpc.md "RPC URLs and fallback"): an
+ * endpoint that cannot be reached, times out or answers HTTP 429/5xx hands the request to the next;
+ * the client stays on the last one that answered. A JSON-RPC error is the chain's answer, not the
+ * endpoint's failure, so it does not move on.
+ */
 export class JsonRpc {
   private id = 0;
+  private readonly urls: string[];
+  private current = 0;
   constructor(
-    readonly url: string,
+    urls: string | string[],
     private readonly timeoutMs = 30_000,
-  ) {}
+  ) {
+    this.urls = Array.isArray(urls) ? urls : [urls];
+    if (this.urls.length === 0) throw new Error('JsonRpc: no RPC URL');
+  }
 
-  private async post(body: unknown): Promise<unknown> {
-    const res = await fetch(this.url, {
+  /** The endpoint asked first now. */
+  get url(): string {
+    return this.urls[this.current]!;
+  }
+
+  private async postTo(url: string, body: unknown): Promise<unknown> {
+    const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(this.timeoutMs),
     });
-    if (!res.ok) throw new RpcError(`RPC ${this.url} answered HTTP ${res.status}`, res.status);
+    if (!res.ok) throw new RpcError(`RPC ${url} answered HTTP ${res.status}`, res.status);
     return res.json();
+  }
+
+  private async post(body: unknown): Promise<unknown> {
+    let last: unknown;
+    for (let i = 0; i < this.urls.length; i++) {
+      const at = (this.current + i) % this.urls.length;
+      try {
+        const reply = await this.postTo(this.urls[at]!, body);
+        this.current = at;
+        return reply;
+      } catch (err) {
+        // Only an endpoint's own failure moves on; a 4xx other than 429 would fail anywhere.
+        if (err instanceof RpcError && err.code !== undefined && err.code < 500 && err.code !== 429) throw err;
+        last = err;
+      }
+    }
+    throw last;
   }
 
   async call<T>(method: string, params: unknown[]): Promise<T> {

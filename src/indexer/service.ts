@@ -9,7 +9,7 @@ import pino from 'pino';
 import { logOptions } from '../logging/log-lines.ts';
 import { getAddress } from 'viem';
 import { rpcUrlFor } from '../chain/chains.ts';
-import { primaryRpcUrl } from '../chain/rpc-transport.ts';
+import { rpcUrlList } from '../chain/rpc-transport.ts';
 import { readDeploymentRecord } from '../chain/deploy-platform.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
@@ -23,7 +23,7 @@ import { startIndexerDuty } from '../duties/indexer.ts';
 /** An indexer over a database and an RPC URL (the production ports). */
 export function createIndexer(opts: Omit<IndexerOptions, 'store' | 'source'> & { database: Database; rpcUrl: string }): Indexer {
   const { database, rpcUrl, ...rest } = opts;
-  return new Indexer({ ...rest, store: createDbStore(database.db, opts.chainId), source: new JsonRpc(primaryRpcUrl(rpcUrl)) });
+  return new Indexer({ ...rest, store: createDbStore(database.db, opts.chainId), source: new JsonRpc(rpcUrlList(rpcUrl)) });
 }
 
 export interface IndexerTarget {
