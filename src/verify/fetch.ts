@@ -40,9 +40,36 @@ export async function fetchBytes(url: string): Promise<Buffer> {
     throw new FetchError(`GET ${url} failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!res.ok) throw new FetchError(`GET ${url} answered ${res.status}`);
-  const bytes = Buffer.from(await res.arrayBuffer());
-  if (bytes.length > MAX_BYTES) throw new FetchError(`GET ${url}: larger than ${MAX_BYTES} bytes`);
-  return bytes;
+  return readCapped(url, res, MAX_BYTES);
+}
+
+/** The body, read as it arrives and cut off past `max` bytes: a server cannot fill the verifier's memory. */
+export async function readCapped(url: string, res: Response, max: number): Promise<Buffer> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared > max) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new FetchError(`GET ${url}: larger than ${max} bytes (content-length ${declared})`);
+  }
+  if (!res.body) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    let next: ReadableStreamReadResult<Uint8Array>;
+    try {
+      next = await reader.read();
+    } catch (err) {
+      throw new FetchError(`GET ${url} failed while reading: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (next.done) break;
+    total += next.value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => undefined);
+      throw new FetchError(`GET ${url}: larger than ${max} bytes`);
+    }
+    chunks.push(next.value);
+  }
+  return Buffer.concat(chunks, total);
 }
 
 export async function fetchJson(url: string): Promise<unknown> {
