@@ -26,8 +26,10 @@ const collection: ExportCollection = {
   frozen_at: null,
 };
 
-function setup(chain: Partial<FreezeChain>) {
-  const recorded: unknown[] = [];
+const OLDER = 'bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi';
+
+function setup(chain: Partial<FreezeChain>, opts: { minted?: number[]; pinTarget?: boolean; pinStatus?: string } = {}) {
+  const recorded: Array<{ rootCid: string }> = [];
   const ready = {
     id: 'e1',
     collection_id: collection.id,
@@ -41,13 +43,17 @@ function setup(chain: Partial<FreezeChain>) {
     error: null,
     created_at: new Date(),
     finished_at: new Date(),
+    pin_status: opts.pinStatus ?? 'none',
+    pin_error: null,
   };
+  const older = { ...ready, id: 'e0', root_cid: OLDER };
   const store = {
     getCollection: async () => collection,
-    mintedTokenIds: async () => [1, 2],
+    mintedTokenIds: async () => opts.minted ?? [1, 2],
+    readyExportByCid: async (cid: string) => (cid === ROOT ? ready : cid === OLDER ? older : undefined),
     latestReadyExport: async () => ready,
     latestExport: async () => ready,
-    recordFrozen: async (w: unknown) => {
+    recordFrozen: async (w: { rootCid: string }) => {
       recorded.push(w);
       return { frozen_at: new Date() };
     },
@@ -68,6 +74,7 @@ function setup(chain: Partial<FreezeChain>) {
     receipts: { receipt: async () => ({}) as never },
     publicBaseUrl: 'http://b.test',
     freezeChain,
+    ...(opts.pinTarget ? { pinTarget: { label: 'fake' } as never } : {}),
   });
   return { service, recorded };
 }
@@ -83,7 +90,7 @@ test('a contract already frozen at other URIs is 409 ALREADY_FROZEN naming what 
   });
   await assert.rejects(
     service.freeze(operator, collection.id),
-    conflictCode('ALREADY_FROZEN', /not at this collection's bundle.*tokenURI\(1\) is https:\/\/elsewhere\.example\/1/),
+    conflictCode('ALREADY_FROZEN', /not at a bundle of this collection.*tokenURI\(1\) is https:\/\/elsewhere\.example\/1/),
   );
   assert.deepEqual(recorded, []);
 });
@@ -119,4 +126,43 @@ test('a request that finds the contract frozen by another at its freezeMetadata 
   });
   await assert.rejects(service.freeze(operator, collection.id), conflictCode('ALREADY_FROZEN', /frozen meanwhile/));
   assert.deepEqual(recorded, []);
+});
+
+test('a contract frozen at an older export of this collection (a request cut off, then exported again) is recorded at that root', async () => {
+  const { service, recorded } = setup({
+    metadataFrozen: async () => true,
+    tokenURI: async () => `ipfs://${OLDER}/metadata/1`,
+    contractURI: async () => `ipfs://${OLDER}/contract.json`,
+  });
+  const v = await service.freeze(operator, collection.id);
+  assert.equal(v.root_cid, OLDER);
+  assert.deepEqual(
+    recorded.map((r) => r.rootCid),
+    [OLDER],
+  );
+});
+
+test('an export made before later mints is 409 EXPORT_STALE; nothing is sent', async () => {
+  const sent: string[] = [];
+  const { service, recorded } = setup(
+    {
+      send: async (_c, _a, action) => {
+        sent.push(action);
+        return { txHash: '0x' };
+      },
+    },
+    { minted: [1, 2, 3] },
+  );
+  await assert.rejects(service.freeze(operator, collection.id), conflictCode('EXPORT_STALE', /holds 2 tokens but 3 are minted/));
+  assert.deepEqual(sent, []);
+  assert.deepEqual(recorded, []);
+});
+
+test('with a pin target, an export not pinned yet is 409 NOT_PINNED; once pinned it freezes', async () => {
+  await assert.rejects(
+    setup({}, { pinTarget: true, pinStatus: 'failed' }).service.freeze(operator, collection.id),
+    conflictCode('NOT_PINNED', /not pinned yet \(pin_status failed/),
+  );
+  const ok = await setup({}, { pinTarget: true, pinStatus: 'pinned' }).service.freeze(operator, collection.id);
+  assert.equal(ok.root_cid, ROOT);
 });

@@ -384,6 +384,13 @@ export function createPermanenceService(deps: PermanenceDeps) {
     async request(caller: Caller, collectionId: string): Promise<ExportView> {
       const c = await store.getCollection(collectionId);
       authorize(caller, 'collection.export', { ownerId: c.user_id });
+      // The contract points at its bundle for good: another export would only be a different root.
+      if (c.frozen_at) {
+        throw conflict(`collection ${c.id} is frozen at ipfs://${c.frozen_root_cid}/: its bundle can no longer change`, {
+          code: 'ALREADY_FROZEN',
+          root_cid: c.frozen_root_cid,
+        });
+      }
       const storage = needStorage();
       const latest = await store.latestExport(c.id);
       if (latest?.status === 'building') {
@@ -425,7 +432,8 @@ export function createPermanenceService(deps: PermanenceDeps) {
       authorize(caller, 'collection.export', { ownerId: c.user_id });
       const target = deps.pinTarget;
       if (!target) throw new AppError('unavailable', 'no pin target is configured on this backend (IPFS_PIN_TARGET)');
-      const latest = await store.latestExport(c.id);
+      // A frozen collection's bundle is the one its contract names, whatever was exported since.
+      const latest = c.frozen_root_cid ? await store.readyExportByCid(c.frozen_root_cid) : await store.latestExport(c.id);
       if (!latest) throw notFound(`export of collection ${c.id}`);
       if (latest.status !== 'ready' || !latest.root_cid || !latest.car_key) {
         throw conflict(`the newest export is ${latest.status}, not ready: pin it once it is ready`, { code: 'EXPORT_NOT_READY' });
@@ -464,18 +472,6 @@ export function createPermanenceService(deps: PermanenceDeps) {
       }
       const ch = deps.freezeChain;
       if (!ch) throw new AppError('unavailable', 'freezing needs a chain: this backend has none configured');
-      const exp = await store.latestReadyExport(c.id);
-      if (!exp?.root_cid) {
-        const newest = await store.latestExport(c.id);
-        throw conflict(
-          `collection ${c.id} has no ready export${newest ? ` (its newest export is ${newest.status}${newest.error ? `: ${newest.error}` : ''})` : ''}: ` +
-            `export it first (POST /nft/collections/${c.id}/export) and freeze once GET …/export says ready`,
-          { code: 'NOT_EXPORTED' },
-        );
-      }
-      await closedReason(c);
-      const root = exp.root_cid;
-      const { baseUri, contractUri } = frozenUris(root);
       const chainId = c.chain_id;
       const address = c.contract_address;
       const read = async <T>(what: string, fn: () => Promise<T>) => {
@@ -485,7 +481,8 @@ export function createPermanenceService(deps: PermanenceDeps) {
           throw new AppError('upstream', `reading ${what} of ${address}: ${(err as Error).message.split('\n')[0]}`);
         }
       };
-      const record = async (txHash: string | null, transactions: FreezeView['transactions']): Promise<FreezeView> => {
+      const record = async (root: string, txHash: string | null, transactions: FreezeView['transactions']): Promise<FreezeView> => {
+        const { baseUri, contractUri } = frozenUris(root);
         const row = await store.recordFrozen({ collectionId: c.id, rootCid: root, baseUri, contractUri, txHash });
         if (!row) throw conflict(`collection ${c.id} was frozen meanwhile by another request`, { code: 'ALREADY_FROZEN', root_cid: root });
         deps.onFrozen?.(c.id);
@@ -504,22 +501,56 @@ export function createPermanenceService(deps: PermanenceDeps) {
 
       if (await read('metadataFrozen()', () => ch.metadataFrozen(chainId, address))) {
         // Frozen on chain but not here: the owner sent the calls, or a request stopped after
-        // freezeMetadata() was mined. Recorded only when the chain points at this bundle.
+        // freezeMetadata() was mined. Recorded when the chain points at a ready export of this
+        // collection — whichever one it is (a newer export may exist since).
         const [first] = await store.mintedTokenIds(c.id);
         const [tokenUri, onChainContractUri] = await Promise.all([
           first === undefined ? Promise.resolve(null) : read(`tokenURI(${first})`, () => ch.tokenURI(chainId, address, first)),
           read('contractURI()', () => ch.contractURI(chainId, address)),
         ]);
-        const expectedToken = first === undefined ? null : `${baseUri}${first}`;
-        if (tokenUri !== expectedToken || onChainContractUri !== contractUri) {
+        const named = /^ipfs:\/\/([^/]+)\/contract\.json$/.exec(onChainContractUri)?.[1];
+        const bundle = named ? await store.readyExportByCid(named) : undefined;
+        const ours = bundle && bundle.collection_id === c.id && bundle.root_cid === named ? named : undefined;
+        const expectedToken = ours && first !== undefined ? `${frozenUris(ours).baseUri}${first}` : null;
+        if (!ours || tokenUri !== expectedToken) {
           throw conflict(
-            `the metadata of ${address} is already frozen on chain, but not at this collection's bundle ${root}: ` +
-              `tokenURI(${first}) is ${tokenUri}, contractURI() is ${onChainContractUri} (expected ${expectedToken} and ${contractUri}); it can never change again`,
+            `the metadata of ${address} is already frozen on chain, but not at a bundle of this collection: ` +
+              `tokenURI(${first}) is ${tokenUri}, contractURI() is ${onChainContractUri}; it can never change again`,
             { code: 'ALREADY_FROZEN', token_uri: tokenUri, contract_uri: onChainContractUri },
           );
         }
-        return record(null, []);
+        return record(ours, null, []);
       }
+
+      const exp = await store.latestReadyExport(c.id);
+      if (!exp?.root_cid) {
+        const newest = await store.latestExport(c.id);
+        throw conflict(
+          `collection ${c.id} has no ready export${newest ? ` (its newest export is ${newest.status}${newest.error ? `: ${newest.error}` : ''})` : ''}: ` +
+            `export it first (POST /nft/collections/${c.id}/export) and freeze once GET …/export says ready`,
+          { code: 'NOT_EXPORTED' },
+        );
+      }
+      await closedReason(c);
+      // A bundle made before later mints would freeze their tokens at paths it does not hold.
+      const minted = await store.mintedTokenIds(c.id);
+      if (exp.token_count !== minted.length) {
+        throw conflict(
+          `the newest export holds ${exp.token_count ?? 0} tokens but ${minted.length} are minted: export again ` +
+            `(POST /nft/collections/${c.id}/export) and freeze once it is ready`,
+          { code: 'EXPORT_STALE' },
+        );
+      }
+      // With a pin target, the contract points only at a bundle an IPFS service holds (docs/permanence.md "Freezing").
+      if (deps.pinTarget && exp.pin_status !== 'pinned') {
+        throw conflict(
+          `the export ${exp.root_cid} is not pinned yet (pin_status ${exp.pin_status}${exp.pin_error ? `: ${exp.pin_error}` : ''}): ` +
+            `freeze once GET …/export says pinned (POST …/export/pin retries a failed pin)`,
+          { code: 'NOT_PINNED' },
+        );
+      }
+      const root = exp.root_cid;
+      const { baseUri, contractUri } = frozenUris(root);
 
       const owner = await read('owner()', () => ch.owner(chainId, address));
       const wallet = ch.platformWallet(chainId);
@@ -576,7 +607,7 @@ export function createPermanenceService(deps: PermanenceDeps) {
           throw err;
         }
       }
-      return record(transactions[2]!.tx_hash, transactions);
+      return record(root, transactions[2]!.tx_hash, transactions);
     },
 
     /** Waits for this process's builds and pins (tests, shutdown). */
