@@ -203,12 +203,16 @@ const BUILD_CONCURRENCY = 8;
 /** Opened CARs kept in memory for the gateway. */
 const OPEN_BUNDLES = 4;
 
+/** CARs one process reads whole into memory for `?format=car` at once (each as large as its bundle). */
+const MAX_CARS_IN_FLIGHT = 2;
+
 export function createPermanenceService(deps: PermanenceDeps) {
   const { store } = deps;
   const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
   const staleAfterMs = deps.staleAfterMs ?? 15 * 60_000;
   const pinTimeoutMs = deps.pinTimeoutMs ?? 10 * 60_000;
   /** Export ids this process is building. */
+  let carsInFlight = 0;
   const running = new Map<string, Promise<void>>();
   /** Export ids this process is pinning. */
   const pinning = new Map<string, Promise<void>>();
@@ -628,9 +632,19 @@ export function createPermanenceService(deps: PermanenceDeps) {
       if (!row?.car_key) throw notFound(`content ${cid}`);
       if (format === 'car') {
         if (row.root_cid !== cid) throw notFound(`a CAR of ${cid} (only a bundle's root is served as a CAR)`);
-        const object = await needStorage().get(row.car_key);
-        if (!object) throw notFound(`content ${cid}`);
-        return { bytes: object.bytes, cid };
+        // A whole CAR is read into memory: a few reads at a time per process, so a burst of public
+        // requests cannot load many at once (slow readers still hold theirs until sent).
+        if (carsInFlight >= MAX_CARS_IN_FLIGHT) {
+          throw new AppError('unavailable', `busy: ${MAX_CARS_IN_FLIGHT} CARs are being sent; retry in a few seconds`);
+        }
+        carsInFlight++;
+        try {
+          const object = await needStorage().get(row.car_key);
+          if (!object) throw notFound(`content ${cid}`);
+          return { bytes: object.bytes, cid };
+        } finally {
+          carsInFlight--;
+        }
       }
       const block = (await openBundle(row.car_key)).block(cid);
       if (!block) throw notFound(`block ${cid}`);
