@@ -1,4 +1,4 @@
-import { type ExternalAccount } from '../db/identity.ts';
+import type { ExternalAccount } from '../db/identity.ts';
 
 export interface CredentialPort {
   /** The owning user id of an active user API key, or null. */

@@ -1,5 +1,5 @@
 import type { CollectionRow } from '../db/collections.ts';
-import { type NewCustodialCollection } from '../db/custodial.ts';
+import type { NewCustodialCollection } from '../db/custodial.ts';
 import type { SocialLink } from '../db/social-links.ts';
 import { templateToGenerationData, type TemplateVariable } from '../domain/custodial-template.ts';
 import { normalizeGenerationData, type GenerationData } from '../domain/generation-data.ts';

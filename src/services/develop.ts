@@ -1,5 +1,5 @@
-import { type GlobalCollectionRow } from '../db/global-collections.ts';
-import { type OutputRow } from '../db/outputs.ts';
+import type { GlobalCollectionRow } from '../db/global-collections.ts';
+import type { OutputRow } from '../db/outputs.ts';
 import { AppError, conflict, invalid } from '../domain/errors.ts';
 import { authorize, type Caller } from '../domain/policy.ts';
 import { NO_QUEUE, type GenerationService, type StartGenerationResult } from './generation.ts';

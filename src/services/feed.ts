@@ -1,4 +1,4 @@
-import { type FeedCollectionRow, type FeedCreatorRow, type FeedDeckHeader, type FeedDeckRow, type FeedOutputRow } from '../db/feed.ts';
+import type { FeedCollectionRow, FeedCreatorRow, FeedDeckHeader, FeedDeckRow, FeedOutputRow } from '../db/feed.ts';
 import { decodeCursor, encodeCursor, type Cursor } from '../domain/cursor.ts';
 import { notFound } from '../domain/errors.ts';
 

@@ -12,7 +12,7 @@
  * Bounded: the least recently used entries are dropped first.
  */
 import type { CollectionForGeneration } from '../db/collections.ts';
-import { type WorkflowForJob } from '../db/workflows.ts';
+import type { WorkflowForJob } from '../db/workflows.ts';
 
 /** A small LRU map: a hit moves the key to the end; inserting past `max` drops the oldest. */
 class Lru<V> {

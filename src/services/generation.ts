@@ -11,8 +11,8 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { InsufficientCredits } from '../domain/credits.ts';
-import { type GenerationRows, type GenerationRowsResult } from '../db/generation-rows.ts';
-import { type JobRow } from '../db/jobs.ts';
+import type { GenerationRows, GenerationRowsResult } from '../db/generation-rows.ts';
+import type { JobRow } from '../db/jobs.ts';
 import { DEFAULT_WORKFLOW } from '../domain/default-workflow.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { mintTokenMetadata, type Attribute } from '../domain/metadata.ts';

@@ -1,5 +1,5 @@
 import type { createApiKey, listApiKeys } from '../db/api-keys.ts';
-import { type ExternalAccount } from '../db/identity.ts';
+import type { ExternalAccount } from '../db/identity.ts';
 import type { getUserWithIdentities, mergeUsers } from '../db/users.ts';
 import { invalid, notFound } from '../domain/errors.ts';
 import { UUID_RE } from '../domain/ids.ts';

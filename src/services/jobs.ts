@@ -1,6 +1,6 @@
-import { type FlatFileRow } from '../db/flat-files.ts';
+import type { FlatFileRow } from '../db/flat-files.ts';
 import type { listRetryBackups, JobHistoryRow, JobRow, JobStepRow } from '../db/jobs.ts';
-import { type StreamCursor } from '../db/job-stream.ts';
+import type { StreamCursor } from '../db/job-stream.ts';
 import { notFound } from '../domain/errors.ts';
 import { authorize, can, type Caller } from '../domain/policy.ts';
 import { type ApplyResult, type JobEvent } from '../generation/job-events.ts';

@@ -1,4 +1,4 @@
-import { type DeckRow } from '../db/decks.ts';
+import type { DeckRow } from '../db/decks.ts';
 import type {
   collectionOutputStats,
   listCollectionOutputs,

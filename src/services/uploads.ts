@@ -8,7 +8,7 @@
  * `miniapp_user_id` or `fid` that is not the caller's) is the operator's (`upload.for_other`).
  */
 import { randomUUID } from 'node:crypto';
-import { type NewFlatFile } from '../db/flat-files.ts';
+import type { NewFlatFile } from '../db/flat-files.ts';
 import { invalid, notFound } from '../domain/errors.ts';
 import { authorize, type Caller } from '../domain/policy.ts';
 import { assertUploadSize, decodeBase64, decodedLength, pathSegment } from '../domain/uploads.ts';

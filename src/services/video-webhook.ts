@@ -1,4 +1,4 @@
-import { type FlatFileRow } from '../db/flat-files.ts';
+import type { FlatFileRow } from '../db/flat-files.ts';
 import { AppError, invalid } from '../domain/errors.ts';
 import { UUID_RE } from '../domain/ids.ts';
 import { verifyWebhookSignature } from '../domain/webhook-signature.ts';

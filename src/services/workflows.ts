@@ -4,7 +4,7 @@
  * need, and a test run of one workflow through its connector.
  */
 import { randomUUID } from 'node:crypto';
-import { type NewWorkflow, type WorkflowRow } from '../db/workflows.ts';
+import type { NewWorkflow, WorkflowRow } from '../db/workflows.ts';
 import { authorize, type Caller } from '../domain/policy.ts';
 import { type GeneratorConnector } from '../generation/connectors/index.ts';
 import { workflowTestFailure } from '../generation/errors.ts';
