@@ -22,7 +22,8 @@ before(async () => {
 });
 after(() => db.close());
 
-const TTL = 1500;
+// Long enough that a holder renewing every 250 ms keeps its lease on a loaded 2-core machine (PGlite runs in-process).
+const TTL = 3000;
 
 /** A duty recording who runs it, and any moment two ran it at once. */
 function probe() {
@@ -85,7 +86,7 @@ test('a holder that vanishes without releasing is replaced once its lease expire
   const took = Date.now() - vanishedAt;
   // A renewed at most 250 ms before it vanished, so its lease ran at least TTL - 250 ms more.
   assert.ok(took >= TTL - 300, `taken over after ${took} ms, before the lease expired`);
-  assert.ok(took <= TTL + 1000, `taken over after ${took} ms`);
+  assert.ok(took <= TTL + 1500, `taken over after ${took} ms`);
   await b.stop();
   assert.deepEqual(p.violations, []);
 });
