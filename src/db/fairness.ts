@@ -246,7 +246,7 @@ export async function exactCollectionsAwaitingBatchUpdate(db: Db, limit = 20) {
     .limit(limit);
 }
 
-/** A collection's minted tokens with their mint transaction and whether their artwork completed, by token id. */
+/** A collection's minted tokens with their mint transaction, whether their cover is the dealt artwork and its status, by token id. */
 export async function mintedTokensOf(db: Db, collectionId: string) {
   const found = await db
     .select({
@@ -257,9 +257,12 @@ export async function mintedTokensOf(db: Db, collectionId: string) {
       metadata_uri: decks.metadata_uri,
       cover_output_id: decks.cover_output_id,
       output_status: outputs.status,
+      // The cover is the artwork the reveal dealt (its job data carries the deck position).
+      dealt: sql<boolean>`coalesce((${jobs.data}->'dealt') is not null, false)`,
     })
     .from(decks)
     .leftJoin(outputs, eq(outputs.id, decks.cover_output_id))
+    .leftJoin(jobs, eq(jobs.id, outputs.job_id))
     .where(and(eq(decks.collection_id, collectionId), isNotNull(decks.token_id), eq(decks.mint_status, 'minted')))
     .orderBy(asc(decks.token_id));
   return found.map((r) => ({ ...r, token_id: Number(r.token_id) }));

@@ -34,6 +34,8 @@ export interface MintedToken {
   mint_tx_hash: string | null;
   mint_recipient: string | null;
   cover_output_id: string | null;
+  /** The cover is the artwork the reveal dealt (its job data carries `dealt`). */
+  dealt: boolean;
   output_status: string | null;
 }
 
@@ -167,7 +169,8 @@ export function createExactReveal({ store, chain, startDealtArtwork, onChanged }
     }
     const deck = row.deck as DeckEntry[];
     for (const t of tokens) {
-      if (t.cover_output_id || !t.mint_tx_hash) continue;
+      // Only a dealt cover counts: any other (set before covers were refused) is replaced.
+      if (t.dealt || !t.mint_tx_hash) continue;
       const position = deckPositionOf(t.token_id, row.reveal_offset!, spec.editions);
       await startDealtArtwork(
         c,
