@@ -210,8 +210,9 @@ export async function exactCollectionsWithoutProvenance(db: Db, limit = 20) {
 }
 
 /**
- * Exact collections whose deck is published and not yet dealt to the tokens, and whose sale is
- * over: sold out, or past `mint_end` with at least one token.
+ * Exact collections whose deck is published and whose sale is over (sold out, or past `mint_end`
+ * with at least one token), and which are not assigned yet or, once the offset is recorded, have a
+ * minted token whose cover is not the dealt artwork (a deck made late).
  */
 export async function exactCollectionsToReveal(db: Db, limit = 20) {
   return db
@@ -225,7 +226,10 @@ export async function exactCollectionsToReveal(db: Db, limit = 20) {
       and(
         isExactCollection,
         isNotNull(exactDecks.provenance_tx_hash),
-        isNull(exactDecks.assigned_at),
+        sql`(${exactDecks.assigned_at} is null or (${exactDecks.reveal_offset} is not null and exists (
+               select 1 from decks d left join outputs o on o.id = d.cover_output_id left join jobs j on j.id = o.job_id
+               where d.collection_id = ${collections.id} and d.token_id is not null and d.mint_status = 'minted'
+                 and d.mint_tx_hash is not null and (j.data->'dealt') is null)))`,
         sql`(${collections.tokens_minted} >= coalesce(${collections.max_supply}, ${collections.editions})
              or (${collections.mint_end} < now() and ${collections.tokens_minted} > 0))`,
       ),
