@@ -237,6 +237,28 @@ export async function exactCollectionsToReveal(db: Db, limit = 20) {
     .limit(limit);
 }
 
+/**
+ * Exact collections whose deck is assigned and whose secret is not revealed yet (a reveal cut off
+ * after the assignment, e.g. at `mint_end`): the exact-counts duty reveals it.
+ */
+export async function exactAssignedUnrevealed(db: Db, limit = 20) {
+  return db
+    .select({ id: collections.id })
+    .from(collections)
+    .innerJoin(
+      exactDecks,
+      and(eq(exactDecks.chain_id, collections.chain_id), eq(exactDecks.contract_address, sql`lower(${collections.contract_address})`)),
+    )
+    .innerJoin(
+      seedSecrets,
+      and(eq(seedSecrets.chain_id, exactDecks.chain_id), eq(seedSecrets.contract_address, exactDecks.contract_address)),
+    )
+    .where(
+      and(isExactCollection, isNotNull(exactDecks.assigned_at), isNotNull(seedSecrets.commit_tx_hash), isNull(seedSecrets.reveal_tx_hash)),
+    )
+    .limit(limit);
+}
+
 /** Dealt exact collections whose BatchMetadataUpdate is not sent yet. */
 export async function exactCollectionsAwaitingBatchUpdate(db: Db, limit = 20) {
   return db
