@@ -62,6 +62,15 @@ export async function collectionsToCommit(db: Db, limit = 20) {
     .limit(limit);
 }
 
+/**
+ * The supply at which a collection is sold out: max_supply (else editions), and for an exact
+ * collection never more than editions, where the platform's mints stop (services/minting.ts
+ * maxSupplyOf; docs/fairness.md "Exact counts").
+ */
+const saleSupply = sql`case when (${collections.data}->>'distribution') = 'exact'
+  then least(coalesce(${collections.max_supply}, ${collections.editions}), ${collections.editions})
+  else coalesce(${collections.max_supply}, ${collections.editions}) end`;
+
 /** Sold-out collections whose committed secret is not revealed yet (the reveal duty's work). */
 export async function soldOutUnrevealed(db: Db, limit = 20) {
   return db
@@ -72,11 +81,7 @@ export async function soldOutUnrevealed(db: Db, limit = 20) {
       and(eq(seedSecrets.chain_id, collections.chain_id), eq(seedSecrets.contract_address, sql`lower(${collections.contract_address})`)),
     )
     .where(
-      and(
-        isNotNull(seedSecrets.commit_tx_hash),
-        isNull(seedSecrets.reveal_tx_hash),
-        sql`${collections.tokens_minted} >= coalesce(${collections.max_supply}, ${collections.editions})`,
-      ),
+      and(isNotNull(seedSecrets.commit_tx_hash), isNull(seedSecrets.reveal_tx_hash), sql`${collections.tokens_minted} >= ${saleSupply}`),
     )
     .limit(limit);
 }
@@ -230,7 +235,7 @@ export async function exactCollectionsToReveal(db: Db, limit = 20) {
                select 1 from decks d left join outputs o on o.id = d.cover_output_id left join jobs j on j.id = o.job_id
                where d.collection_id = ${collections.id} and d.token_id is not null and d.mint_status = 'minted'
                  and d.mint_tx_hash is not null and (j.data->'dealt') is null)))`,
-        sql`(${collections.tokens_minted} >= coalesce(${collections.max_supply}, ${collections.editions})
+        sql`(${collections.tokens_minted} >= ${saleSupply}
              or (${collections.mint_end} < now() and ${collections.tokens_minted} > 0))`,
       ),
     )
