@@ -147,6 +147,16 @@ export async function exactDeckOf(db: Db, chainId: number, address: string): Pro
   return row;
 }
 
+/** Whether a deck was dealt for any contract of the collection (its counts are then fixed). */
+export async function hasExactDeck(db: Db, collectionId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: exactDecks.collection_id })
+    .from(exactDecks)
+    .where(eq(exactDecks.collection_id, collectionId))
+    .limit(1);
+  return row !== undefined;
+}
+
 /** The contract's deck: this one when none was stored, else the one stored first (one winner). */
 export async function storeExactDeck(
   db: Db,

@@ -103,6 +103,21 @@ export function exactSpecOf(data: GenerationData, editions: number): ExactSpec |
   return spec;
 }
 
+/**
+ * What an exact deck depends on in `data` (the distribution, each counted variable's name and
+ * presets with their counts, in order, and the exclusions), as a string: two data with the same
+ * shape deal the same deck and resolve the same dealt values.
+ */
+export function dealtShapeOf(data: GenerationData): string {
+  return canonicalJson({
+    distribution: data.distribution ?? null,
+    variables: data.variables
+      .filter((v) => !UNCOUNTED.has(v.name))
+      .map((v) => ({ name: v.name, presets: v.value.map((o) => ({ value: o.value, count: o.count ?? null })) })),
+    exclusions: data.exclusions ?? [],
+  });
+}
+
 /** At most this many trait values (editions × counted variables) per exact collection. */
 export const MAX_EXACT_CELLS = 5_000;
 

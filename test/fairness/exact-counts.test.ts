@@ -315,5 +315,18 @@ describe('exact counts: a 30-edition collection, 3/9/18 and one exclusion, revea
     });
     assert.equal(switched.status, 409, JSON.stringify(switched.body));
     assert.match(JSON.stringify(switched.body), /EXACT_COUNTS/);
+    // Nor, once the deck is dealt, rename a counted value (the counts still sum): nothing changes.
+    const renamed = exactData();
+    renamed.variables[0]!.value = [
+      { value: 'Gold', count: 3 },
+      { value: 'silver', count: 9 },
+      { value: 'iron', count: 18 },
+    ];
+    renamed.exclusions = [{ $metal: 'Gold', $bg: 'red' }];
+    const rename = await call(`${mp.backendUrl}/nft/collections/${id}`, { method: 'PUT', headers: asService(), body: { data: renamed } });
+    assert.equal(rename.status, 409, JSON.stringify(rename.body));
+    assert.match(JSON.stringify(rename.body), /EXACT_COUNTS/);
+    const [stored] = await mp.database.db.select().from(collections).where(eq(collections.id, id));
+    assert.equal((stored!.data as { variables: Array<{ value: Array<{ value: string }> }> }).variables[0]!.value[0]!.value, 'gold');
   });
 });
