@@ -64,14 +64,22 @@ export async function getDeck(db: Db, id: string): Promise<DeckRow> {
 }
 
 /** The deck with the owner of its collection (the policy's collection_owner), or 404. */
-export async function getDeckWithOwners(db: Db, id: string): Promise<DeckRow & { collection_owner_id: string | null }> {
+export async function getDeckWithOwners(
+  db: Db,
+  id: string,
+): Promise<DeckRow & { collection_owner_id: string | null; collection_exact: boolean }> {
   const [row] = await db
-    .select({ deck: decks, collection_owner_id: collections.user_id })
+    .select({
+      deck: decks,
+      collection_owner_id: collections.user_id,
+      // Exact counts (docs/fairness.md "Exact counts"): a token deck's artwork is dealt, not chosen.
+      collection_exact: sql<boolean>`coalesce((${collections.data}->>'distribution') = 'exact', false)`,
+    })
     .from(decks)
     .innerJoin(collections, eq(collections.id, decks.collection_id))
     .where(eq(decks.id, id));
   if (!row) throw notFound(`deck ${id}`);
-  return { ...row.deck, collection_owner_id: row.collection_owner_id };
+  return { ...row.deck, collection_owner_id: row.collection_owner_id, collection_exact: row.collection_exact };
 }
 
 /** GET /decks/:id: the deck, its collection and its visible outputs, oldest first. */

@@ -62,6 +62,15 @@ export async function collectionsToCommit(db: Db, limit = 20) {
     .limit(limit);
 }
 
+/**
+ * The supply at which a collection is sold out: max_supply (else editions), and for an exact
+ * collection never more than editions, where the platform's mints stop (services/minting.ts
+ * maxSupplyOf; docs/fairness.md "Exact counts").
+ */
+const saleSupply = sql`case when (${collections.data}->>'distribution') = 'exact'
+  then least(coalesce(${collections.max_supply}, ${collections.editions}), ${collections.editions})
+  else coalesce(${collections.max_supply}, ${collections.editions}) end`;
+
 /** Sold-out collections whose committed secret is not revealed yet (the reveal duty's work). */
 export async function soldOutUnrevealed(db: Db, limit = 20) {
   return db
@@ -72,11 +81,7 @@ export async function soldOutUnrevealed(db: Db, limit = 20) {
       and(eq(seedSecrets.chain_id, collections.chain_id), eq(seedSecrets.contract_address, sql`lower(${collections.contract_address})`)),
     )
     .where(
-      and(
-        isNotNull(seedSecrets.commit_tx_hash),
-        isNull(seedSecrets.reveal_tx_hash),
-        sql`${collections.tokens_minted} >= coalesce(${collections.max_supply}, ${collections.editions})`,
-      ),
+      and(isNotNull(seedSecrets.commit_tx_hash), isNull(seedSecrets.reveal_tx_hash), sql`${collections.tokens_minted} >= ${saleSupply}`),
     )
     .limit(limit);
 }
@@ -140,6 +145,16 @@ const deployedCollection = and(isNotNull(collections.contract_address), isNotNul
 export async function exactDeckOf(db: Db, chainId: number, address: string): Promise<ExactDeckRow | undefined> {
   const [row] = await db.select().from(exactDecks).where(exactIs(chainId, address));
   return row;
+}
+
+/** Whether a deck was dealt for any contract of the collection (its counts are then fixed). */
+export async function hasExactDeck(db: Db, collectionId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: exactDecks.collection_id })
+    .from(exactDecks)
+    .where(eq(exactDecks.collection_id, collectionId))
+    .limit(1);
+  return row !== undefined;
 }
 
 /** The contract's deck: this one when none was stored, else the one stored first (one winner). */
@@ -210,8 +225,9 @@ export async function exactCollectionsWithoutProvenance(db: Db, limit = 20) {
 }
 
 /**
- * Exact collections whose deck is published and not yet dealt to the tokens, and whose sale is
- * over: sold out, or past `mint_end` with at least one token.
+ * Exact collections whose deck is published and whose sale is over (sold out, or past `mint_end`
+ * with at least one token), and which are not assigned yet or, once the offset is recorded, have a
+ * minted token whose cover is not the dealt artwork (a deck made late).
  */
 export async function exactCollectionsToReveal(db: Db, limit = 20) {
   return db
@@ -225,10 +241,35 @@ export async function exactCollectionsToReveal(db: Db, limit = 20) {
       and(
         isExactCollection,
         isNotNull(exactDecks.provenance_tx_hash),
-        isNull(exactDecks.assigned_at),
-        sql`(${collections.tokens_minted} >= coalesce(${collections.max_supply}, ${collections.editions})
+        sql`(${exactDecks.assigned_at} is null or (${exactDecks.reveal_offset} is not null and exists (
+               select 1 from decks d left join outputs o on o.id = d.cover_output_id left join jobs j on j.id = o.job_id
+               where d.collection_id = ${collections.id} and d.token_id is not null and d.mint_status = 'minted'
+                 and d.mint_tx_hash is not null and (j.data->'dealt') is null)))`,
+        sql`(${collections.tokens_minted} >= ${saleSupply}
              or (${collections.mint_end} < now() and ${collections.tokens_minted} > 0))`,
       ),
+    )
+    .limit(limit);
+}
+
+/**
+ * Exact collections whose deck is assigned and whose secret is not revealed yet (a reveal cut off
+ * after the assignment, e.g. at `mint_end`): the exact-counts duty reveals it.
+ */
+export async function exactAssignedUnrevealed(db: Db, limit = 20) {
+  return db
+    .select({ id: collections.id })
+    .from(collections)
+    .innerJoin(
+      exactDecks,
+      and(eq(exactDecks.chain_id, collections.chain_id), eq(exactDecks.contract_address, sql`lower(${collections.contract_address})`)),
+    )
+    .innerJoin(
+      seedSecrets,
+      and(eq(seedSecrets.chain_id, exactDecks.chain_id), eq(seedSecrets.contract_address, exactDecks.contract_address)),
+    )
+    .where(
+      and(isExactCollection, isNotNull(exactDecks.assigned_at), isNotNull(seedSecrets.commit_tx_hash), isNull(seedSecrets.reveal_tx_hash)),
     )
     .limit(limit);
 }
@@ -246,7 +287,7 @@ export async function exactCollectionsAwaitingBatchUpdate(db: Db, limit = 20) {
     .limit(limit);
 }
 
-/** A collection's minted tokens with their mint transaction and whether their artwork completed, by token id. */
+/** A collection's minted tokens with their mint transaction, whether their cover is the dealt artwork and its status, by token id. */
 export async function mintedTokensOf(db: Db, collectionId: string) {
   const found = await db
     .select({
@@ -257,9 +298,12 @@ export async function mintedTokensOf(db: Db, collectionId: string) {
       metadata_uri: decks.metadata_uri,
       cover_output_id: decks.cover_output_id,
       output_status: outputs.status,
+      // The cover is the artwork the reveal dealt (its job data carries the deck position).
+      dealt: sql<boolean>`coalesce((${jobs.data}->'dealt') is not null, false)`,
     })
     .from(decks)
     .leftJoin(outputs, eq(outputs.id, decks.cover_output_id))
+    .leftJoin(jobs, eq(jobs.id, outputs.job_id))
     .where(and(eq(decks.collection_id, collectionId), isNotNull(decks.token_id), eq(decks.mint_status, 'minted')))
     .orderBy(asc(decks.token_id));
   return found.map((r) => ({ ...r, token_id: Number(r.token_id) }));

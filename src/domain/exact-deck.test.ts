@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { keccak256, toBytes, type Hex } from 'viem';
 import {
   ExactCountsError,
+  MAX_EXACT_CELLS,
   dealDeck,
   deckPositionOf,
   exactSpecOf,
@@ -120,6 +121,35 @@ describe('exact counts: validation', () => {
     assert.equal(
       fieldOf(() => exactSpecOf(data({ exclusions: [{}] }), 30)),
       'data.exclusions[0]',
+    );
+  });
+
+  test('editions × counted variables above MAX_EXACT_CELLS is refused naming editions; the cap itself is accepted', () => {
+    const one = (editions: number) =>
+      normalizeGenerationData({
+        version: 'v2',
+        distribution: 'exact',
+        steps: [{ id: 1, nodeName: 'image', nodePayload: { intent: 'a $metal ring' } }],
+        variables: [
+          {
+            name: 'metal',
+            value: [
+              { value: 'gold', count: 1 },
+              { value: 'iron', count: editions - 1 },
+            ],
+          },
+        ],
+      });
+    assert.equal(exactSpecOf(one(MAX_EXACT_CELLS), MAX_EXACT_CELLS)?.editions, MAX_EXACT_CELLS);
+    assert.throws(
+      () => exactSpecOf(one(MAX_EXACT_CELLS + 1), MAX_EXACT_CELLS + 1),
+      (e: unknown) => e instanceof ExactCountsError && e.field === 'editions' && /at most 5000/.test(e.message),
+    );
+    // Two counted variables: half the editions.
+    const half = Math.floor(MAX_EXACT_CELLS / 2) + 1;
+    assert.throws(
+      () => exactSpecOf(data({ counts: [1, 1, half - 2], bg: { value: { values: ['red', 'blue'], counts: [1, half - 1] } } }), half),
+      (e: unknown) => e instanceof ExactCountsError && e.field === 'editions',
     );
   });
 

@@ -76,6 +76,14 @@ export function exactSpecOf(data: GenerationData, editions: number): ExactSpec |
     variables.push({ name: v.name, presets });
   });
   if (variables.length === 0) throw new ExactCountsError('data.variables', 'an exact collection needs at least one counted variable');
+  // Dealing is synchronous, one keccak draw per edition per counted variable: bounded so that a
+  // deal stays well under a second (measured in docs/fairness.md "Exact counts").
+  if (editions * variables.length > MAX_EXACT_CELLS) {
+    throw new ExactCountsError(
+      'editions',
+      `an exact collection deals at most ${MAX_EXACT_CELLS} trait values (editions × counted variables); ${editions} × ${variables.length} = ${editions * variables.length}`,
+    );
+  }
   const exclusions = (data.exclusions ?? []).map((rule, k) => {
     const names = Object.keys(rule);
     if (names.length === 0) throw new ExactCountsError(`data.exclusions[${k}]`, 'an exclusion names at least one variable');
@@ -88,11 +96,30 @@ export function exactSpecOf(data: GenerationData, editions: number): ExactSpec |
     return Object.fromEntries(names.sort().map((n) => [n, rule[n]!]));
   });
   const spec: ExactSpec = { editions, variables, exclusions };
-  if (tryDeal(spec, DEAL_CHECK_SEED) === null) {
+  // Without exclusions every shuffle is a deck: only exclusions need the trial deal.
+  if (exclusions.length > 0 && tryDeal(spec, DEAL_CHECK_SEED) === null) {
     throw new ExactCountsError('data.exclusions', 'no deck satisfies these counts and exclusions (the repair found no swap)');
   }
   return spec;
 }
+
+/**
+ * What an exact deck depends on in `data` (the distribution, each counted variable's name and
+ * presets with their counts, in order, and the exclusions), as a string: two data with the same
+ * shape deal the same deck and resolve the same dealt values.
+ */
+export function dealtShapeOf(data: GenerationData): string {
+  return canonicalJson({
+    distribution: data.distribution ?? null,
+    variables: data.variables
+      .filter((v) => !UNCOUNTED.has(v.name))
+      .map((v) => ({ name: v.name, presets: v.value.map((o) => ({ value: o.value, count: o.count ?? null })) })),
+    exclusions: data.exclusions ?? [],
+  });
+}
+
+/** At most this many trait values (editions × counted variables) per exact collection. */
+export const MAX_EXACT_CELLS = 5_000;
 
 /** The seed the create/update check deals with (any fixed seed: the check is that a deck exists). */
 const DEAL_CHECK_SEED = `0x${'00'.repeat(32)}` as Hex;

@@ -2,13 +2,19 @@
  * The exact-counts duty (docs/fairness.md "Exact counts"), in a process that starts artwork (the
  * backend with a job queue, like the purchase follower): sets the provenance of every exact
  * collection whose secret is committed (a deployment made by any path gets it before a sale),
- * reveals every exact collection whose sale is over (offset, artworks, then the secret), and sends
+ * reveals every exact collection whose sale is over (offset, artworks, then the secret; the secret
+ * again on a later pass when that failed), and sends
  * the one BatchMetadataUpdate once the artworks are done. One holder across replicas (the
  * `exact-reveal` lease).
  */
 import type { Db } from '../db/client.ts';
 import { getCollection } from '../db/collections.ts';
-import { exactCollectionsAwaitingBatchUpdate, exactCollectionsToReveal, exactCollectionsWithoutProvenance } from '../db/fairness.ts';
+import {
+  exactAssignedUnrevealed,
+  exactCollectionsAwaitingBatchUpdate,
+  exactCollectionsToReveal,
+  exactCollectionsWithoutProvenance,
+} from '../db/fairness.ts';
 import type { ExactReveal } from '../services/exact-reveal.ts';
 import type { FairSeeds } from '../services/fair-seeds.ts';
 import { type BackgroundDuty, every, startLeasedDuty } from './runner.ts';
@@ -28,6 +34,8 @@ export function startExactRevealDuty(
         // The secret is published after the offset is taken: verify recomputes the deck from it.
         await safely(exact.reveal(id).then((dealt) => (dealt ? fair.revealSoldOut(id) : undefined)));
       }
+      // The same reveal again when it failed after the assignment (idempotent): else never retried.
+      for (const { id } of await exactAssignedUnrevealed(db)) await safely(fair.revealSoldOut(id));
       for (const { id } of await exactCollectionsAwaitingBatchUpdate(db)) await safely(exact.sendBatchUpdate(id));
     },
     opts.onError,

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { CollectionPatch, CollectionRow, NewCollection } from '../db/collections.ts';
 import { conflict, invalid } from '../domain/errors.ts';
-import { ExactCountsError, exactSpecOf, isExact } from '../domain/exact-deck.ts';
+import { ExactCountsError, dealtShapeOf, exactSpecOf, isExact } from '../domain/exact-deck.ts';
 import { normalizeGenerationData, type GenerationData, type GenerationDataInput } from '../domain/generation-data.ts';
 import { authorize, ownerFor, type Caller } from '../domain/policy.ts';
 import { assertUploadSize, decodeBase64, decodedLength } from '../domain/uploads.ts';
@@ -22,6 +22,8 @@ export interface CollectionStore {
   getCollection(id: string): Promise<CollectionRow>;
   updateCollection(id: string, patch: CollectionPatch): Promise<CollectionRow>;
   resetCollection(id: string): Promise<CollectionRow>;
+  /** An exact deck was dealt for the collection (db/fairness.ts); absent: never (unit tests). */
+  hasExactDeck?(collectionId: string): Promise<boolean>;
 }
 
 export interface CollectionPorts {
@@ -166,6 +168,18 @@ export function createCollectionService({
         throw conflict('body.data.distribution cannot change once tokens are minted (docs/fairness.md "Exact counts")', {
           code: 'EXACT_COUNTS',
         });
+      }
+      // Once a deck is dealt, its stored values are what the reveal submits against the current
+      // data: a counted variable, its presets or counts, the exclusions and the distribution stay.
+      if (
+        normalized &&
+        dealtShapeOf(normalized) !== dealtShapeOf(current.data as GenerationData) &&
+        (await store.hasExactDeck?.(current.id))
+      ) {
+        throw conflict(
+          'body.data: the exact deck of this collection is dealt: its counted variables (names, values, counts), exclusions and distribution cannot change (docs/fairness.md "Exact counts")',
+          { code: 'EXACT_COUNTS' },
+        );
       }
       if (normalized || editions !== undefined) {
         checkExactCounts(normalized ?? (current.data as GenerationData), editions ?? current.editions);

@@ -1,10 +1,11 @@
 import type { deckStats, listCollectionDecks, listUserDecks, DeckDetail, DeckFilter, DeckPatch, DeckRow, NewDeck } from '../db/decks.ts';
-import { invalid } from '../domain/errors.ts';
+import { conflict, invalid } from '../domain/errors.ts';
 import { authorize, type Action, type Caller } from '../domain/policy.ts';
 import { ownership, requireOwner } from './ownership.ts';
 
 export interface DeckPorts {
-  get(id: string): Promise<DeckRow & { collection_owner_id: string | null }>;
+  /** `collection_exact`: the deck's collection has exact counts (absent: it has not). */
+  get(id: string): Promise<DeckRow & { collection_owner_id: string | null; collection_exact?: boolean }>;
   detail(id: string): Promise<DeckDetail>;
   create(input: NewDeck): Promise<DeckRow>;
   update(id: string, patch: DeckPatch): Promise<DeckRow>;
@@ -24,7 +25,9 @@ export interface DeckPorts {
 export function createDeckService(decks: DeckPorts) {
   /** Loads the deck (404) and checks the caller may do `action` to it (403). */
   async function checked(caller: Caller, id: string, action: Action) {
-    authorize(caller, action, ownership(await decks.get(id)));
+    const row = await decks.get(id);
+    authorize(caller, action, ownership(row));
+    return row;
   }
 
   return {
@@ -38,7 +41,14 @@ export function createDeckService(decks: DeckPorts) {
       if (Object.values(patch).every((v) => v === undefined)) {
         throw invalid('body: give at least one of name, description, cover_output_id, status');
       }
-      await checked(caller, id, patch.status === 'locked' ? 'deck.lock' : 'deck.update');
+      const current = await checked(caller, id, patch.status === 'locked' ? 'deck.lock' : 'deck.update');
+      // An exact token's artwork is the one dealt at the reveal: its cover is not chosen by anyone.
+      if (patch.cover_output_id !== undefined && current.token_id !== null && current.collection_exact) {
+        throw conflict(
+          `body.cover_output_id: deck ${id} is token ${current.token_id} of a collection with exact counts, whose artwork is dealt at the reveal (docs/fairness.md "Exact counts")`,
+          { code: 'EXACT_COUNTS' },
+        );
+      }
       const row = await decks.update(id, patch);
       if (patch.cover_output_id !== undefined && row.token_id !== null) decks.tokenChanged?.(row.collection_id, row.token_id);
       return row;

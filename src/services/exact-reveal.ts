@@ -34,6 +34,8 @@ export interface MintedToken {
   mint_tx_hash: string | null;
   mint_recipient: string | null;
   cover_output_id: string | null;
+  /** The cover is the artwork the reveal dealt (its job data carries `dealt`). */
+  dealt: boolean;
   output_status: string | null;
 }
 
@@ -128,17 +130,23 @@ export function createExactReveal({ store, chain, startDealtArtwork, onChanged }
   }
 
   /**
-   * The reveal of a sale that is over (the fairness duty): the offset once its block is confirmed,
-   * then every token's artwork from its deck position. Answers false while waiting for a block.
+   * The reveal of a sale that is over (the exact-counts duty): the offset once its block is
+   * confirmed and every minted token 1..tokens_minted has its deck, then the artwork of every token
+   * whose cover is not the dealt one, from its deck position (again on later passes, so a deck made
+   * late still gets its artwork). Answers false while waiting for a block or a deck, true once the
+   * deck is assigned.
    */
   async function reveal(collectionId: string): Promise<boolean> {
     const c = await store.getCollection(collectionId);
     if (!chain || !c.contract_address || c.chain_id === null) return false;
     const { chainId, address } = deployedOn(c);
     let row = await store.exactDeckOf(chainId, address);
-    if (!row?.provenance_tx_hash || row.assigned_at) return false;
+    if (!row?.provenance_tx_hash) return false;
     const tokens = await store.mintedTokensOf(c.id);
     if (tokens.length === 0) return false;
+    // Every minted token has its deck (ids are sequential on chain): a deck still missing (a mint
+    // cut off, a purchase not yet followed) waits for the next pass rather than being left out.
+    const complete = tokens.length === c.tokens_minted && tokens.every((t, i) => t.token_id === i + 1);
     const spec = row.spec as ExactSpec;
     const mined = new Map<string, { blockNumber: number; blockHash: Hex }>();
     const minedOf = async (txHash: string) => {
@@ -151,6 +159,7 @@ export function createExactReveal({ store, chain, startDealtArtwork, onChanged }
       return m;
     };
     if (row.reveal_offset === null) {
+      if (!complete) return false;
       // The last mint has the highest token id (ids are sequential on chain).
       const last = tokens.at(-1)!;
       const lastBlock = (await minedOf(last.mint_tx_hash!)).blockNumber;
@@ -167,7 +176,8 @@ export function createExactReveal({ store, chain, startDealtArtwork, onChanged }
     }
     const deck = row.deck as DeckEntry[];
     for (const t of tokens) {
-      if (t.cover_output_id || !t.mint_tx_hash) continue;
+      // Only a dealt cover counts: any other (set before covers were refused) is replaced.
+      if (t.dealt || !t.mint_tx_hash) continue;
       const position = deckPositionOf(t.token_id, row.reveal_offset!, spec.editions);
       await startDealtArtwork(
         c,
@@ -177,7 +187,8 @@ export function createExactReveal({ store, chain, startDealtArtwork, onChanged }
         await minedOf(t.mint_tx_hash),
       );
     }
-    await store.markDeckAssigned(chainId, address);
+    if (!complete) return false;
+    if (!row.assigned_at) await store.markDeckAssigned(chainId, address);
     onChanged?.(c.id);
     return true;
   }

@@ -17,7 +17,8 @@ import { DEFAULT_WORKFLOW } from '../domain/default-workflow.ts';
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
 import { mintTokenMetadata, type Attribute } from '../domain/metadata.ts';
 import type { FairSeed } from '../domain/fair-seed.ts';
-import type { DealtPosition } from '../domain/exact-deck.ts';
+import { isExact, type DealtPosition } from '../domain/exact-deck.ts';
+import type { GenerationData } from '../domain/generation-data.ts';
 import type { Chooser } from '../domain/minter-choices.ts';
 import { authorize, can, ownerFor, type Caller } from '../domain/policy.ts';
 import { planRetry, retryRefusal } from '../generation/job-events.ts';
@@ -117,9 +118,17 @@ export interface GenerationPorts {
   };
   workflows: { find(idOrName: string, fresh?: boolean): Promise<(JobWorkflow & { version: string }) | null> };
   decks: {
-    get(
-      id: string,
-    ): Promise<{ id: string; collection_id: string; user_id: string | null; status: string; collection_owner_id: string | null }>;
+    get(id: string): Promise<{
+      id: string;
+      collection_id: string;
+      user_id: string | null;
+      status: string;
+      collection_owner_id: string | null;
+      /** A minted token's deck (null or absent: not a token). */
+      token_id?: number | null;
+      /** The collection has exact counts (absent: it has not). */
+      collection_exact?: boolean;
+    }>;
   };
   /** The debit is part of `rows.insert`; a refund gives it back when the job could not start. */
   credits: { refund(userId: string, amount: number): Promise<void> };
@@ -183,6 +192,12 @@ export function createGenerationService(ports: GenerationPorts) {
         // Cached copies first; after a stale one, read again (generation-catalog.ts).
         const fresh = attempt > 1;
         const collection = await ports.collections.get(input.collectionId, fresh);
+        if (input.mintState && !input.dealt && isExact(collection.data as GenerationData | null)) {
+          throw conflict(
+            `body.mint_state: collection ${collection.id} has exact counts: a token's artwork is dealt at the reveal (docs/fairness.md "Exact counts")`,
+            { code: 'EXACT_COUNTS' },
+          );
+        }
         // A collection may name its workflow and job type (custodial templates: flexible_prompt and
         // the template's job_type; built-in global collections: their renderer). A request's own wins.
         const own = collectionComponent(collection.component);
@@ -217,6 +232,13 @@ export function createGenerationService(ports: GenerationPorts) {
           if (deck.collection_id !== outputCollectionId) throw invalid(`body.deck_id: deck ${deck.id} belongs to another collection`);
           authorize(caller, 'deck.add_output', ownership(deck));
           if (deck.status === 'locked') throw conflict(`deck ${deck.id} is locked: no new outputs can be added`);
+          // An exact token's only artwork is the one the reveal deals it (services/exact-reveal.ts).
+          if (deck.collection_exact && deck.token_id != null && !input.dealt) {
+            throw conflict(
+              `body.deck_id: deck ${deck.id} is token ${deck.token_id} of a collection with exact counts, whose artwork is dealt at the reveal (docs/fairness.md "Exact counts")`,
+              { code: 'EXACT_COUNTS' },
+            );
+          }
         }
         if (custodiedFor === undefined)
           custodiedFor =

@@ -247,7 +247,8 @@ export function createMintingService({
   async function startArtworkOnce(...[c, m, userId, variables, opts = {}]: Parameters<typeof startArtwork>) {
     const gen = needGeneration();
     const existing = await store.findTokenDeck(c.id, m.tokenId);
-    if (existing?.cover_output_id) {
+    // A dealt artwork is started only for a token whose cover is not dealt (services/exact-reveal.ts).
+    if (existing?.cover_output_id && !opts.dealt) {
       const out = await store.getOutput(existing.cover_output_id);
       return { jobId: out.job_id ?? '', outputId: out.id, deckId: existing.id };
     }

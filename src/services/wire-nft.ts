@@ -41,7 +41,7 @@ import {
   readyExportByCid,
   recordFrozen,
 } from '../db/exports.ts';
-import { mintedTokenIds } from '../db/fairness.ts';
+import { hasExactDeck, mintedTokenIds } from '../db/fairness.ts';
 import { readSale } from '../chain/sale.ts';
 import { deploymentOf, mintedTokensOf, verifyDeployment } from '../chain/receipts.ts';
 import { TxTimeoutError } from '../chain/tx/api.ts';
@@ -425,7 +425,7 @@ export function createNftServices(deps: NftServiceDeps) {
   });
   return {
     collections: createCollectionService({
-      store: bindDb(db, { createCollection, getCollection, updateCollection, resetCollection }),
+      store: bindDb(db, { createCollection, getCollection, updateCollection, resetCollection, hasExactDeck }),
       contractExists: deps.contractExists,
       defaultBlockchain: blockchainOf(config.NFT_CHAIN_ID),
       expander: deps.conceptExpander ?? createConceptExpander(config),

@@ -9,10 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { eq, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { parseEventLogs, type Address, type Hex } from 'viem';
 import { collectionAbi } from '../../contracts/abi/index.ts';
-import { collections } from '../../src/db/schema/index.ts';
+import { collections, decks } from '../../src/db/schema/index.ts';
 import { dealDeck, deckPositionOf, provenanceHashOf, revealOffsetOf, type ExactSpec } from '../../src/domain/exact-deck.ts';
 import { checkExactDeck } from '../../src/domain/verify-receipt.ts';
 import { DEFAULT_GATEWAY } from '../../src/verify/args.ts';
@@ -124,6 +124,39 @@ describe('exact counts: a 30-edition collection, 3/9/18 and one exclusion, revea
       lastMintBlock = receipt.blockNumber;
     }
     assert.equal(await mp.client.readContract({ address: contract, abi: collectionAbi, functionName: 'totalSupply' }), 30n);
+    const tokenDecks = (
+      await mp.database.db.select({ id: decks.id }).from(decks).where(eq(decks.collection_id, id)).orderBy(asc(decks.token_id))
+    ).map((d) => d.id);
+
+    // Nobody (the operator included) chooses a token's artwork before the reveal: no generation
+    // into a token's deck, no cover change of it; nothing is written.
+    const intoDeck = await call(`${mp.backendUrl}/collections/${id}/generations`, {
+      headers: asService(),
+      body: { deck_id: tokenDecks[0], variables: { metal: 'gold', bg: 'blue' } },
+    });
+    assert.equal(intoDeck.status, 409, JSON.stringify(intoDeck.body));
+    assert.match(JSON.stringify(intoDeck.body), /EXACT_COUNTS/);
+    assert.match(JSON.stringify(intoDeck.body), /body\.deck_id/);
+    const cover = await call(`${mp.backendUrl}/decks/${tokenDecks[0]}`, {
+      method: 'PATCH',
+      headers: asService({ user_id: 'operator' }),
+      body: { cover_output_id: '00000000-0000-4000-8000-000000000001' },
+    });
+    assert.equal(cover.status, 409, JSON.stringify(cover.body));
+    assert.match(JSON.stringify(cover.body), /EXACT_COUNTS/);
+    assert.equal(await outputsOf(), 0, 'the refused generation wrote nothing');
+    const [deck1] = await mp.database.db.select().from(decks).where(eq(decks.id, tokenDecks[0]!));
+    assert.equal(deck1!.cover_output_id, null);
+
+    // A cover that is not the dealt artwork (as one set before these refusals existed) does not
+    // exempt a token from the reveal: token 2's is planted here and must be replaced by its deal.
+    const planted = await call(`${mp.backendUrl}/collections/${id}/generations`, {
+      headers: asService(),
+      body: { variables: { metal: 'gold', bg: 'blue' } },
+    });
+    assert.equal(planted.status, 202, JSON.stringify(planted.body));
+    const plantedOutput = planted.body.data.outputId as string;
+    await mp.database.db.update(decks).set({ cover_output_id: plantedOutput }).where(eq(decks.id, tokenDecks[1]!));
 
     // The provenance was set on chain before the first token, once.
     const provenance = await mp.client.readContract({ address: contract, abi: collectionAbi, functionName: 'provenanceHash' });
@@ -153,12 +186,13 @@ describe('exact counts: a 30-edition collection, 3/9/18 and one exclusion, revea
     await new Promise((r) => setTimeout(r, 5_000));
     assert.equal(await mp.client.getBlockNumber({ cacheTime: 0 }), lastMintBlock);
     for (let t = 1; t <= 30; t++) {
+      if (t === 2) continue; // the planted cover
       const doc = await tokenDoc(t);
       assert.equal(doc.revealed, false, `token ${t}: ${JSON.stringify(doc)}`);
       assert.equal(doc.image, COVER);
       assert.deepEqual(doc.attributes, []);
     }
-    assert.equal(await outputsOf(), 0, 'no artwork exists before the offset block');
+    assert.equal(await outputsOf(), 1, 'no artwork exists before the offset block (but the planted one)');
     const before = await contractDoc();
     assert.equal(before.fairness.exact.provenance_hash, provenance);
     assert.equal(before.fairness.exact.offset, null);
@@ -227,6 +261,8 @@ describe('exact counts: a 30-edition collection, 3/9/18 and one exclusion, revea
       assert.equal(attr(doc, 'Background'), entry.bg, `token ${t}`);
       assert.ok(!(attr(doc, 'Metal') === 'gold' && attr(doc, 'Background') === 'red'), `token ${t} has the excluded combination`);
     }
+    const [deck2] = await mp.database.db.select().from(decks).where(eq(decks.id, tokenDecks[1]!));
+    assert.notEqual(deck2!.cover_output_id, plantedOutput, "token 2's planted cover was replaced by its dealt artwork");
 
     // The receipt records the deck position, the offset and the provenance; the seed is still the fair one.
     let receipt: any;
@@ -279,5 +315,18 @@ describe('exact counts: a 30-edition collection, 3/9/18 and one exclusion, revea
     });
     assert.equal(switched.status, 409, JSON.stringify(switched.body));
     assert.match(JSON.stringify(switched.body), /EXACT_COUNTS/);
+    // Nor, once the deck is dealt, rename a counted value (the counts still sum): nothing changes.
+    const renamed = exactData();
+    renamed.variables[0]!.value = [
+      { value: 'Gold', count: 3 },
+      { value: 'silver', count: 9 },
+      { value: 'iron', count: 18 },
+    ];
+    renamed.exclusions = [{ $metal: 'Gold', $bg: 'red' }];
+    const rename = await call(`${mp.backendUrl}/nft/collections/${id}`, { method: 'PUT', headers: asService(), body: { data: renamed } });
+    assert.equal(rename.status, 409, JSON.stringify(rename.body));
+    assert.match(JSON.stringify(rename.body), /EXACT_COUNTS/);
+    const [stored] = await mp.database.db.select().from(collections).where(eq(collections.id, id));
+    assert.equal((stored!.data as { variables: Array<{ value: Array<{ value: string }> }> }).variables[0]!.value[0]!.value, 'gold');
   });
 });
