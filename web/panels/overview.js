@@ -121,6 +121,7 @@ function gasCard(ctx) {
 
 export function overviewPanel(ctx) {
   const el = h('div', { class: 'panel-grid' });
+  let gas;
   function render(notice) {
     const { collection: c, chain, chain_error: chainError } = ctx.overview;
     const minted = chain ? Number(chain.totalSupply) : c.tokens_minted;
@@ -162,8 +163,10 @@ export function overviewPanel(ctx) {
         h('p', { class: 'hint' }, h('a', { href: `#/collections/${ctx.id}/settings` }, 'Edit the mint policy')),
       ),
     );
-    // Read again on every render: a deploy (the form below) adds its transaction.
-    cards.push(gasCard(ctx));
+    // Read once per panel, and again after a deploy (the form below renders with a notice): live
+    // events re-render the panel often, and each read is a request.
+    if (!gas || notice) gas = gasCard(ctx);
+    cards.push(gas);
     if (chain) {
       cards.push(
         card(
