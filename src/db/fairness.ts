@@ -54,10 +54,7 @@ export async function collectionsToCommit(db: Db, limit = 20) {
   return db
     .select({ id: collections.id })
     .from(collections)
-    .leftJoin(
-      seedSecrets,
-      and(eq(seedSecrets.chain_id, collections.chain_id), eq(seedSecrets.contract_address, sql`lower(${collections.contract_address})`)),
-    )
+    .leftJoin(seedSecrets, secretOfCollection)
     .where(and(isNotNull(collections.contract_address), isNotNull(collections.chain_id), isNull(seedSecrets.commit_tx_hash)))
     .limit(limit);
 }
@@ -76,10 +73,7 @@ export async function soldOutUnrevealed(db: Db, limit = 20) {
   return db
     .select({ id: collections.id })
     .from(collections)
-    .innerJoin(
-      seedSecrets,
-      and(eq(seedSecrets.chain_id, collections.chain_id), eq(seedSecrets.contract_address, sql`lower(${collections.contract_address})`)),
-    )
+    .innerJoin(seedSecrets, secretOfCollection)
     .where(
       and(isNotNull(seedSecrets.commit_tx_hash), isNull(seedSecrets.reveal_tx_hash), sql`${collections.tokens_minted} >= ${saleSupply}`),
     )
@@ -140,6 +134,15 @@ export type ExactDeckRow = typeof exactDecks.$inferSelect;
 const exactIs = (chainId: number, address: string) =>
   and(eq(exactDecks.chain_id, chainId), eq(exactDecks.contract_address, address.toLowerCase()));
 const isExactCollection = sql`(${collections.data}->>'distribution') = 'exact'`;
+/** A collection's seed secret and exact deck rows: keyed by chain and lower-case contract address. */
+const secretOfCollection = and(
+  eq(seedSecrets.chain_id, collections.chain_id),
+  eq(seedSecrets.contract_address, sql`lower(${collections.contract_address})`),
+);
+const deckOfCollection = and(
+  eq(exactDecks.chain_id, collections.chain_id),
+  eq(exactDecks.contract_address, sql`lower(${collections.contract_address})`),
+);
 const deployedCollection = and(isNotNull(collections.contract_address), isNotNull(collections.chain_id));
 
 export async function exactDeckOf(db: Db, chainId: number, address: string): Promise<ExactDeckRow | undefined> {
@@ -215,10 +218,7 @@ export async function exactCollectionsWithoutProvenance(db: Db, limit = 20) {
   return db
     .select({ id: collections.id })
     .from(collections)
-    .innerJoin(
-      seedSecrets,
-      and(eq(seedSecrets.chain_id, collections.chain_id), eq(seedSecrets.contract_address, sql`lower(${collections.contract_address})`)),
-    )
+    .innerJoin(seedSecrets, secretOfCollection)
     .leftJoin(exactDecks, and(eq(exactDecks.chain_id, seedSecrets.chain_id), eq(exactDecks.contract_address, seedSecrets.contract_address)))
     .where(and(deployedCollection, isExactCollection, isNotNull(seedSecrets.commit_tx_hash), isNull(exactDecks.provenance_tx_hash)))
     .limit(limit);
@@ -233,10 +233,7 @@ export async function exactCollectionsToReveal(db: Db, limit = 20) {
   return db
     .select({ id: collections.id })
     .from(collections)
-    .innerJoin(
-      exactDecks,
-      and(eq(exactDecks.chain_id, collections.chain_id), eq(exactDecks.contract_address, sql`lower(${collections.contract_address})`)),
-    )
+    .innerJoin(exactDecks, deckOfCollection)
     .where(
       and(
         isExactCollection,
@@ -260,10 +257,7 @@ export async function exactAssignedUnrevealed(db: Db, limit = 20) {
   return db
     .select({ id: collections.id })
     .from(collections)
-    .innerJoin(
-      exactDecks,
-      and(eq(exactDecks.chain_id, collections.chain_id), eq(exactDecks.contract_address, sql`lower(${collections.contract_address})`)),
-    )
+    .innerJoin(exactDecks, deckOfCollection)
     .innerJoin(
       seedSecrets,
       and(eq(seedSecrets.chain_id, exactDecks.chain_id), eq(seedSecrets.contract_address, exactDecks.contract_address)),
@@ -279,10 +273,7 @@ export async function exactCollectionsAwaitingBatchUpdate(db: Db, limit = 20) {
   return db
     .select({ id: collections.id })
     .from(collections)
-    .innerJoin(
-      exactDecks,
-      and(eq(exactDecks.chain_id, collections.chain_id), eq(exactDecks.contract_address, sql`lower(${collections.contract_address})`)),
-    )
+    .innerJoin(exactDecks, deckOfCollection)
     .where(and(isNotNull(exactDecks.assigned_at), isNull(exactDecks.batch_update_tx_hash)))
     .limit(limit);
 }
