@@ -19,6 +19,8 @@ import { startMintingPlatform, waitFor, type MintingPlatform } from '../minting/
 let mp: MintingPlatform;
 let b: Browser;
 const sentByWallet: Array<{ from: string; to: string; data: string }> = [];
+/** A bundle export runs as a job; the full suite on PostgreSQL has been seen to need over a minute. */
+const EXPORT_WAIT_MS = 180_000;
 
 /** window.ethereum in the page; every request goes to `__walletRpc` on the Node side. */
 const FAKE_WALLET_SCRIPT = `window.ethereum = { request: ({ method, params }) => window.__walletRpc(method, params ?? []).then((r) => {
@@ -93,7 +95,8 @@ test('Make permanent: a platform-owned contract is exported and frozen from the 
   await waitFeedback(b.page, '#permanent-feedback', /tick the box/, 'bad');
   await b.page.check('[name=permanent-confirm]');
   await b.page.click('#make-permanent');
-  await waitFeedback(b.page, '#permanent-feedback', /Frozen for good at ipfs:\/\/bafy/);
+  // Exporting builds the bundle on a worker: under a loaded full suite it takes longer than a click.
+  await waitFeedback(b.page, '#permanent-feedback', /Frozen for good at ipfs:\/\/bafy/, 'good', EXPORT_WAIT_MS);
   const row = await frozenRow(id);
   assert.ok(row.frozen_at && row.frozen_root_cid);
   assert.equal(
@@ -116,7 +119,7 @@ test('Make permanent: a creator-owned contract shows the three calls, the wallet
   await openContractTab(id);
   await b.page.check('[name=permanent-confirm]');
   await b.page.click('#make-permanent');
-  await waitFeedback(b.page, '#permanent-feedback', /owner signs these/);
+  await waitFeedback(b.page, '#permanent-feedback', /owner signs these/, 'good', EXPORT_WAIT_MS);
   assert.equal(await b.page.locator('#permanent-owner-calls [data-field=call-data]').count(), 3);
   await b.page.click('#permanent-sign');
   await waitFeedback(b.page, '#permanent-sign-feedback', /^Sent: 0x/);

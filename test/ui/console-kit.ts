@@ -235,7 +235,13 @@ export async function screenshot(page: Page, name: string) {
 }
 
 /** The feedback line with this id says `pattern` in the given tone. */
-export async function waitFeedback(page: Page, selector: string, pattern: RegExp, tone: 'good' | 'bad' = 'good') {
+export async function waitFeedback(
+  page: Page,
+  selector: string,
+  pattern: RegExp,
+  tone: 'good' | 'bad' = 'good',
+  timeout?: number,
+) {
   await page
     .waitForFunction(
       ([sel, source, flags, t]) => {
@@ -243,6 +249,7 @@ export async function waitFeedback(page: Page, selector: string, pattern: RegExp
         return !!el && el.classList.contains(t!) && new RegExp(source!, flags).test(el.textContent ?? '');
       },
       [selector, pattern.source, pattern.flags, tone],
+      { timeout },
     )
     .catch(async (err: Error) => {
       const shown = await page

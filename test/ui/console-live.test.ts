@@ -146,7 +146,7 @@ describe('console: live activity, failed generations, a rejected credential', ()
     await page().goto(`${p!.adminUrl}/#/collections/${foxes.id}`);
     await page().locator('#collection-head').waitFor();
     // The overview's own reads (the gas card) finish first: the click below is the request refused.
-    await page().waitForFunction(() => !document.querySelector('#gas-spent .muted'));
+    await page().waitForFunction(() => !document.querySelector('#gas-spent > p.muted'));
     await page().evaluate(() => sessionStorage.setItem('atelier.credential', 'no-longer-valid-0123456789'));
     await page().click('.tabs [data-tab=tokens]');
     await page()
