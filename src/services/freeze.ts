@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, conflict } from '../domain/errors.ts';
 import { authorize, type Caller } from '../domain/policy.ts';
 import type { ExportCollection, ExportRecord } from './permanence.ts';
-import { closedReason, type SaleClosedDeps } from './sale-closed.ts';
+import { closedReason, type SaleClosedDeps, saleClosedDeps } from './sale-closed.ts';
 
 /** The three calls that freeze a contract's metadata at a bundle, in order. */
 export type FreezeAction = 'setBaseURI' | 'setContractURI' | 'freezeMetadata';
@@ -88,11 +88,7 @@ const FREEZE_SIGNATURES: Record<FreezeAction, string> = {
 
 export function createFreezeService(deps: FreezeDeps) {
   const { store } = deps;
-  const saleDeps: SaleClosedDeps = {
-    now: deps.now ?? (() => Math.floor(Date.now() / 1000)),
-    ...(deps.readChain ? { readChain: deps.readChain } : {}),
-    ...(deps.log ? { log: deps.log } : {}),
-  };
+  const saleDeps = saleClosedDeps(deps);
   const claimTtlMs = deps.claimTtlMs ?? 10 * 60_000;
 
   async function freezeClaimed(c: ExportCollection): Promise<FreezeView> {

@@ -17,7 +17,7 @@ import type { TokenReceipt } from '../domain/receipt.ts';
 import { buildBundle, CarBundle, parseCid, type BundleFile } from '../storage/car-bundle.ts';
 import { checkPinned, type PinTarget } from '../storage/pinning/index.ts';
 import type { Storage } from '../storage/types.ts';
-import { closedReason, type SaleClosedDeps } from './sale-closed.ts';
+import { closedReason, saleClosedDeps } from './sale-closed.ts';
 
 export interface ExportCollection {
   id: string;
@@ -158,11 +158,7 @@ const MAX_CARS_IN_FLIGHT = 2;
 
 export function createPermanenceService(deps: PermanenceDeps) {
   const { store } = deps;
-  const saleDeps: SaleClosedDeps = {
-    now: deps.now ?? (() => Math.floor(Date.now() / 1000)),
-    ...(deps.readChain ? { readChain: deps.readChain } : {}),
-    ...(deps.log ? { log: deps.log } : {}),
-  };
+  const saleDeps = saleClosedDeps(deps);
   const heartbeatMs = deps.heartbeatMs ?? 5_000;
   const staleAfterMs = deps.staleAfterMs ?? 30_000;
   const pinTimeoutMs = deps.pinTimeoutMs ?? 10 * 60_000;

@@ -22,6 +22,15 @@ export interface SaleClosedDeps {
   log?: (err: unknown, message: string) => void;
 }
 
+/** The deps of closedReason from a service's optional ones (the clock defaults to now). */
+export function saleClosedDeps(d: Partial<SaleClosedDeps>): SaleClosedDeps {
+  return {
+    now: d.now ?? (() => Math.floor(Date.now() / 1000)),
+    ...(d.readChain ? { readChain: d.readChain } : {}),
+    ...(d.log ? { log: d.log } : {}),
+  };
+}
+
 /** Why the sale counts as closed (sold_out | minting_off | sale_ended); 409 SALE_OPEN naming why not. */
 export async function closedReason(deps: SaleClosedDeps, c: SaleRecord): Promise<string> {
   const deployed = Boolean(c.contract_address && c.chain_id !== null);
