@@ -52,7 +52,9 @@ export async function finishExport(
       token_count: done.tokenCount,
       finished_at: sql`now()`,
       // With a pin target, the export is ready and its pin started in one write.
-      ...(done.pinTarget ? { pin_status: 'pinning', pin_target: done.pinTarget, pin_started_at: sql`now()` } : {}),
+      ...(done.pinTarget
+        ? { pin_status: 'pinning', pin_target: done.pinTarget, pin_started_at: sql`now()`, heartbeat_at: sql`now()` }
+        : {}),
     })
     .where(and(eq(collectionExports.id, id), eq(collectionExports.status, 'building')))
     .returning({ id: collectionExports.id });
@@ -79,20 +81,27 @@ export async function readyExportByCid(db: Db, cid: string): Promise<ExportRow |
 
 /**
  * Claims a ready export for pinning in one conditional statement (docs/permanence.md "Pinning"):
- * from `none` or `failed`, or a `pinning` attempt started before `staleBefore` (its process
- * stopped). Undefined when another request (any replica) holds it, or the export is not ready.
+ * from `none` or `failed`, or a `pinning` attempt whose heartbeat stopped before `staleBefore`
+ * (its process died). Undefined when another request (any replica) holds it, or the export is not ready.
  */
 export async function claimPin(db: Db, id: string, target: string, staleBefore: Date): Promise<ExportRow | undefined> {
   const [row] = await db
     .update(collectionExports)
-    .set({ pin_status: 'pinning', pin_target: target, pin_error: null, pin_started_at: sql`now()`, pinned_at: null })
+    .set({
+      pin_status: 'pinning',
+      pin_target: target,
+      pin_error: null,
+      pin_started_at: sql`now()`,
+      pinned_at: null,
+      heartbeat_at: sql`now()`,
+    })
     .where(
       and(
         eq(collectionExports.id, id),
         eq(collectionExports.status, 'ready'),
         or(
           inArray(collectionExports.pin_status, ['none', 'failed']),
-          and(eq(collectionExports.pin_status, 'pinning'), lt(collectionExports.pin_started_at, staleBefore)),
+          and(eq(collectionExports.pin_status, 'pinning'), lt(collectionExports.heartbeat_at, staleBefore)),
         ),
       ),
     )
@@ -162,4 +171,39 @@ export async function recordFrozen(db: Db, w: FrozenWrite): Promise<CollectionRo
     }
     return row;
   });
+}
+
+/** Marks these exports as still worked on by this process (building, or pinning). */
+export async function touchExports(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.update(collectionExports).set({ heartbeat_at: sql`now()` }).where(inArray(collectionExports.id, ids));
+}
+
+/**
+ * Takes over up to `limit` exports whose process stopped (docs/permanence.md "Crashes"): `building`
+ * rows, and ready rows `pinning`, whose heartbeat is older than `staleMs`. One conditional
+ * statement: of two processes asking at once, each row goes to one (its heartbeat is fresh for the
+ * second). The caller builds or pins them again (both give the same bytes).
+ */
+export async function takeOverStaleExports(db: Db, staleMs: number, limit: number): Promise<ExportRow[]> {
+  // The database's clock, as for leases: processes on skewed clocks agree on what is stale.
+  const staleBefore = sql`now() - make_interval(secs => ${staleMs / 1000})`;
+  const stale = db
+    .select({ id: collectionExports.id })
+    .from(collectionExports)
+    .where(
+      and(
+        lt(collectionExports.heartbeat_at, staleBefore),
+        or(
+          eq(collectionExports.status, 'building'),
+          and(eq(collectionExports.status, 'ready'), eq(collectionExports.pin_status, 'pinning')),
+        ),
+      ),
+    )
+    .limit(limit);
+  return db
+    .update(collectionExports)
+    .set({ heartbeat_at: sql`now()` })
+    .where(and(inArray(collectionExports.id, stale), lt(collectionExports.heartbeat_at, staleBefore)))
+    .returning();
 }

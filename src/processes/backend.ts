@@ -35,6 +35,7 @@ import { createMetadataInvalidation } from '../services/metadata-invalidation.ts
 import { createNftServices } from '../services/wire-nft.ts';
 import { startNftDuties } from '../duties/nft.ts';
 import { startLeasedExactReveal } from '../duties/exact-reveal.ts';
+import { startExportRecovery } from '../duties/export-recovery.ts';
 import { walletHealthRows } from '../db/wallet-health.ts';
 import { webhookServiceOn, webhookSettingsOf } from '../services/wire-webhooks.ts';
 import { walletHealthReadsOn, walletHealthSettingsOf } from '../services/wire-wallet-health.ts';
@@ -215,6 +216,11 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
     const exactReveal = startLeasedExactReveal({ db, exact: nft.exact, fair: nft.fairness, log: logger });
     backend.addHook('onClose', () => exactReveal.stop());
   }
+  // Exports and pins whose process died are built or pinned again (docs/permanence.md "Crashes").
+  const exportRecovery = startExportRecovery(nft.permanence, {
+    onError: (err) => logger.warn({ err }, 'export recovery failed'),
+  });
+  backend.addHook('onClose', () => exportRecovery.stop());
   // socket.io where an indexer runs in this process, and on every replica when Redis carries
   // the events of an indexer elsewhere (src/http/realtime.ts).
   attachIndexerRealtime(backend, o.indexer?.events, config.REDIS_URL);

@@ -10,13 +10,14 @@
  * "Pinning"). Authorization: `collection.export` (owner or operator) from domain/policy.ts.
  */
 import { AppError, conflict, invalid, notFound } from '../domain/errors.ts';
-import { bundledTokenDocument, bundlePaths, extensionFor, saleClosed, type ViewerData } from '../domain/permanence.ts';
+import { bundledTokenDocument, bundlePaths, extensionFor, type ViewerData } from '../domain/permanence.ts';
 import { VIEWER_CSS, VIEWER_JS, viewerData, viewerIndexHtml } from '../domain/permanence-viewer.ts';
 import { authorize, type Caller } from '../domain/policy.ts';
 import type { TokenReceipt } from '../domain/receipt.ts';
 import { buildBundle, CarBundle, parseCid, type BundleFile } from '../storage/car-bundle.ts';
 import { checkPinned, type PinTarget } from '../storage/pinning/index.ts';
 import type { Storage } from '../storage/types.ts';
+import { closedReason, type SaleClosedDeps } from './sale-closed.ts';
 
 export interface ExportCollection {
   id: string;
@@ -68,34 +69,10 @@ export interface PermanenceStore {
   /** `pinning` from none/failed (or a stale `pinning`) in one statement; undefined when not claimed. */
   claimPin(id: string, target: string, staleBefore: Date): Promise<ExportRecord | undefined>;
   finishPin(id: string, outcome: { pinned: true } | { pinned: false; error: string }): Promise<void>;
-  /** The newest ready export (freezing points the contract at it). */
-  latestReadyExport(collectionId: string): Promise<ExportRecord | undefined>;
-  /** Marks the collection frozen with its `collection.frozen` event, once; undefined when it already was (db/exports.ts). */
-  recordFrozen(w: {
-    collectionId: string;
-    rootCid: string;
-    baseUri: string;
-    contractUri: string;
-    txHash: string | null;
-  }): Promise<{ frozen_at: Date | null } | undefined>;
-}
-
-/** The three calls that freeze a contract's metadata at a bundle, in order. */
-export type FreezeAction = 'setBaseURI' | 'setContractURI' | 'freezeMetadata';
-
-/**
- * The contract side of freezing: reads, and the platform wallet's admin actions through the
- * chain-admin send path (services/chain-admin.ts runPlatformAdminAction: simulate, tx sender, receipt).
- */
-export interface FreezeChain {
-  owner(chainId: number, address: string): Promise<string>;
-  platformWallet(chainId: number): string;
-  metadataFrozen(chainId: number, address: string): Promise<boolean>;
-  tokenURI(chainId: number, address: string, tokenId: number): Promise<string>;
-  contractURI(chainId: number, address: string): Promise<string>;
-  send(chainId: number, address: string, action: FreezeAction, value: string | true): Promise<{ txHash: string }>;
-  /** The calldata of an action, for the owner to send (eth_sendTransaction). */
-  encode(action: FreezeAction, value: string | true): string;
+  /** Heartbeats of the exports this process is building or pinning. */
+  touchExports(ids: string[]): Promise<void>;
+  /** `building` and `pinning` exports whose heartbeat is older than `staleMs`, taken over (db/exports.ts). */
+  takeOverStaleExports(staleMs: number, limit: number): Promise<ExportRecord[]>;
 }
 
 export interface PermanenceDeps {
@@ -113,43 +90,16 @@ export interface PermanenceDeps {
   publicBaseUrl: string;
   now?: () => number;
   log?: (err: unknown, message: string) => void;
-  /** A `building` export no process here is building, older than this, is taken as interrupted (default 15 min). */
+  /** How often this process marks its builds and pins as alive (default 5 s). */
+  heartbeatMs?: number;
+  /** A build or pin whose heartbeat is older than this lost its process and is taken over (default 30 s). */
   staleAfterMs?: number;
   /** Where ready exports are pinned (IPFS_PIN_TARGET); absent: they are not. */
   pinTarget?: PinTarget;
   /** The longest one pin (upload, service, read-back) may take (IPFS_PIN_TIMEOUT_MS, default 10 min). */
   pinTimeoutMs?: number;
-  /** Freezing's chain side; absent without a chain (503). */
-  freezeChain?: FreezeChain;
-  /** The collection's documents changed (cached ones are dropped, on every replica). */
-  onFrozen?: (collectionId: string) => void;
 }
 
-/** What POST /nft/collections/:id/freeze answers. */
-export interface FreezeView {
-  collection_id: string;
-  chain_id: number;
-  contract_address: string;
-  root_cid: string;
-  base_uri: string;
-  contract_uri: string;
-  frozen_at: string | null;
-  /** freezeMetadata()'s transaction when the platform sent it; null when the owner did. */
-  tx_hash: string | null;
-  /** The platform's transactions of this request, in order; empty when the chain was already frozen. */
-  transactions: Array<{ action: FreezeAction; tx_hash: string }>;
-}
-
-/** The URIs a contract frozen at bundle `root` holds (docs/permanence.md "Freezing"). */
-export const frozenUris = (root: string) => ({ baseUri: `ipfs://${root}/metadata/`, contractUri: `ipfs://${root}/contract.json` });
-
-const FREEZE_SIGNATURES: Record<FreezeAction, string> = {
-  setBaseURI: 'setBaseURI(string)',
-  setContractURI: 'setContractURI(string)',
-  freezeMetadata: 'freezeMetadata()',
-};
-
-/** What the export routes answer. */
 export type ExportStatus = 'building' | 'ready' | 'failed';
 export type PinStatus = 'none' | 'pinning' | 'pinned' | 'failed';
 
@@ -208,8 +158,13 @@ const MAX_CARS_IN_FLIGHT = 2;
 
 export function createPermanenceService(deps: PermanenceDeps) {
   const { store } = deps;
-  const now = deps.now ?? (() => Math.floor(Date.now() / 1000));
-  const staleAfterMs = deps.staleAfterMs ?? 15 * 60_000;
+  const saleDeps: SaleClosedDeps = {
+    now: deps.now ?? (() => Math.floor(Date.now() / 1000)),
+    ...(deps.readChain ? { readChain: deps.readChain } : {}),
+    ...(deps.log ? { log: deps.log } : {}),
+  };
+  const heartbeatMs = deps.heartbeatMs ?? 5_000;
+  const staleAfterMs = deps.staleAfterMs ?? 30_000;
   const pinTimeoutMs = deps.pinTimeoutMs ?? 10 * 60_000;
   /** Export ids this process is building. */
   let carsInFlight = 0;
@@ -217,6 +172,22 @@ export function createPermanenceService(deps: PermanenceDeps) {
   /** Export ids this process is pinning. */
   const pinning = new Map<string, Promise<void>>();
   const open = new Map<string, Promise<CarBundle>>();
+  let beat: NodeJS.Timeout | undefined;
+
+  /** While this process builds or pins anything, its rows' heartbeats say so (docs/permanence.md "Crashes"). */
+  function keepAlive() {
+    if (beat) return;
+    beat = setInterval(() => {
+      const ids = [...running.keys(), ...pinning.keys()];
+      if (ids.length === 0) {
+        clearInterval(beat);
+        beat = undefined;
+        return;
+      }
+      store.touchExports(ids).catch((err: unknown) => deps.log?.(err, 'export heartbeat failed'));
+    }, heartbeatMs);
+    beat.unref();
+  }
 
   const needStorage = () => {
     if (!deps.storage) throw new AppError('unavailable', 'exports need storage: this backend has none configured');
@@ -242,29 +213,6 @@ export function createPermanenceService(deps: PermanenceDeps) {
     pin_error: r.pin_error,
     pinned_at: r.pinned_at ? r.pinned_at.toISOString() : null,
   });
-
-  async function closedReason(c: ExportCollection) {
-    const deployed = Boolean(c.contract_address && c.chain_id !== null);
-    let chainFacts: { mintActive?: boolean; saleEnd?: bigint } = {};
-    const soldOut = c.editions > 0 && c.tokens_minted >= c.editions;
-    if (!soldOut && deployed && deps.readChain) {
-      try {
-        chainFacts = await deps.readChain(c.chain_id!, c.contract_address!);
-      } catch (err) {
-        deps.log?.(err, `export: reading the sale state of ${c.contract_address} failed`);
-      }
-    }
-    const decision = saleClosed({
-      editions: c.editions,
-      tokens_minted: c.tokens_minted,
-      mint_status: c.mint_status,
-      deployed,
-      ...chainFacts,
-      now: now(),
-    });
-    if ('open' in decision) throw conflict(decision.open, { code: 'SALE_OPEN' });
-    return decision.closed;
-  }
 
   async function tokenFiles(c: ExportCollection, tokenId: number, storage: Storage) {
     const served = await deps.documents.token(c.id, tokenId);
@@ -357,6 +305,7 @@ export function createPermanenceService(deps: PermanenceDeps) {
       .catch((err: unknown) => deps.log?.(err, `recording the pin of export ${exportId} failed`))
       .finally(() => pinning.delete(exportId));
     pinning.set(exportId, task);
+    keepAlive();
   }
 
   function start(exportId: string, c: ExportCollection, storage: Storage) {
@@ -367,6 +316,7 @@ export function createPermanenceService(deps: PermanenceDeps) {
       })
       .finally(() => running.delete(exportId));
     running.set(exportId, task);
+    keepAlive();
   }
 
   async function openBundle(carKey: string): Promise<CarBundle> {
@@ -397,12 +347,9 @@ export function createPermanenceService(deps: PermanenceDeps) {
       }
       const storage = needStorage();
       const latest = await store.latestExport(c.id);
-      if (latest?.status === 'building') {
-        const stale = !running.has(latest.id) && Date.now() - latest.created_at.getTime() > staleAfterMs;
-        if (!stale) return view(latest);
-        await store.failExport(latest.id, 'interrupted: the process building it stopped');
-      }
-      const reason = await closedReason(c);
+      // One build at a time: a build whose process died is taken over by resumeStale(), not restarted here.
+      if (latest?.status === 'building') return view(latest);
+      const reason = await closedReason(saleDeps, c);
       const row = await store.insertExport({
         collectionId: c.id,
         closedReason: reason,
@@ -448,170 +395,37 @@ export function createPermanenceService(deps: PermanenceDeps) {
         });
       }
       if (latest.pin_status === 'pinning' && pinning.has(latest.id)) return view(latest);
-      // A `pinning` row older than the longest pin lost its process.
-      const claimed = await store.claimPin(latest.id, target.label, new Date(Date.now() - pinTimeoutMs - 60_000));
+      // A `pinning` row whose heartbeat stopped lost its process.
+      const claimed = await store.claimPin(latest.id, target.label, new Date(Date.now() - staleAfterMs));
       if (!claimed) return view((await store.latestExport(c.id)) ?? latest);
       startPin(claimed.id, c.title, latest.root_cid, latest.car_key);
       return view(claimed);
     },
 
     /**
-     * POST /nft/collections/:id/freeze (docs/permanence.md "Freezing"): points the contract's
-     * baseURI and contractURI at the newest ready export and calls freezeMetadata(), waiting for
-     * each receipt; then records the collection frozen (with its `collection.frozen` event). A
-     * creator-owned contract gets 409 OWNER_MUST_SIGN with the three calls; once the chain shows
-     * the contract frozen at this bundle, a later request records it.
+     * Builds and pins whose process died (kill -9) are taken over here and run again: the same
+     * bundle, so the same root CID (docs/permanence.md "Crashes"). Every backend runs this every
+     * few seconds; each stale row goes to one process. Returns how many it took.
      */
-    async freeze(caller: Caller, collectionId: string): Promise<FreezeView> {
-      const c = await store.getCollection(collectionId);
-      authorize(caller, 'collection.freeze', { ownerId: c.user_id });
-      if (c.frozen_at) {
-        throw conflict(
-          `collection ${c.id} is already frozen at ipfs://${c.frozen_root_cid}/ (since ${c.frozen_at.toISOString()}): its metadata can never change again`,
-          { code: 'ALREADY_FROZEN', root_cid: c.frozen_root_cid },
-        );
-      }
-      if (!c.contract_address || c.chain_id === null) {
-        throw conflict(`collection ${c.id} is not deployed: there is no contract to freeze`, { code: 'NOT_DEPLOYED' });
-      }
-      const ch = deps.freezeChain;
-      if (!ch) throw new AppError('unavailable', 'freezing needs a chain: this backend has none configured');
-      const chainId = c.chain_id;
-      const address = c.contract_address;
-      const read = async <T>(what: string, fn: () => Promise<T>) => {
-        try {
-          return await fn();
-        } catch (err) {
-          throw new AppError('upstream', `reading ${what} of ${address}: ${(err as Error).message.split('\n')[0]}`);
-        }
-      };
-      const record = async (root: string, txHash: string | null, transactions: FreezeView['transactions']): Promise<FreezeView> => {
-        const { baseUri, contractUri } = frozenUris(root);
-        const row = await store.recordFrozen({ collectionId: c.id, rootCid: root, baseUri, contractUri, txHash });
-        if (!row) throw conflict(`collection ${c.id} was frozen meanwhile by another request`, { code: 'ALREADY_FROZEN', root_cid: root });
-        deps.onFrozen?.(c.id);
-        return {
-          collection_id: c.id,
-          chain_id: chainId,
-          contract_address: address,
-          root_cid: root,
-          base_uri: baseUri,
-          contract_uri: contractUri,
-          frozen_at: row.frozen_at ? row.frozen_at.toISOString() : null,
-          tx_hash: txHash,
-          transactions,
-        };
-      };
-
-      if (await read('metadataFrozen()', () => ch.metadataFrozen(chainId, address))) {
-        // Frozen on chain but not here: the owner sent the calls, or a request stopped after
-        // freezeMetadata() was mined. Recorded when the chain points at a ready export of this
-        // collection — whichever one it is (a newer export may exist since).
-        const [first] = await store.mintedTokenIds(c.id);
-        const [tokenUri, onChainContractUri] = await Promise.all([
-          first === undefined ? Promise.resolve(null) : read(`tokenURI(${first})`, () => ch.tokenURI(chainId, address, first)),
-          read('contractURI()', () => ch.contractURI(chainId, address)),
-        ]);
-        const named = /^ipfs:\/\/([^/]+)\/contract\.json$/.exec(onChainContractUri)?.[1];
-        const bundle = named ? await store.readyExportByCid(named) : undefined;
-        const ours = bundle && bundle.collection_id === c.id && bundle.root_cid === named ? named : undefined;
-        const expectedToken = ours && first !== undefined ? `${frozenUris(ours).baseUri}${first}` : null;
-        if (!ours || tokenUri !== expectedToken) {
-          throw conflict(
-            `the metadata of ${address} is already frozen on chain, but not at a bundle of this collection: ` +
-              `tokenURI(${first}) is ${tokenUri}, contractURI() is ${onChainContractUri}; it can never change again`,
-            { code: 'ALREADY_FROZEN', token_uri: tokenUri, contract_uri: onChainContractUri },
-          );
-        }
-        return record(ours, null, []);
-      }
-
-      const exp = await store.latestReadyExport(c.id);
-      if (!exp?.root_cid) {
-        const newest = await store.latestExport(c.id);
-        throw conflict(
-          `collection ${c.id} has no ready export${newest ? ` (its newest export is ${newest.status}${newest.error ? `: ${newest.error}` : ''})` : ''}: ` +
-            `export it first (POST /nft/collections/${c.id}/export) and freeze once GET …/export says ready`,
-          { code: 'NOT_EXPORTED' },
-        );
-      }
-      await closedReason(c);
-      // A bundle made before later mints would freeze their tokens at paths it does not hold.
-      const minted = await store.mintedTokenIds(c.id);
-      if (exp.token_count !== minted.length) {
-        throw conflict(
-          `the newest export holds ${exp.token_count ?? 0} tokens but ${minted.length} are minted: export again ` +
-            `(POST /nft/collections/${c.id}/export) and freeze once it is ready`,
-          { code: 'EXPORT_STALE' },
-        );
-      }
-      // With a pin target, the contract points only at a bundle an IPFS service holds (docs/permanence.md "Freezing").
-      if (deps.pinTarget && exp.pin_status !== 'pinned') {
-        throw conflict(
-          `the export ${exp.root_cid} is not pinned yet (pin_status ${exp.pin_status}${exp.pin_error ? `: ${exp.pin_error}` : ''}): ` +
-            `freeze once GET …/export says pinned (POST …/export/pin retries a failed pin)`,
-          { code: 'NOT_PINNED' },
-        );
-      }
-      const root = exp.root_cid;
-      const { baseUri, contractUri } = frozenUris(root);
-
-      const owner = await read('owner()', () => ch.owner(chainId, address));
-      const wallet = ch.platformWallet(chainId);
-      const steps: Array<[FreezeAction, string | true]> = [
-        ['setBaseURI', baseUri],
-        ['setContractURI', contractUri],
-        ['freezeMetadata', true],
-      ];
-      if (owner.toLowerCase() !== wallet.toLowerCase()) {
-        // The creator signs them, in this order, from the owner wallet (eth_sendTransaction).
-        throw new AppError(
-          'conflict',
-          `collection ${address} is owned by ${owner}, not by the platform wallet ${wallet}: the owner sends the three calls in "calls", in order, ` +
-            `from their own wallet; then POST this again to record the freeze (docs/permanence.md "Freezing")`,
-          {
-            code: 'OWNER_MUST_SIGN',
-            owner,
-            platformWallet: wallet,
-            root_cid: root,
-            calls: steps.map(([action, value]) => ({
-              chainId,
-              from: owner,
-              to: address,
-              data: ch.encode(action, value),
-              value: '0x0',
-              function: FREEZE_SIGNATURES[action],
-              description:
-                action === 'setBaseURI'
-                  ? `point every token at the bundle: ${baseUri}<tokenId>`
-                  : action === 'setContractURI'
-                    ? `point the collection document at the bundle: ${contractUri}`
-                    : 'freeze both URIs for good (one BatchMetadataUpdate over every token)',
-            })),
-          },
-        );
-      }
-      const transactions: FreezeView['transactions'] = [];
-      for (const [action, value] of steps) {
-        try {
-          const { txHash } = await ch.send(chainId, address, action, value);
-          transactions.push({ action, tx_hash: txHash });
-        } catch (err) {
-          // A concurrent request froze it between the read above and this send.
-          const revert = err instanceof AppError ? (err.extra?.revert as { name?: string } | undefined) : undefined;
-          if (revert?.name === 'MetadataIsFrozen') {
-            throw conflict(
-              `the metadata of ${address} was frozen meanwhile (another request): ${err instanceof Error ? err.message : ''}`,
-              {
-                code: 'ALREADY_FROZEN',
-                root_cid: root,
-              },
-            );
-          }
-          throw err;
+    async resumeStale(): Promise<number> {
+      const rows = await store.takeOverStaleExports(staleAfterMs, 4);
+      for (const row of rows) {
+        if (running.has(row.id) || pinning.has(row.id)) continue;
+        const c = await store.getCollection(row.collection_id);
+        if (row.status === 'building') {
+          deps.log?.(undefined, `export ${row.id} of collection ${c.id}: its process stopped; building it again`);
+          start(row.id, c, needStorage());
+        } else if (deps.pinTarget && row.root_cid && row.car_key) {
+          deps.log?.(undefined, `pin of export ${row.id}: its process stopped; pinning it again`);
+          startPin(row.id, c.title, row.root_cid, row.car_key);
+        } else {
+          await store.finishPin(row.id, {
+            pinned: false,
+            error: 'interrupted, and this backend has no pin target configured to resume it',
+          });
         }
       }
-      return record(root, transactions[2]!.tx_hash, transactions);
+      return rows.length;
     },
 
     /** Waits for this process's builds and pins (tests, shutdown). */

@@ -26,23 +26,10 @@ import {
   reorgedPurchases,
   unclaimedMintTxs,
 } from '../db/sale-purchases.ts';
-import { createPermanenceService, type FreezeChain, type PermanenceService } from './permanence.ts';
+import type { PermanenceService } from './permanence.ts';
 import { createPinTarget } from '../storage/pinning/index.ts';
-import { encodeAdminCall } from '../chain/collection.ts';
-import { platformWalletOf, runPlatformAdminAction } from './chain-admin.ts';
-import {
-  claimPin,
-  failExport,
-  finishExport,
-  finishPin,
-  insertExport,
-  latestExport,
-  latestReadyExport,
-  readyExportByCid,
-  recordFrozen,
-} from '../db/exports.ts';
-import { hasExactDeck, mintedTokenIds } from '../db/fairness.ts';
-import { readSale } from '../chain/sale.ts';
+import { permanenceOn } from './wire-permanence.ts';
+import { hasExactDeck } from '../db/fairness.ts';
 import { deploymentOf, mintedTokensOf, verifyDeployment } from '../chain/receipts.ts';
 import { TxTimeoutError } from '../chain/tx/api.ts';
 import type { Db } from '../db/client.ts';
@@ -316,47 +303,6 @@ function mintPageOf(db: Db, access: MintingChainAccess | undefined, sale: SaleSe
   });
 }
 
-/** What decides whether a sale is closed, from the contract: mintActive() and the on-chain sale's end (docs/permanence.md). */
-function saleStateReader(access: MintingChainAccess) {
-  return async (chainId: number, address: string): Promise<{ mintActive?: boolean; saleEnd?: bigint }> => {
-    const client = access.client(chainId);
-    const contract = address as Address;
-    const [mintActive, sale] = await Promise.all([
-      client.readContract({ address: contract, abi: collectionAbi, functionName: 'mintActive' }).then(
-        (v) => v as boolean,
-        () => undefined,
-      ),
-      // A contract without the sale facet has no on-chain sale: no end to pass.
-      readSale(client, contract).then(
-        (s) => (s.configured ? s.tuple.end : undefined),
-        () => undefined,
-      ),
-    ]);
-    return { ...(mintActive !== undefined ? { mintActive } : {}), ...(sale !== undefined ? { saleEnd: sale } : {}) };
-  };
-}
-
-/** Freezing's chain side (docs/permanence.md "Freezing"): reads, and the chain-admin send path. */
-function freezeChainOf(access: MintingChainAccess, hasCode?: ChainServices['hasCode']): FreezeChain {
-  const admin = { ...access, ...(hasCode ? { hasCode } : {}) };
-  const read = <T>(chainId: number, address: string, functionName: string, args: unknown[] = []) =>
-    access.client(chainId).readContract({
-      address: address as Address,
-      abi: collectionAbi,
-      functionName: functionName as never,
-      args: args as never,
-    }) as Promise<T>;
-  return {
-    owner: (chainId, address) => read<string>(chainId, address, 'owner'),
-    platformWallet: (chainId) => platformWalletOf(admin, chainId),
-    metadataFrozen: (chainId, address) => read<boolean>(chainId, address, 'metadataFrozen'),
-    tokenURI: (chainId, address, tokenId) => read<string>(chainId, address, 'tokenURI', [BigInt(tokenId)]),
-    contractURI: (chainId, address) => read<string>(chainId, address, 'contractURI'),
-    send: (chainId, address, action, value) => runPlatformAdminAction(admin, { chainId, collectionAddress: address, action, value }),
-    encode: (action, value) => encodeAdminCall(action, value),
-  };
-}
-
 /** Every NFT service of one backend. */
 export function createNftServices(deps: NftServiceDeps) {
   const { db, config, metadataBaseUrl } = deps;
@@ -393,6 +339,20 @@ export function createNftServices(deps: NftServiceDeps) {
   };
   const receipts = receiptsOf(db, deps.storage);
   const pinTarget = createPinTarget(config, metadataBaseUrl);
+  const permanenceServices = permanenceOn({
+    db,
+    ...(access ? { access } : {}),
+    ...(deps.chain ? { chain: deps.chain } : {}),
+    ...(deps.storage ? { storage: deps.storage } : {}),
+    ...(pinTarget ? { pinTarget } : {}),
+    pinTimeoutMs: config.IPFS_PIN_TIMEOUT_MS,
+    documents: metadata,
+    receipts,
+    publicBaseUrl: metadataBaseUrl,
+    onFrozen: documentsChanged,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  permanence = permanenceServices.permanence;
   const sale = createSaleService({
     getCollection: (id) => getCollection(db, id),
     chain: access,
@@ -463,29 +423,7 @@ export function createNftServices(deps: NftServiceDeps) {
     metadata,
     sale,
     mintPage: mintPageOf(db, access, sale, fairness),
-    permanence: (permanence = createPermanenceService({
-      store: bindDb(db, {
-        getCollection,
-        mintedTokenIds,
-        insertExport,
-        latestExport,
-        finishExport,
-        failExport,
-        readyExportByCid,
-        claimPin,
-        finishPin,
-        latestReadyExport,
-        recordFrozen,
-      }),
-      documents: metadata,
-      receipts,
-      ...(deps.storage ? { storage: deps.storage } : {}),
-      ...(access ? { readChain: saleStateReader(access), freezeChain: freezeChainOf(access, deps.chain?.hasCode.bind(deps.chain)) } : {}),
-      onFrozen: documentsChanged,
-      publicBaseUrl: metadataBaseUrl,
-      ...(deps.log ? { log: deps.log } : {}),
-      ...(pinTarget ? { pinTarget, pinTimeoutMs: config.IPFS_PIN_TIMEOUT_MS } : {}),
-    })),
+    ...permanenceServices,
     views: createCollectionViews({
       store: bindDb(db, {
         getCollection,

@@ -19,7 +19,7 @@ import { eq } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { CID } from 'multiformats/cid';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { collections } from '../../src/db/schema/index.ts';
+import { collectionExports, collections } from '../../src/db/schema/index.ts';
 import { buildBundle, CarBundle } from '../../src/storage/car-bundle.ts';
 import { checkPinned, createPinTarget, httpMultiaddr, type PinTarget } from '../../src/storage/pinning/index.ts';
 import { S3Storage } from '../../src/storage/s3.ts';
@@ -154,6 +154,37 @@ describe('Kubo RPC target', () => {
     const pinned = await pinEnded(p, id);
     assert.equal(pinned.pin_status, 'pinned', JSON.stringify(pinned));
     assert.equal(pinned.id, failed.id, 'the same export, pinned again');
+  });
+
+  test('a build and a pin whose process died (the rows kill -9 leaves) are taken over by a backend and finished', {
+    timeout: 600_000,
+  }, async () => {
+    const { id } = await soldOut(p, 'Orphaned', 2);
+    const db = p.mp.database.db;
+    const longAgo = new Date(Date.now() - 5 * 60_000);
+    // What a backend killed mid-build leaves: a `building` row nobody touches any more.
+    const [orphan] = await db
+      .insert(collectionExports)
+      .values({ collection_id: id, closed_reason: 'sold_out', status: 'building', heartbeat_at: longAgo, created_at: longAgo })
+      .returning();
+    const asked = await call(`${p.mp.backendUrl}/nft/collections/${id}/export`, { method: 'POST', headers: p.owner });
+    assert.equal(asked.status, 202);
+    assert.equal(asked.body.data.id, orphan!.id, 'a request meanwhile answers the one export building');
+    const done = await pinEnded(p, id);
+    assert.equal(done.id, orphan!.id, 'the same export, built by the backend that took it over');
+    assert.equal(done.status, 'ready');
+    assert.equal(done.pin_status, 'pinned', JSON.stringify(done));
+    assert.ok(kubo.pins.has(done.root_cid));
+
+    // What a backend killed mid-pin leaves: `pinning` with a stopped heartbeat.
+    kubo.pins.delete(done.root_cid);
+    await db
+      .update(collectionExports)
+      .set({ pin_status: 'pinning', pinned_at: null, heartbeat_at: longAgo })
+      .where(eq(collectionExports.id, orphan!.id));
+    const repinned = await pinEnded(p, id);
+    assert.equal(repinned.pin_status, 'pinned', JSON.stringify(repinned));
+    assert.ok(kubo.pins.has(done.root_cid), 'pinned on the target again');
   });
 
   test('another user cannot pin (403), nobody without credentials (401); the operator can ask', async () => {

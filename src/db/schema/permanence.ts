@@ -38,6 +38,11 @@ export const collectionExports = pgTable(
     /** When the current pin attempt started: a `pinning` row no process finishes is taken over after a while. */
     pin_started_at: ts('pin_started_at'),
     pinned_at: ts('pinned_at'),
+    /**
+     * Touched every few seconds by the process building or pinning it: a `building` or `pinning`
+     * row whose heartbeat stopped lost its process (kill -9), and another process takes it over.
+     */
+    heartbeat_at: ts('heartbeat_at').notNull().defaultNow(),
   },
   (t) => [
     index().on(t.collection_id, t.created_at),

@@ -113,7 +113,7 @@ export async function buildBackendApp(s: BackendServices): Promise<FastifyInstan
   await app.register(fairnessRoutes, nftOptions);
   await app.register(saleRoutes, nftOptions);
   await app.register(mintPageRoutes, { ...nftOptions, config: s.config });
-  await app.register(permanenceRoutes, { permanence: s.nft.permanence });
+  await app.register(permanenceRoutes, { permanence: s.nft.permanence, freeze: s.nft.freeze });
   await app.register(sampleRoutes, nftOptions);
   await app.register(metadataRoutes, nftOptions);
   await app.register(indexerRoutes, s.indexer);

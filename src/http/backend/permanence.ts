@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { invalid } from '../../domain/errors.ts';
+import type { FreezeService } from '../../services/freeze.ts';
 import type { PermanenceService } from '../../services/permanence.ts';
 import { collectionIdParams, ok } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
@@ -23,7 +24,10 @@ const tags = ['permanence'];
 const BUNDLE_CSP =
   "sandbox allow-scripts; default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; connect-src 'self'";
 
-export async function permanenceRoutes(app: FastifyInstance, { permanence }: { permanence: PermanenceService }) {
+export async function permanenceRoutes(
+  app: FastifyInstance,
+  { permanence, freeze }: { permanence: PermanenceService; freeze: FreezeService },
+) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.post(
     '/nft/collections/:collectionId/export',
@@ -78,13 +82,13 @@ export async function permanenceRoutes(app: FastifyInstance, { permanence }: { p
         operationId: 'freezeCollection',
         summary: "Freeze the contract's metadata at the collection's bundle (irreversible)",
         description:
-          'Owner or operator. Needs a ready export (409 NOT_EXPORTED) and a closed sale (409 SALE_OPEN naming why). For a contract the platform wallet owns, sends setBaseURI(ipfs://<root>/metadata/), setContractURI(ipfs://<root>/contract.json) and freezeMetadata() and answers 200 once all three are mined; the metadata routes then answer the bundle\'s documents. A creator-owned contract answers 409 OWNER_MUST_SIGN with the three `calls` {to, data, description} its owner sends; once the chain shows it frozen at this bundle, POST again to record it. 409 ALREADY_FROZEN when it is (docs/permanence.md "Freezing").',
+          'Owner or operator. Needs a ready export (409 NOT_EXPORTED) and a closed sale (409 SALE_OPEN naming why). For a contract the platform wallet owns, sends setBaseURI(ipfs://<root>/metadata/), setContractURI(ipfs://<root>/contract.json) and freezeMetadata() and answers 200 once all three are mined; the metadata routes then answer the bundle\'s documents. A creator-owned contract answers 409 OWNER_MUST_SIGN with the three `calls` {to, data, description} its owner sends; once the chain shows it frozen at this bundle, POST again to record it. 409 ALREADY_FROZEN when it is; 409 FREEZE_IN_PROGRESS while another request for the collection is sending (docs/permanence.md "Freezing").',
         tags,
         params: collectionIdParams,
         response: { 200: envelope(freezeView) },
       },
     },
-    async (req) => ok(await permanence.freeze(req.caller, req.params.collectionId)),
+    async (req) => ok(await freeze.freeze(req.caller, req.params.collectionId)),
   );
 
   const serve = async (

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppError } from '../domain/errors.ts';
-import { createPermanenceService, type ExportCollection, type FreezeChain, type PermanenceStore } from './permanence.ts';
+import { createFreezeService, type FreezeChain, type FreezeStore } from './freeze.ts';
+import type { ExportCollection } from './permanence.ts';
 
 const ROOT = 'bafybeihkoviema7g3gxyt6la7vd5ho32ictqbilu3wnlo3rs7ewhnp7lly';
 const CONTRACT = `0x${'ab'.repeat(20)}`;
@@ -30,6 +31,7 @@ const OLDER = 'bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi';
 
 function setup(chain: Partial<FreezeChain>, opts: { minted?: number[]; pinTarget?: boolean; pinStatus?: string } = {}) {
   const recorded: Array<{ rootCid: string }> = [];
+  const claims: { holder?: string } = {};
   const ready = {
     id: 'e1',
     collection_id: collection.id,
@@ -57,7 +59,15 @@ function setup(chain: Partial<FreezeChain>, opts: { minted?: number[]; pinTarget
       recorded.push(w);
       return { frozen_at: new Date() };
     },
-  } as unknown as PermanenceStore;
+    claimFreeze: async (_id: string, holder: string) => {
+      if (claims.holder) return false;
+      claims.holder = holder;
+      return true;
+    },
+    releaseFreeze: async (_id: string, holder: string) => {
+      if (claims.holder === holder) claims.holder = undefined;
+    },
+  } as unknown as FreezeStore;
   const freezeChain: FreezeChain = {
     owner: async () => PLATFORM,
     platformWallet: () => PLATFORM,
@@ -68,15 +78,8 @@ function setup(chain: Partial<FreezeChain>, opts: { minted?: number[]; pinTarget
     encode: () => '0x',
     ...chain,
   };
-  const service = createPermanenceService({
-    store,
-    documents: { token: async () => ({ body: '{}' }), collection: async () => ({ body: '{}' }) },
-    receipts: { receipt: async () => ({}) as never },
-    publicBaseUrl: 'http://b.test',
-    freezeChain,
-    ...(opts.pinTarget ? { pinTarget: { label: 'fake' } as never } : {}),
-  });
-  return { service, recorded };
+  const service = createFreezeService({ store, freezeChain, pinRequired: Boolean(opts.pinTarget) });
+  return { service, recorded, claims };
 }
 
 const conflictCode = (code: string, message: RegExp) => (e: unknown) =>
@@ -165,4 +168,34 @@ test('with a pin target, an export not pinned yet is 409 NOT_PINNED; once pinned
   );
   const ok = await setup({}, { pinTarget: true, pinStatus: 'pinned' }).service.freeze(operator, collection.id);
   assert.equal(ok.root_cid, ROOT);
+});
+
+test('a second request while one is sending is 409 FREEZE_IN_PROGRESS; the claim is given back after success and after failure', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const sent: string[] = [];
+  const { service, claims } = setup({
+    send: async (_c, _a, action) => {
+      sent.push(action);
+      if (action === 'setBaseURI') await gate;
+      return { txHash: `0x${'33'.repeat(32)}` };
+    },
+  });
+  const first = service.freeze(operator, collection.id);
+  while (sent.length === 0) await new Promise((r) => setImmediate(r));
+  await assert.rejects(service.freeze(operator, collection.id), conflictCode('FREEZE_IN_PROGRESS', /being frozen by another request/));
+  assert.deepEqual(sent, ['setBaseURI'], 'the refused request sent nothing');
+  release();
+  assert.equal((await first).transactions.length, 3);
+  assert.equal(claims.holder, undefined, 'released after success');
+
+  const failing = setup({
+    send: async () => {
+      throw new AppError('upstream', 'the node went away');
+    },
+  });
+  await assert.rejects(failing.service.freeze(operator, collection.id), /the node went away/);
+  assert.equal(failing.claims.holder, undefined, 'released after a failure');
 });

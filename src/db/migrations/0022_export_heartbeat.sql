@@ -1,0 +1,1 @@
+ALTER TABLE "collection_exports" ADD COLUMN "heartbeat_at" timestamp with time zone DEFAULT now() NOT NULL;
