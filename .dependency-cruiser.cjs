@@ -45,6 +45,15 @@ module.exports = {
       to: { path: '^src/db/', dependencyTypesNot: TYPE_ONLY },
     },
     {
+      name: 'config-parsed-once',
+      comment:
+        'Configuration is parsed once, in the composition layer: only src/processes, src/cli.ts and the wiring modules src/services/wire-* import a value from src/config.ts; every other module takes its own options type naming what it reads (type-only imports are fine).',
+      severity: 'error',
+      // Unit tests beside the code build their configuration with testConfig(), like the tests in test/.
+      from: { path: '^src/', pathNot: ['^src/processes/', '^src/cli\\.ts$', '^src/services/wire-[^/]*\\.ts$', '^src/config[^/]*\\.ts$', '\\.test\\.ts$'] },
+      to: { path: '^src/config\\.ts$', dependencyTypesNot: TYPE_ONLY },
+    },
+    {
       name: 'no-import-cycles',
       comment: 'No module of src/ reaches itself again through its value imports.',
       severity: 'error',

@@ -8,16 +8,9 @@ import path from 'node:path';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { checksumProblem } from './domain/address.ts';
+import { ConfigError } from './config-error.ts';
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 const port = z.coerce.number().int().min(0).max(65535);
 const bool = z

@@ -51,12 +51,18 @@ export async function shutdownTelemetry() {
   await p?.shutdown();
 }
 
+/** What a process's telemetry reads from the configuration. */
+export type ProcessTelemetryOptions = Pick<
+  Config,
+  'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_SERVICE_NAME' | 'OTEL_BSP_SCHEDULE_DELAY' | 'TELEMETRY_HEARTBEAT_MS'
+>;
+
 /**
  * Telemetry for a process, from configuration: the SDK when OTEL_EXPORTER_OTLP_ENDPOINT is set,
  * and a service.heartbeat for each service the process runs. Returns the stop function (stops
  * the heartbeats and flushes what is buffered).
  */
-export function startProcessTelemetry(config: Config, services: string[]): () => Promise<void> {
+export function startProcessTelemetry(config: ProcessTelemetryOptions, services: string[]): () => Promise<void> {
   if (!config.OTEL_EXPORTER_OTLP_ENDPOINT) return async () => undefined;
   initTelemetry({
     serviceName: config.OTEL_SERVICE_NAME ?? (services.length === 1 ? `atelier-${services[0]}` : 'atelier'),

@@ -100,6 +100,11 @@ test('each other rule fails on its own breach; a type-only import from db into h
     // no cycles through value imports
     'src/storage/zz-cycle-a.ts': "import { b } from './zz-cycle-b.ts';\nexport const a = () => b;\n",
     'src/storage/zz-cycle-b.ts': "import { a } from './zz-cycle-a.ts';\nexport const b = () => a;\n",
+    // configuration is parsed in the composition layer only ...
+    'src/storage/zz-config-value.ts': "import { loadConfig } from '../config.ts';\nexport const probe = loadConfig;\n",
+    // ... but its type may be imported anywhere, and a wiring module may import its values
+    'src/storage/zz-config-type.ts': "import type { Config } from '../config.ts';\nexport type Probe = Pick<Config, 'DATA_DIR'>;\n",
+    'src/services/wire-zz-probe.ts': "import { loadConfig } from '../config.ts';\nexport const probe = loadConfig;\n",
   });
   const r = layers(dir, path.join(dir, '.cache'));
   assert.notEqual(r.status, 0, r.out);
@@ -108,5 +113,50 @@ test('each other rule fails on its own breach; a type-only import from db into h
   assert.match(errs, /error services-never-import-http: src\/services\/zz-probe\.ts → src\/http\/admin\/app\.ts/);
   assert.match(errs, /error http-imports-no-db-value: src\/http\/zz-probe-value\.ts → src\/db\/client\.ts/);
   assert.match(errs, /error no-import-cycles: src\/storage\/zz-cycle-[ab]\.ts/);
+  assert.match(errs, /error config-parsed-once: src\/storage\/zz-config-value\.ts → src\/config\.ts/);
   assert.doesNotMatch(errs, /zz-probe-types/);
+  assert.doesNotMatch(errs, /zz-config-type|wire-zz-probe/);
+});
+
+/** The composition layer: the only modules that hold the whole Config (README "Architecture", `config-parsed-once`). */
+const COMPOSITION = /^src\/(processes\/|cli\.ts$|services\/wire-[^/]*\.ts$|config[^/]*\.ts$)/;
+
+/**
+ * The lines where `text` annotates a parameter or field with the whole `Config` (`config: Config`,
+ * `(…, config: Config)`, `config?: Config`, `X & Config`), but not with a narrow part of it
+ * (`Pick<Config, …>`, `Config['X']`, `keyof Config`). Comments are blanked first, keeping lines.
+ */
+function wholeConfigAnnotations(text: string): number[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\/|(?<=^|\s)\/\/.*$/gm, (c) => c.replace(/[^\n]/g, ' '));
+  const lines: number[] = [];
+  for (const m of code.matchAll(/[:|&]\s*Config\b(?!\s*[[.<])/g)) {
+    lines.push(code.slice(0, m.index).split('\n').length);
+  }
+  return [...new Set(lines)];
+}
+
+test('no function outside the composition layer takes the whole Config', () => {
+  // The detector itself: the whole Config is found, a narrow Pick of it is not.
+  assert.deepEqual(wholeConfigAnnotations('export function f(config: Config, x: number) {}'), [1]);
+  assert.deepEqual(wholeConfigAnnotations('const f = (a: number,\n  config: Config) => a;'), [2]);
+  assert.deepEqual(wholeConfigAnnotations('export interface Deps {\n  db: Db;\n  config: Config;\n}'), [3]);
+  assert.deepEqual(wholeConfigAnnotations('export const r: Plugin<{ config?: Config }> = 1;'), [1]);
+  assert.deepEqual(wholeConfigAnnotations("function f(config: Pick<Config, 'A'> & Config) {}"), [1]);
+  assert.deepEqual(
+    wholeConfigAnnotations(
+      "type O = Pick<Config, 'A'>;\nfunction f(o: O, id: Config['NFT_CHAIN_ID'], k: keyof Config) {}\n/** takes config: Config */\n// (config: Config)\n",
+    ),
+    [],
+  );
+  const offenders: string[] = [];
+  for (const entry of fs.readdirSync(path.join(repo, 'src'), { recursive: true })) {
+    const rel = path.posix.join('src', String(entry).split(path.sep).join('/'));
+    if (!rel.endsWith('.ts') || rel.endsWith('.test.ts') || COMPOSITION.test(rel)) continue;
+    for (const line of wholeConfigAnnotations(fs.readFileSync(path.join(repo, rel), 'utf8'))) offenders.push(`${rel}:${line}`);
+  }
+  assert.deepEqual(
+    offenders,
+    [],
+    `these take the whole Config outside the composition layer; give each its own options type (Pick<Config, …>) naming what it reads:\n${offenders.join('\n')}`,
+  );
 });

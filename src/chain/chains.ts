@@ -66,7 +66,8 @@ export function isSupportedChain(chainId: number): boolean {
   return CHAINS[chainId] !== undefined;
 }
 
-type RpcConfig = Pick<
+/** What reaching a chain's RPC needs from the configuration. */
+export type RpcOptions = Pick<
   Config,
   | 'NFT_RPC_URL'
   | 'NFT_CHAIN_ID'
@@ -82,7 +83,7 @@ type RpcConfig = Pick<
  * different chain's transactions; a chain's own variable wins over it. The dev chain falls back
  * to the embedded anvil on DEV_CHAIN_PORT.
  */
-export function rpcUrlFor(chainId: number, config: RpcConfig): string {
+export function rpcUrlFor(chainId: number, config: RpcOptions): string {
   const info = chainInfo(chainId);
   const own = info.rpcVariable ? config[info.rpcVariable] : undefined;
   if (own) return own;
@@ -115,6 +116,6 @@ export function publicClientForUrl(chainId: number, rpcUrl: string, opts: Client
   });
 }
 
-export function publicClientFor(chainId: number, config: RpcConfig, opts?: ClientOptions): PublicClient {
+export function publicClientFor(chainId: number, config: RpcOptions, opts?: ClientOptions): PublicClient {
   return publicClientForUrl(chainId, rpcUrlFor(chainId, config), opts);
 }

@@ -9,13 +9,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
-import { ConfigError, type Config } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
+import type { Config } from '../config.ts';
 import { logOptions } from '../logging/log-lines.ts';
 import { portFree } from '../net/ports.ts';
 import type { Db } from '../db/client.ts';
 import { startAnvil, type AnvilInstance } from './anvil.ts';
 import { DEV_CHAIN_ID } from './chains.ts';
-import { createChainServices, type ChainServices } from './platform-chain.ts';
+import { createChainServices, type ChainServices, type ChainServicesSettings } from './platform-chain.ts';
 import type { DeploymentRecord } from './deploy-platform.ts';
 import type { ChainLogger } from './wallet.ts';
 
@@ -32,10 +33,16 @@ export interface PlatformChain {
   stop(): Promise<void>;
 }
 
-export const usesEmbeddedChain = (config: Config): boolean =>
+/** What deciding on the embedded chain reads from the configuration. */
+export type EmbeddedChainOptions = Pick<Config, 'DEV_CHAIN' | 'NFT_RPC_URL' | 'NFT_CHAIN_ID'>;
+
+export const usesEmbeddedChain = (config: EmbeddedChainOptions): boolean =>
   config.DEV_CHAIN && !config.NFT_RPC_URL && config.NFT_CHAIN_ID === DEV_CHAIN_ID;
 
-export function devChainPaths(config: Config) {
+/** Where the embedded chain keeps its files: under the data directory. */
+export type DevChainPathOptions = Pick<Config, 'dataDir'>;
+
+export function devChainPaths(config: DevChainPathOptions) {
   return {
     statePath: path.join(config.dataDir, 'chain', 'anvil-state.json'),
     /** The pid of the anvil this data directory's platform runs (removed at a clean stop). */
@@ -52,7 +59,7 @@ export function devChainPaths(config: Config) {
  * Call it holding the data directory lock (cli.ts): then no live platform of this directory owns
  * it. Answers the pid it stopped, or null.
  */
-export async function stopOrphanedAnvil(config: Config, logger?: ChainLogger): Promise<number | null> {
+export async function stopOrphanedAnvil(config: DevChainPathOptions, logger?: ChainLogger): Promise<number | null> {
   const { pidPath, statePath } = devChainPaths(config);
   let pid: number;
   let cmdline: string;
@@ -91,7 +98,10 @@ export async function stopOrphanedAnvil(config: Config, logger?: ChainLogger): P
  */
 export const STATE_INTERVAL_SECONDS = 1;
 
-export async function startPlatformChain(config: Config, db: Db, logger?: ChainLogger): Promise<PlatformChain> {
+/** What starting the process's chain reads from the configuration. */
+export type PlatformChainOptions = ChainServicesSettings & EmbeddedChainOptions & DevChainPathOptions & Pick<Config, 'DEV_CHAIN_PORT'>;
+
+export async function startPlatformChain(config: PlatformChainOptions, db: Db, logger?: ChainLogger): Promise<PlatformChain> {
   const { statePath, pidPath, deploymentsDir } = devChainPaths(config);
   if (!usesEmbeddedChain(config)) {
     const services = createChainServices({ config, db, logger, deploymentsDir, startSenders: [config.NFT_CHAIN_ID] });
@@ -136,11 +146,14 @@ export async function startPlatformChain(config: Config, db: Db, logger?: ChainL
   }
 }
 
+/** What the chain's stderr logger reads from the configuration. */
+export type ChainLogOptions = Pick<Config, 'LOG_LEVEL'>;
+
 /**
  * The chain's log lines on stderr (the chain starts before the HTTP apps' loggers), written by pino
  * with every process's options (logging/log-lines.ts): the same level numbers and ISO timestamps.
  */
-export function stderrChainLogger(config: Config): ChainLogger | undefined {
+export function stderrChainLogger(config: ChainLogOptions): ChainLogger | undefined {
   if (config.LOG_LEVEL === 'silent') return undefined;
   return pino(logOptions(config.LOG_LEVEL, 'chain'), pino.destination(2));
 }

@@ -11,19 +11,22 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import { AppError } from '../domain/errors.ts';
 import { ARTIFACTS_DIR, BUILD_COMMAND, artifactsAvailable, loadArtifact } from './artifacts.ts';
-import { DEV_CHAIN_ID, chainInfo, isSupportedChain, publicClientForUrl, rpcUrlFor } from './chains.ts';
+import { DEV_CHAIN_ID, chainInfo, isSupportedChain, publicClientForUrl, rpcUrlFor, type RpcOptions } from './chains.ts';
 import { FACET_NAMES, deployPlatform, readDeploymentRecord, writeDeploymentRecord, type DeploymentRecord } from './deploy-platform.ts';
 import type { TxSender, TxSenderOptions } from './tx/api.ts';
 import { createTxSender } from './tx/sender.ts';
 import { withFundsCheck } from './funds.ts';
-import { platformAccount } from './signers/signer.ts';
+import { platformAccount, type SignerOptions } from './signers/signer.ts';
 import type { ChainLogger } from './wallet.ts';
 
 /** The committed, static per-network records (deployments/<chainId>.json). */
 export const COMMITTED_DEPLOYMENTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'deployments');
 
+/** What the chain context reads from the configuration: RPC URLs, the signer, the fee cap and the factory override. */
+export type ChainServicesSettings = RpcOptions & SignerOptions & Pick<Config, 'TX_MAX_FEE_MULTIPLIER' | 'NFT_FACTORY_ADDRESS'>;
+
 export interface ChainServicesOptions {
-  config: Config;
+  config: ChainServicesSettings;
   db: Db;
   logger?: ChainLogger;
   /**
@@ -53,7 +56,6 @@ export interface DeploymentStatus {
 }
 
 export interface ChainServices {
-  readonly config: Config;
   rpcUrl(chainId: number): string;
   client(chainId: number): PublicClient;
   /** The one sender for the chain (created on first use). */
@@ -263,7 +265,6 @@ export function createChainServices(opts: ChainServicesOptions): ChainServices {
   }
 
   return {
-    config,
     rpcUrl,
     client,
     sender,

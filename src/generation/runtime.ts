@@ -9,18 +9,25 @@ import { seedBuiltinWorkflows } from '../db/workflows.ts';
 import { createQueue, type CreateQueueOptions, type WorkQueue } from '../queue/index.ts';
 import type { Storage } from '../storage/types.ts';
 import type { StepPayload } from './pipeline.ts';
-import { startWorker, type WorkerContext } from './worker.ts';
+import { startWorker, type WorkerContext, type WorkerSettings } from './worker.ts';
 import { startJobsReconcilerDuty } from '../duties/jobs-reconciler.ts';
 import { settledWithin } from '../startup/graceful.ts';
 
 export const JOB_QUEUE_NAME = 'generation';
 
-export function createJobQueue(config: Config, opts: Omit<CreateQueueOptions, 'redisUrl'> = {}): WorkQueue<StepPayload> {
+/** What the job queue reads from the configuration: Redis, or none (in-process). */
+export type JobQueueOptions = Pick<Config, 'REDIS_URL'>;
+
+export function createJobQueue(config: JobQueueOptions, opts: Omit<CreateQueueOptions, 'redisUrl'> = {}): WorkQueue<StepPayload> {
   return createQueue<StepPayload>(JOB_QUEUE_NAME, { redisUrl: config.REDIS_URL ?? null, ...opts });
 }
 
+/** What a running worker reads from the configuration: the worker's own settings, its concurrency and the reconciler's timings. */
+export type GenerationWorkerSettings = WorkerSettings &
+  Pick<Config, 'WORKER_CONCURRENCY' | 'JOB_RECONCILE_INTERVAL_MS' | 'JOB_STALE_STEP_MS' | 'DUTY_LEASE_TTL_MS'>;
+
 export interface GenerationWorkerOptions {
-  config: Config;
+  config: GenerationWorkerSettings;
   database: Database;
   storage: Storage;
   queue: WorkQueue<StepPayload>;

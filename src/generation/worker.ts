@@ -22,7 +22,7 @@ import { EXTENSION } from '../storage/mime.ts';
 import { makeThumbnail } from '../storage/thumbnails.ts';
 import type { Storage } from '../storage/types.ts';
 import { parentFromCarrier, withSpan } from '../telemetry.ts';
-import { connectorConfigOf } from './connector-config.ts';
+import { connectorConfigOf, type ConnectorOptions } from './connector-config.ts';
 import { createConnector, type GeneratorConnector, type ReferenceImageInput } from './connectors/index.ts';
 import { errorMessage, stepFailureAction } from './errors.ts';
 import { applyJobEvent, finishGeneration, OPEN, planClaim, planLastStep, type ApplyOptions, type FinishResult } from './job-events.ts';
@@ -39,8 +39,11 @@ export interface QueueContext {
   log?: (msg: string, extra?: Record<string, unknown>, level?: 'info' | 'warn') => void;
 }
 
+/** What the worker reads from the configuration: the connectors' settings and the outside-fetch allowances (reference images). */
+export type WorkerSettings = ConnectorOptions & Pick<Config, 'OUTSIDE_FETCH_ALLOW_ORIGINS'>;
+
 export interface WorkerContext extends QueueContext {
-  config: Config;
+  config: WorkerSettings;
   storage: Storage;
   /** Chooses the connector; default createConnector(type, config from COMFYUI_URL / OPENAI_*). */
   connectorFor?: (workflowType: string, workflowData: unknown) => GeneratorConnector;

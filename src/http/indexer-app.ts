@@ -4,17 +4,19 @@
  * src/processes/indexer.ts, which also attaches socket.io.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.ts';
 import type { CredentialPort } from '../services/credentials.ts';
 import { indexerRoutes, type IndexerRoutesOptions } from './backend/indexer.ts';
 import type { MetricSources } from './metrics.ts';
-import { installAuth } from './plugins/auth.ts';
-import { createAppShell } from './plugins/shell.ts';
+import { installAuth, type AuthSettings } from './plugins/auth.ts';
+import { createAppShell, type AppShellSettings } from './plugins/shell.ts';
 import type { ReadinessChecks } from './readiness.ts';
 import { installErrorHandling } from './plugins/errors.ts';
 
+/** What the indexer app reads from the configuration: the shell's settings and authentication's. */
+export type IndexerAppSettings = AppShellSettings & AuthSettings;
+
 export interface IndexerAppServices {
-  config: Config;
+  config: IndexerAppSettings;
   ready: ReadinessChecks;
   metrics: Omit<MetricSources, 'token' | 'process'>;
   credentials: CredentialPort;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { logOptions } from '../logging/log-lines.ts';
 import { getAddress } from 'viem';
-import { rpcUrlFor } from '../chain/chains.ts';
+import { rpcUrlFor, type RpcOptions } from '../chain/chains.ts';
 import { rpcUrlList } from '../chain/rpc-transport.ts';
 import { readDeploymentRecord } from '../chain/deploy-platform.ts';
 import type { Config } from '../config.ts';
@@ -26,6 +26,9 @@ export function createIndexer(opts: Omit<IndexerOptions, 'store' | 'source'> & {
   return new Indexer({ ...rest, store: createDbStore(database.db, opts.chainId), source: new JsonRpc(rpcUrlList(rpcUrl)) });
 }
 
+/** What choosing the chain to index reads from the configuration. */
+export type IndexerTargetOptions = RpcOptions & Pick<Config, 'NFT_FACTORY_ADDRESS' | 'dataDir'>;
+
 export interface IndexerTarget {
   chainId: number;
   rpcUrl: string;
@@ -39,7 +42,7 @@ export interface IndexerTarget {
  * deployments/<chainId>.json (whose blockNumber is the start block). Undefined when no factory is
  * known or the chain has no RPC: nothing to follow.
  */
-export function indexerTarget(config: Config, overrides: Partial<IndexerTarget> = {}): IndexerTarget | undefined {
+export function indexerTarget(config: IndexerTargetOptions, overrides: Partial<IndexerTarget> = {}): IndexerTarget | undefined {
   const chainId = overrides.chainId ?? config.NFT_CHAIN_ID;
   let rpcUrl = overrides.rpcUrl;
   if (!rpcUrl) {
@@ -73,8 +76,11 @@ export interface RunningIndexer {
   stop(): Promise<void>;
 }
 
+/** What starting the indexer reads from the configuration. */
+export type StartIndexerSettings = IndexerTargetOptions & Pick<Config, 'LOG_LEVEL' | 'DUTY_LEASE_TTL_MS'>;
+
 export interface StartIndexerOptions {
-  config: Config;
+  config: StartIndexerSettings;
   database: Database;
   target?: Partial<IndexerTarget>;
   /** Full reindex before following (`atelier indexer --reindex`). */

@@ -4,7 +4,7 @@
  * (docs/security.md "Safe start-up").
  */
 import net from 'node:net';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
 
 /** Resolves when `port` can be bound on `host` (the probe is closed again at once). */
 export function portFree(host: string, port: number): Promise<boolean> {

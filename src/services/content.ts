@@ -2,8 +2,8 @@
  * The content services on their real ports (the database, the configured storage, the job
  * queue, the connectors): built once per backend by src/http/backend/app.ts.
  */
-import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import type { ConnectorOptions } from '../generation/connector-config.ts';
 import type { GeneratorConnector } from '../generation/connectors/index.ts';
 import type { StepPayload } from '../generation/pipeline.ts';
 import type { WorkQueue } from '../queue/index.ts';
@@ -12,16 +12,19 @@ import { custodialServiceOn } from './wire-content.ts';
 import { deckServiceOn } from './wire-content.ts';
 import { developServiceOn } from './wire-content.ts';
 import { feedServiceOn } from './wire-content.ts';
-import { generationServiceOn } from './wire-generation.ts';
+import { generationServiceOn, type GenerationSettings } from './wire-generation.ts';
 import { identityServiceOn } from './wire-identity.ts';
-import { jobServiceOn } from './wire-content.ts';
+import { jobServiceOn, type JobServiceSettings } from './wire-content.ts';
 import { outputServiceOn } from './wire-content.ts';
 import { uploadServiceOn } from './wire-content.ts';
 import { workflowServiceOn } from './wire-content.ts';
 
+/** What the content services read from the configuration: credits, the stuck-step age and the connectors' settings. */
+export type ContentSettings = GenerationSettings & JobServiceSettings & ConnectorOptions;
+
 export interface ContentDeps {
   db: Db;
-  config: Config;
+  config: ContentSettings;
   /** Without it, uploads are unavailable and outputs get no thumbnails. */
   storage?: Storage;
   /** Without it, starting, retrying and developing generations are unavailable. */

@@ -18,7 +18,7 @@ import {
   WebSocketRequestError,
 } from 'viem';
 import * as abis from '../../contracts/abi/index.ts';
-import { chainInfo, publicClientForUrl, rpcUrlFor } from '../chain/chains.ts';
+import { chainInfo, publicClientForUrl, rpcUrlFor, type RpcOptions } from '../chain/chains.ts';
 import { readDeploymentRecord } from '../chain/deploy-platform.ts';
 import type { Config } from '../config.ts';
 import { AppError, invalid, notFound } from '../domain/errors.ts';
@@ -105,8 +105,11 @@ const viemReader: ContractReader = (c) =>
     args: c.args,
   });
 
+/** What contract reads read from the configuration: the chains' RPC URLs and whether the dev chain runs. */
+export type ContractReadsSettings = RpcOptions & Pick<Config, 'DEV_CHAIN'>;
+
 export interface ContractReadsDeps {
-  config: Config;
+  config: ContractReadsSettings;
   /** The indexer of this process, if any: its chain, RPC and contract addresses. */
   host?: IndexerHost;
   /** Runs a view call (default: viem over the chain's RPC). */

@@ -8,8 +8,11 @@
  *   believed until its lease expires (DUTY_LEASE_TTL_MS, 10 s by default).
  */
 import os from 'node:os';
-import { chainInfo, publicClientForUrl, rpcUrlFor } from '../chain/chains.ts';
+import { chainInfo, publicClientForUrl, rpcUrlFor, type RpcOptions } from '../chain/chains.ts';
 import type { Config } from '../config.ts';
+
+/** What the status's RPC choice reads from the configuration. */
+export type StatusRpcOptions = RpcOptions & Pick<Config, 'DEV_CHAIN'>;
 
 /** How long a head read from the RPC is reused: status polls from many clients cost one RPC call. */
 export const HEAD_CACHE_MS = 1000;
@@ -20,10 +23,10 @@ const HEAD_TIMEOUT_MS = 2000;
  * The RPC URL the status reads the head from: the in-process indexer's, or a chain RPC the
  * configuration names explicitly (never the dev chain's default port unless DEV_CHAIN is on).
  */
-export function statusRpcUrl(chainId: number, config: Config, hostRpcUrl?: string): string | undefined {
+export function statusRpcUrl(chainId: number, config: StatusRpcOptions, hostRpcUrl?: string): string | undefined {
   if (hostRpcUrl) return hostRpcUrl;
   const info = chainInfo(chainId);
-  const own = info.rpcVariable ? config[info.rpcVariable as keyof Config] : undefined;
+  const own = info.rpcVariable ? config[info.rpcVariable] : undefined;
   const named = own || (config.NFT_RPC_URL && config.NFT_CHAIN_ID === chainId) || (info.dev && config.DEV_CHAIN);
   if (!named) return undefined;
   try {

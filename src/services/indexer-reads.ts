@@ -14,7 +14,7 @@ import { DUTY } from '../domain/duty-names.ts';
 import type { liveLeaseHolder } from '../db/leases.ts';
 import { notFound } from '../domain/errors.ts';
 import type { IndexerHost } from '../indexer/host.ts';
-import { createHeadReader, holderKnownGone, statusRpcUrl } from './indexer-health.ts';
+import { createHeadReader, holderKnownGone, statusRpcUrl, type StatusRpcOptions } from './indexer-health.ts';
 import type { BoundToDb } from './ports.ts';
 
 /** The indexed rows this service reads (bound to the database in services/wire-indexer.ts). */
@@ -34,9 +34,12 @@ export type IndexerReadStore = BoundToDb<
   > & { readIndexerState: typeof readIndexerState; liveLeaseHolder: typeof liveLeaseHolder }
 >;
 
+/** What the indexer reads read from the configuration: the default chain and where its head is read. */
+export type IndexerReadsSettings = StatusRpcOptions & Pick<Config, 'NFT_CHAIN_ID'>;
+
 export interface IndexerReadsDeps {
   store: IndexerReadStore;
-  config: Config;
+  config: IndexerReadsSettings;
   /** The indexer of this process, if any: its chain, RPC, contracts and live status. */
   host?: IndexerHost;
 }

@@ -38,9 +38,9 @@ import { createFlatFile, flatFilesByIds, setStreamIds } from '../db/flat-files.t
 import { providerUserIdOf } from '../db/identity.ts';
 import { FID_PROVIDER, type UploadService, createUploadService } from './uploads.ts';
 import { type VideoWebhookService, createVideoWebhookService } from './video-webhook.ts';
-import { type Config } from '../config.ts';
+import type { Config } from '../config.ts';
 import { createWorkflow, getWorkflow, listWorkflows, requirementIndex, seedBuiltinWorkflows } from '../db/workflows.ts';
-import { connectorConfigOf } from '../generation/connector-config.ts';
+import { connectorConfigOf, type ConnectorOptions } from '../generation/connector-config.ts';
 import { createConnector } from '../generation/connectors/index.ts';
 import { type WorkflowPorts, type WorkflowService, createWorkflowService } from './workflows.ts';
 import { listGlobalCollections, setCollectionGlobal } from '../db/global-collections.ts';
@@ -119,7 +119,7 @@ export function videoWebhookServiceOn(db: Db, settings: { secret?: string; toler
 
 export function workflowServiceOn(
   db: Db,
-  config: Config,
+  config: ConnectorOptions,
   opts: { storage?: Storage; connectorFor?: WorkflowPorts['connectorFor'] } = {},
 ): WorkflowService {
   const { storage } = opts;
@@ -159,7 +159,10 @@ export function feedServiceOn(db: Db): FeedService {
   });
 }
 
-export function jobServiceOn(db: Db, config: Config): JobService {
+/** What the job service reads from the configuration: the credits a generation costs and the first grant. */
+export type JobServiceSettings = Pick<Config, 'CREDITS_INITIAL_GRANT' | 'CREDITS_PER_GENERATION'>;
+
+export function jobServiceOn(db: Db, config: JobServiceSettings): JobService {
   return createJobService({
     jobs: {
       find: (id) => findJob(db, id),

@@ -20,10 +20,13 @@ import type { Storage } from '../storage/types.ts';
 import { createGenerationService, type GenerationService, type StartGenerationInput, type StartGenerationResult } from './generation.ts';
 import { catalogOn } from './wire-catalog.ts';
 
+/** What the generation service reads from the configuration: the credits and the stuck-step age. */
+export type GenerationSettings = Pick<Config, 'CREDITS_PER_GENERATION' | 'CREDITS_INITIAL_GRANT' | 'JOB_STALE_STEP_MS'>;
+
 /** What the real ports are built from; BackendDeps and the minting routes both provide it. */
 export interface GenerationContext {
   db: Db;
-  config: Config;
+  config: GenerationSettings;
   queue: WorkQueue<StepPayload>;
   storage?: Storage;
   /** Base of the public token documents (external_url of a minted token's metadata). */

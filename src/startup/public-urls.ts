@@ -7,24 +7,31 @@
  * host:port would write an address nobody else reaches (a worker's `http://127.0.0.1:3000/files/…`,
  * one replica's external_url differing from another's), so it refuses to start instead.
  */
-import { ConfigError, type Config } from '../config.ts';
+import { ConfigError } from '../config-error.ts';
+import type { Config } from '../config.ts';
+
+/** What the public-URL check reads from the configuration. */
+export type PublicUrlOptions = Pick<
+  Config,
+  'DATABASE_URL' | 'REDIS_URL' | 'STORAGE_DRIVER' | 'S3_PUBLIC_URL' | 'PUBLIC_BASE_URL' | 'METADATA_BASE_URL' | 'HOST' | 'PORT'
+>;
 
 /** Why the process is not on embedded defaults, or undefined when it is. */
-function sharedStoreOf(config: Config): string | undefined {
+function sharedStoreOf(config: PublicUrlOptions): string | undefined {
   if (config.DATABASE_URL) return 'DATABASE_URL is set';
   if (config.REDIS_URL) return 'REDIS_URL is set';
   return undefined;
 }
 
 /** File URLs come from S3_PUBLIC_URL when objects are public there; otherwise from PUBLIC_BASE_URL's /files route. */
-const filesNeedPublicBase = (config: Config) => !(config.STORAGE_DRIVER === 's3' && config.S3_PUBLIC_URL);
+const filesNeedPublicBase = (config: PublicUrlOptions) => !(config.STORAGE_DRIVER === 's3' && config.S3_PUBLIC_URL);
 
 /**
  * Throws a ConfigError naming the missing variable when `command` would write a public URL from its
  * own address while sharing stores with other processes. `start`, `backend` and `worker` write
  * file URLs (generated images, uploads); `start` and `backend` write metadata URLs too.
  */
-export function requirePublicUrls(command: string, config: Config): void {
+export function requirePublicUrls(command: string, config: PublicUrlOptions): void {
   if (!['start', 'backend', 'worker'].includes(command)) return;
   const shared = sharedStoreOf(config);
   if (!shared) return;

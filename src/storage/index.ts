@@ -10,8 +10,14 @@ export type { Storage, StoredObject } from './types.ts';
 /** The backend route that serves stored files. */
 export const FILES_ROUTE = '/files';
 
+/** What the storage reads from the configuration: the driver, its S3 settings, the data directory. */
+export type StorageOptions = Pick<
+  Config,
+  'STORAGE_DRIVER' | 'S3_BUCKET' | 'S3_REGION' | 'S3_ENDPOINT' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY' | 'S3_PUBLIC_URL' | 'dataDir'
+>;
+
 /** `publicBaseUrl` is the backend's public URL; local files (and private S3 objects) are served there. */
-export function createStorage(config: Config, publicBaseUrl: string): Storage {
+export function createStorage(config: StorageOptions, publicBaseUrl: string): Storage {
   const filesUrl = `${publicBaseUrl.replace(/\/+$/, '')}${FILES_ROUTE}`;
   if (config.STORAGE_DRIVER === 's3') {
     return new S3Storage({

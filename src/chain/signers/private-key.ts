@@ -4,11 +4,10 @@ import type { Config } from '../../config.ts';
 import { chainInfo } from '../chains.ts';
 import { DEV_ADDRESS, DEV_PRIVATE_KEY, MissingPrivateKeyError, type ChainLogger } from '../wallet.ts';
 
-export function privateKeyAccount(
-  chainId: number,
-  config: Pick<Config, 'NFT_DEPLOYER_PRIVATE_KEY'>,
-  logger?: ChainLogger,
-): PrivateKeyAccount {
+/** What the private-key signer reads from the configuration. */
+export type PrivateKeyOptions = Pick<Config, 'NFT_DEPLOYER_PRIVATE_KEY'>;
+
+export function privateKeyAccount(chainId: number, config: PrivateKeyOptions, logger?: ChainLogger): PrivateKeyAccount {
   const info = chainInfo(chainId);
   if (config.NFT_DEPLOYER_PRIVATE_KEY) return privateKeyToAccount(config.NFT_DEPLOYER_PRIVATE_KEY as `0x${string}`);
   if (!info.dev) throw new MissingPrivateKeyError(chainId);

@@ -15,7 +15,8 @@ import { remoteAccount } from './remote.ts';
 
 export type PlatformSigner = LocalAccount;
 
-export type SignerConfig = Pick<
+/** What choosing and building the platform signer needs from the configuration. */
+export type SignerOptions = Pick<
   Config,
   | 'NFT_SIGNER'
   | 'NFT_DEPLOYER_PRIVATE_KEY'
@@ -37,7 +38,7 @@ export class SignerConfigError extends Error {
   }
 }
 
-export function platformSigner(chainId: number, config: SignerConfig, logger?: ChainLogger): PlatformSigner {
+export function platformSigner(chainId: number, config: SignerOptions, logger?: ChainLogger): PlatformSigner {
   switch (config.NFT_SIGNER) {
     case 'remote': {
       if (!config.NFT_SIGNER_URL) throw new SignerConfigError('NFT_SIGNER=remote needs NFT_SIGNER_URL');

@@ -6,7 +6,10 @@ import type { ConceptExpander } from './types.ts';
 
 export type { ConceptExpander, GeneratedCollection } from './types.ts';
 
-export function createConceptExpander(config: Config): ConceptExpander {
+/** What the concept expander reads from the configuration: the chat API, if any. */
+export type ConceptExpanderOptions = Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'OPENAI_CHAT_MODEL'>;
+
+export function createConceptExpander(config: ConceptExpanderOptions): ConceptExpander {
   if (config.OPENAI_BASE_URL) {
     return new OpenAiConceptExpander({
       baseUrl: config.OPENAI_BASE_URL,

@@ -5,13 +5,27 @@
 import type { Config } from '../../config.ts';
 import type { ChainServices } from '../../chain/platform-chain.ts';
 import type { Resolver } from '../../net/guarded-fetch.ts';
+import type { AuthSettings } from '../plugins/auth.ts';
+import type { PublicLimitSettings } from '../plugins/public-limit.ts';
+import type { AppShellSettings } from '../plugins/shell.ts';
 import type { BackendClient } from './backend-client.ts';
 import type { CallerLookup } from './caller-lookup.ts';
+import type { AdminUiOptions } from './ui.ts';
 
 export type { BackendClient } from './backend-client.ts';
 
+/**
+ * What the admin proxy reads from the configuration: the shell's settings, authentication's, the
+ * sign-in limit, the console's CSP, the backend and metadata hosts, and the platform's chain.
+ */
+export type AdminSettings = AppShellSettings &
+  AuthSettings &
+  PublicLimitSettings &
+  AdminUiOptions['config'] &
+  Pick<Config, 'BACKEND_API_URL' | 'METADATA_BASE_URL' | 'OUTSIDE_FETCH_ALLOW_ORIGINS' | 'NFT_CHAIN_ID'>;
+
 export interface AdminDeps {
-  config: Config;
+  config: AdminSettings;
   backend: BackendClient;
   /** Chain operations (deploy, collections on chain, admin actions, metadata); without it those routes answer 503. */
   chain?: ChainServices;

@@ -11,8 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Config } from '../../config.ts';
-import { pageCsp } from '../plugins/csp.ts';
+import { pageCsp, type CspOptions } from '../plugins/csp.ts';
 import { sendError } from '../plugins/errors.ts';
 
 export const WEB_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../web');
@@ -32,11 +31,17 @@ const CONTENT_TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
-export function contentSecurityPolicy(config: Config): string {
+export function contentSecurityPolicy(config: CspOptions): string {
   return pageCsp(config, { frameAncestors: "'none'" });
 }
 
-export async function adminUiRoutes(app: FastifyInstance, deps: { config: Config; webDir?: string }) {
+/** What the console's routes are given: the configuration its CSP reads, and where its files are. */
+export interface AdminUiOptions {
+  config: CspOptions;
+  webDir?: string;
+}
+
+export async function adminUiRoutes(app: FastifyInstance, deps: AdminUiOptions) {
   const webDir = deps.webDir ?? WEB_DIR;
   const csp = contentSecurityPolicy(deps.config);
 

@@ -3,11 +3,10 @@
  * built services (src/processes/backend.ts wires them) and only registers routes over them.
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Config } from '../../config.ts';
 import type { JobHistoryRow, JobRow } from '../../db/jobs.ts';
-import { installAuth } from '../plugins/auth.ts';
+import { installAuth, type AuthSettings } from '../plugins/auth.ts';
 import type { CredentialPort } from '../../services/credentials.ts';
-import { createAppShell } from '../plugins/shell.ts';
+import { createAppShell, type AppShellSettings } from '../plugins/shell.ts';
 import type { ReadinessChecks } from '../readiness.ts';
 import type { MetricSources } from '../metrics.ts';
 import { installErrorHandling } from '../plugins/errors.ts';
@@ -17,8 +16,8 @@ import { collectionViewRoutes } from './collection-views.ts';
 import { deployRoutes } from './deploy.ts';
 import { custodialRoutes } from './custodial.ts';
 import { feedRoutes } from './feed.ts';
-import { identityRoutes } from './identity.ts';
-import { walletRoutes } from './wallets.ts';
+import { identityRoutes, type IdentityRoutesOptions } from './identity.ts';
+import { walletRoutes, type WalletRoutesOptions } from './wallets.ts';
 import type { SessionService } from '../../services/sessions.ts';
 import type { WalletService } from '../../services/wallets.ts';
 import { indexerRoutes, type IndexerRoutesOptions } from './indexer.ts';
@@ -27,7 +26,7 @@ import { metadataRoutes } from './metadata.ts';
 import { mintingRoutes } from './minting.ts';
 import { fairnessRoutes } from './fairness.ts';
 import { saleRoutes } from './sale.ts';
-import { mintPageRoutes } from './mint-page.ts';
+import { mintPageRoutes, type MintPageRoutesOptions } from './mint-page.ts';
 import { permanenceRoutes } from './permanence.ts';
 import { sampleRoutes } from './samples.ts';
 import type { NftServices } from '../../services/wire-nft.ts';
@@ -46,10 +45,20 @@ import { webhookRoutes } from './webhooks.ts';
 import type { WalletHealthReads } from '../../services/wallet-health.ts';
 import { walletHealthRoutes } from './wallet-health.ts';
 
+/**
+ * What the backend app reads from the configuration: the shell's settings, authentication's, the
+ * mint page's CSP and the public identity routes' limits (each hop names its own).
+ */
+export type BackendAppSettings = AppShellSettings &
+  AuthSettings &
+  MintPageRoutesOptions['config'] &
+  IdentityRoutesOptions['config'] &
+  WalletRoutesOptions['config'];
+
 /** What the backend app is built from: services already wired to their ports. */
 export interface BackendServices {
   /** Auth, rate limits, OpenAPI, identity routes (the HTTP settings of configuration). */
-  config: Config;
+  config: BackendAppSettings;
   logger?: FastifyBaseLogger;
   /** /readyz checks by dependency name (database, queue, chain). */
   ready: ReadinessChecks;

@@ -4,12 +4,11 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Config } from '../../config.ts';
 import { unauthorized } from '../../domain/errors.ts';
 import type { CredentialPort } from '../../services/credentials.ts';
 import type { IdentityService } from '../../services/identity.ts';
-import { AuthFailure, claimsOf, createAuthenticator, profileClaimsOf } from '../plugins/auth.ts';
-import { PUBLIC_BODY_LIMIT, publicRouteLimiter } from '../plugins/public-limit.ts';
+import { AuthFailure, claimsOf, createAuthenticator, profileClaimsOf, type AuthSettings } from '../plugins/auth.ts';
+import { PUBLIC_BODY_LIMIT, publicRouteLimiter, type PublicLimitSettings } from '../plugins/public-limit.ts';
 import { presentApiKey, presentProfile } from '../present/identity.ts';
 import { ok } from '../schemas/common.ts';
 import {
@@ -30,7 +29,8 @@ import {
 
 export interface IdentityRoutesOptions {
   identity: IdentityService;
-  config: Config;
+  /** Token verification (the middleware's settings) and the public route's limit. */
+  config: AuthSettings & PublicLimitSettings;
   /** User API keys, sessions and identity resolution, as the middleware checks them (introspection). */
   credentials?: CredentialPort;
 }

@@ -14,9 +14,8 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Config } from '../../config.ts';
 import { WEB_DIR } from '../admin/ui.ts';
-import { pageCsp } from '../plugins/csp.ts';
+import { pageCsp, type CspOptions } from '../plugins/csp.ts';
 import { sendError } from '../plugins/errors.ts';
 import { collectionIdParams, ok } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
@@ -35,10 +34,10 @@ const ASSETS = new Map<string, { type: string; file: string }>([
   ['favicon.svg', { type: 'image/svg+xml', file: path.join(WEB_DIR, 'favicon.svg') }],
 ]);
 
-export async function mintPageRoutes(
-  app: FastifyInstance,
-  { nft, config, publicBaseUrl, metadataBaseUrl }: NftRouteOptions & { config: Config },
-) {
+/** The NFT routes' options and what the page's CSP reads from the configuration. */
+export type MintPageRoutesOptions = NftRouteOptions & { config: CspOptions };
+
+export async function mintPageRoutes(app: FastifyInstance, { nft, config, publicBaseUrl, metadataBaseUrl }: MintPageRoutesOptions) {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const pages = nft.mintPage;
   const publicJson = (reply: FastifyReply) => reply.header('access-control-allow-origin', '*').header('cache-control', 'no-cache');

@@ -6,10 +6,9 @@
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Config } from '../../config.ts';
 import type { SessionService } from '../../services/sessions.ts';
 import type { WalletService } from '../../services/wallets.ts';
-import { PUBLIC_BODY_LIMIT, publicRouteLimiter } from '../plugins/public-limit.ts';
+import { PUBLIC_BODY_LIMIT, publicRouteLimiter, type PublicLimitSettings } from '../plugins/public-limit.ts';
 import { ok } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
 import { walletListResponse, walletNonceBody, walletNonceResponse, walletVerifyBody, walletVerifyResponse } from '../schemas/identity.ts';
@@ -23,10 +22,14 @@ const originOf = (req: FastifyRequest): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
-export const walletRoutes: FastifyPluginAsync<{ wallets: WalletService; sessions: SessionService; config: Config }> = async (
-  app,
-  { wallets, sessions, config },
-) => {
+export interface WalletRoutesOptions {
+  wallets: WalletService;
+  sessions: SessionService;
+  /** The sign-in routes' limit. */
+  config: PublicLimitSettings;
+}
+
+export const walletRoutes: FastifyPluginAsync<WalletRoutesOptions> = async (app, { wallets, sessions, config }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['identity'];
   // Public and costly (a signature check, a new user): limited per client address like POST

@@ -66,8 +66,23 @@ declare module 'fastify' {
   }
 }
 
+/** What recognising the service key (and the admin proxy's proof made from it) reads from the configuration. */
+export type ServiceKeyOptions = Pick<Config, 'API_KEY'>;
+
+/** What naming a verified token's identity reads from the configuration. */
+export type ClaimsOptions = Pick<Config, 'JWT_PROVIDER'>;
+
+/** What the failed-authentication limit reads from the configuration. */
+export type FailureLimitOptions = ServiceKeyOptions & Pick<Config, 'AUTH_FAILURE_LIMIT' | 'RATE_LIMIT_WINDOW_MS'>;
+
+/** What authentication reads from the configuration: the service key, the JWT settings, the failure limit. */
+export type AuthSettings = ServiceKeyOptions &
+  ClaimsOptions &
+  FailureLimitOptions &
+  Pick<Config, 'ENABLE_AUTH' | 'JWT_SECRET' | 'JWT_JWKS_URL' | 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_MAX_AGE_SECONDS'>;
+
 export interface AuthOptions {
-  config: Config;
+  config: AuthSettings;
   /** User API keys and identity resolution; without it only the service key and bare JWT subjects work. */
   credentials?: CredentialPort;
   style: ErrorStyle;
@@ -109,13 +124,13 @@ export const proxyProof = (serviceKey: string): string =>
   createHmac('sha256', serviceKey).update('atelier admin proxy: forwarded user call').digest('base64url');
 
 /** Whether the admin proxy forwarded this request (its proof, compared in constant time). */
-function forwardedByProxy(request: FastifyRequest, config: Config): boolean {
+function forwardedByProxy(request: FastifyRequest, config: ServiceKeyOptions): boolean {
   const proof = headerValue(request, FORWARDED_BY_PROXY_HEADER);
   return Boolean(config.API_KEY && proof && safeEqual(proof, proxyProof(config.API_KEY)));
 }
 
 /** Whether the request presents the service key (a constant-time comparison). */
-export function holdsServiceKey(request: FastifyRequest, config: Config): boolean {
+export function holdsServiceKey(request: FastifyRequest, config: ServiceKeyOptions): boolean {
   if (!config.API_KEY) return false;
   try {
     const credential = credentialOf(request);
@@ -167,7 +182,7 @@ export interface TokenClaims {
 /** The identity a verified token names: its provider (claim or JWT_PROVIDER), subject and email. */
 const RESERVED_PROVIDERS = new Set(['wallet', 'api_key']);
 
-export function claimsOf(payload: JWTPayload, config: Config): TokenClaims {
+export function claimsOf(payload: JWTPayload, config: ClaimsOptions): TokenClaims {
   if (!payload.sub) throw new AuthFailure('invalid token: no sub claim');
   const provider = typeof payload.provider === 'string' ? payload.provider.slice(0, 30) : config.JWT_PROVIDER;
   // Wallet identities are made only by a Sign-In with Ethereum signature, API keys only by us: a
@@ -336,7 +351,7 @@ function credentialFingerprint(request: FastifyRequest): string {
  * from an invalid one. A failure the admin proxy forwarded (its proof header) counts per
  * credential only: the proxy counts its clients per address itself.
  */
-function failureLimiter(app: FastifyInstance, config: Config) {
+function failureLimiter(app: FastifyInstance, config: FailureLimitOptions) {
   const common = { max: config.AUTH_FAILURE_LIMIT, timeWindow: config.RATE_LIMIT_WINDOW_MS };
   const byAddress = app.createRateLimit({ ...common, keyGenerator: (req) => `authfail:ip:${req.ip}` });
   const byCredential = app.createRateLimit({ ...common, keyGenerator: (req) => `authfail:cred:${credentialFingerprint(req)}` });

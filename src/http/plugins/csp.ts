@@ -5,8 +5,11 @@
  */
 import type { Config } from '../../config.ts';
 
+/** What the page CSP reads from the configuration: the hosts that serve our stored files and metadata. */
+export type CspOptions = Pick<Config, 'BACKEND_API_URL' | 'PUBLIC_BASE_URL' | 'METADATA_BASE_URL' | 'S3_PUBLIC_URL'>;
+
 /** Origins (scheme://host:port) of the hosts that serve our stored files and metadata. */
-export function imageOrigins(config: Config): string[] {
+export function imageOrigins(config: CspOptions): string[] {
   return originsOf([config.BACKEND_API_URL, config.PUBLIC_BASE_URL, config.METADATA_BASE_URL, config.S3_PUBLIC_URL]);
 }
 
@@ -29,7 +32,7 @@ function originsOf(urls: ReadonlyArray<string | undefined>): string[] {
  * for the mint page's embed widget (it is made to sit in any site's iframe). `imageUrls`: more
  * image hosts (the backend's own public URL, whose /files serves artwork without PUBLIC_BASE_URL).
  */
-export function pageCsp(config: Config, opts: { frameAncestors: "'none'" | '*'; imageUrls?: readonly string[] }): string {
+export function pageCsp(config: CspOptions, opts: { frameAncestors: "'none'" | '*'; imageUrls?: readonly string[] }): string {
   const images = new Set([...imageOrigins(config), ...originsOf(opts.imageUrls ?? [])]);
   return [
     "default-src 'none'",

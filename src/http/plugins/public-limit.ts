@@ -10,8 +10,11 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
-import { holdsServiceKey } from './auth.ts';
+import { holdsServiceKey, type ServiceKeyOptions } from './auth.ts';
 import { sendError, type ErrorStyle } from './errors.ts';
+
+/** What the public routes' limit reads from the configuration (and the service key, to recognise the admin proxy). */
+export type PublicLimitSettings = ServiceKeyOptions & Pick<Config, 'IDENTITY_RATE_LIMIT' | 'RATE_LIMIT_WINDOW_MS'>;
 
 export interface PublicLimitOptions {
   /** Counter namespace (one per route family). */
@@ -36,7 +39,7 @@ export const PUBLIC_BODY_LIMIT = 64 * 1024;
 
 const fingerprint = (s: string) => createHash('sha256').update(s).digest('base64url').slice(0, 22);
 
-export function publicRouteLimiter(app: FastifyInstance, config: Config, opts: PublicLimitOptions) {
+export function publicRouteLimiter(app: FastifyInstance, config: PublicLimitSettings, opts: PublicLimitOptions) {
   const common = { max: config.IDENTITY_RATE_LIMIT, timeWindow: config.RATE_LIMIT_WINDOW_MS };
   const byAddress = app.createRateLimit({ ...common, keyGenerator: (req) => `${opts.name}:ip:${req.ip}` });
   const bySubject = app.createRateLimit({

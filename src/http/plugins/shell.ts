@@ -15,8 +15,11 @@ import { runReadiness, type ReadinessChecks } from '../readiness.ts';
 import { installMetrics, type MetricSources } from '../metrics.ts';
 import { trackDrain } from '../drain.ts';
 
+/** What the app shell reads from the configuration: logging, the proxies to trust, the rate-limit store, /metrics. */
+export type AppShellSettings = Pick<Config, 'LOG_LEVEL' | 'TRUST_PROXY' | 'REDIS_URL' | 'RATE_LIMIT_WINDOW_MS' | 'METRICS_TOKEN'>;
+
 export interface AppShellOptions {
-  config: Config;
+  config: AppShellSettings;
   title: string;
   description: string;
   /** Body limit in bytes (upload-base64 needs ~14 MB of base64 for 10 MB of bytes). */

@@ -25,8 +25,28 @@ export function httpMultiaddr(url: string): string {
   return `/${proto}/${host}/tcp/${port}/${scheme}`;
 }
 
+/** What the pin target reads from the configuration: IPFS_PIN_TARGET and the chosen target's settings. */
+export type PinTargetOptions = Pick<
+  Config,
+  | 'IPFS_PIN_TARGET'
+  | 'IPFS_KUBO_RPC_URL'
+  | 'IPFS_KUBO_RPC_AUTH'
+  | 'IPFS_PSA_ENDPOINT'
+  | 'IPFS_PSA_TOKEN'
+  | 'IPFS_PSA_ORIGINS'
+  | 'IPFS_PSA_POLL_MS'
+  | 'IPFS_PIN_GATEWAY_URL'
+  | 'IPFS_PIN_TIMEOUT_MS'
+  | 'IPFS_S3CAR_BUCKET'
+  | 'IPFS_S3CAR_REGION'
+  | 'IPFS_S3CAR_ENDPOINT'
+  | 'IPFS_S3CAR_ACCESS_KEY_ID'
+  | 'IPFS_S3CAR_SECRET_ACCESS_KEY'
+  | 'IPFS_S3CAR_PREFIX'
+>;
+
 /** `publicBaseUrl`: this backend's public URL (the default origin of a pinning-service request). */
-export function createPinTarget(config: Config, publicBaseUrl: string): PinTarget | undefined {
+export function createPinTarget(config: PinTargetOptions, publicBaseUrl: string): PinTarget | undefined {
   switch (config.IPFS_PIN_TARGET) {
     case 'kubo':
       return new KuboTarget({
