@@ -235,13 +235,7 @@ export async function screenshot(page: Page, name: string) {
 }
 
 /** The feedback line with this id says `pattern` in the given tone. */
-export async function waitFeedback(
-  page: Page,
-  selector: string,
-  pattern: RegExp,
-  tone: 'good' | 'bad' = 'good',
-  timeout?: number,
-) {
+export async function waitFeedback(page: Page, selector: string, pattern: RegExp, tone: 'good' | 'bad' = 'good', timeout?: number) {
   await page
     .waitForFunction(
       ([sel, source, flags, t]) => {
