@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openDatabase, type Database } from '../src/db/client.ts';
-import { applyJobEvent } from '../src/generation/job-events.ts';
+import { applyJobEvent } from '../src/generation/job-store.ts';
 import { InProcessQueue } from '../src/queue/index.ts';
 import type { StepPayload } from '../src/generation/pipeline.ts';
 import { bearer, client, svc, userToken } from './helpers/content.ts';

@@ -11,21 +11,18 @@
  *   queries compare the stored forms).
  */
 import { and, asc, eq, gte, inArray, isNotNull, max, sql } from 'drizzle-orm';
+import { IN_FLIGHT, UNFINISHED, type TxRecord, type TxStatus } from '../domain/ports/tx-record.ts';
 import type { Executor } from './client.ts';
 import { isUniqueViolation } from './errors.ts';
+import type { Assert, Same } from './port-rows.ts';
 import { chainTransactions } from './schema/index.ts';
 
 const t = chainTransactions;
 const NONCE_INDEX = 'chain_transactions_wallet_nonce';
 
 export type ChainTransaction = typeof t.$inferSelect;
-
-/** `dropped`: finished on a dev chain that was reset since (anvil restarted without state); its nonce is released. */
-export type TxStatus = 'queued' | 'signed' | 'sent' | 'mined' | 'reverted' | 'failed' | 'dropped';
-/** Not final yet: reconcile picks these up. */
-export const UNFINISHED: readonly TxStatus[] = ['queued', 'signed', 'sent'];
-/** Signed, so holding a nonce, and not final. */
-export const IN_FLIGHT: readonly TxStatus[] = ['signed', 'sent'];
+/** The row is the sender's TxRecord (src/domain/ports/tx-record.ts, with TxStatus and the status sets), column for column. */
+type _ChainTransactionIsTxRecord = Assert<Same<ChainTransaction, TxRecord>>;
 
 /** One wallet on one chain: the scope of nonces. `address` checksummed. */
 export interface Wallet {

@@ -7,11 +7,25 @@
  * Invariants: every log row is unique by (chain_id, tx_hash, log_index) and inserted with ON
  * CONFLICT DO NOTHING, so re-running a range adds nothing; the returned keys are the rows this
  * statement really added (the publish stage announces only those). Bulk rows go through
- * recordset.ts (one JSON parameter per 5,000 rows).
+ * recordset.ts (one JSON parameter per 5,000 rows). The rows are the indexer's types
+ * (src/domain/ports/indexer-rows.ts); the checks below keep the tables and them the same.
  */
 import { and, desc, eq, gt, isNotNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
+import type {
+  AppRecord,
+  BlockRecord,
+  IndexerState,
+  IndexerStatus,
+  LogLocation,
+  MintRecord,
+  OwnerTransferRecord,
+  RemovedTransfer,
+  TransferRecord,
+  UpgradeRecord,
+} from '../domain/ports/indexer-rows.ts';
 import type { Executor } from './client.ts';
+import type { Assert, Same } from './port-rows.ts';
 import { selectFromRecordset } from './recordset.ts';
 import {
   appTokenMints,
@@ -24,48 +38,29 @@ import {
   transfers,
 } from './schema/index.ts';
 
-export type IndexerStatus = 'idle' | 'indexing' | 'reindexing';
 const STATUSES: readonly string[] = ['idle', 'indexing', 'reindexing'] satisfies IndexerStatus[];
 
-export interface IndexerState {
-  id: string;
-  status: IndexerStatus;
-  last_indexed_block: number;
-  last_indexed_hash: string | null;
-  chain_id: number;
-  started_at: Date | null;
-  updated_at: Date;
-  head_block: number | null;
-  start_block: number | null;
-  last_error: string | null;
-}
-
 /** Where a log is: its block, transaction and position, and the block's time. */
-type Located = 'block_number' | 'block_hash' | 'tx_hash' | 'log_index' | 'timestamp';
+type Located = keyof LogLocation;
 type LogRow<T extends PgTable, K extends keyof T['$inferInsert']> = Required<
   Pick<T['$inferInsert'], K | Extract<Located, keyof T['$inferInsert']>>
 >;
 
-export type AppRecord = LogRow<typeof apps, 'address' | 'factory_address' | 'name' | 'symbol' | 'creator'>;
-export type TransferRecord = LogRow<typeof transfers, 'collection_address' | 'token_id' | 'from_address' | 'to_address'>;
-export type OwnerTransferRecord = LogRow<typeof ownerTokenTransfers, 'app_address' | 'from_address' | 'to_address'>;
-export type MintRecord = LogRow<typeof appTokenMints, 'app_address' | 'to_address' | 'start_token_id' | 'quantity'>;
-export interface FacetCut {
-  facetAddress: string;
-  action: 'add' | 'replace' | 'remove';
-  functionSelectors: string[];
-}
-export type UpgradeRecord = LogRow<typeof contractUpgrades, 'contract_address' | 'init_address' | 'init_calldata'> & { cuts: FacetCut[] };
-export interface BlockRecord {
-  block_number: number;
-  block_hash: string;
-  parent_hash: string | null;
-}
-/** A row's identity in the API's and the publish stage's terms. */
-export interface LogKey {
-  tx_hash: string;
-  log_index: number;
-}
+// The indexer's own row types (src/domain/ports/indexer-rows.ts), column for column: each log row is
+// its table's insert, the state its table's row (the status narrowed).
+type _AppRecord = Assert<Same<AppRecord, LogRow<typeof apps, 'address' | 'factory_address' | 'name' | 'symbol' | 'creator'>>>;
+type _TransferRecord = Assert<
+  Same<TransferRecord, LogRow<typeof transfers, 'collection_address' | 'token_id' | 'from_address' | 'to_address'>>
+>;
+type _OwnerTransferRecord = Assert<
+  Same<OwnerTransferRecord, LogRow<typeof ownerTokenTransfers, 'app_address' | 'from_address' | 'to_address'>>
+>;
+type _MintRecord = Assert<Same<MintRecord, LogRow<typeof appTokenMints, 'app_address' | 'to_address' | 'start_token_id' | 'quantity'>>>;
+/** `cuts` is jsonb: stored as the FacetCut[] it is given. */
+type _UpgradeRecord = Assert<
+  Same<Omit<UpgradeRecord, 'cuts'>, LogRow<typeof contractUpgrades, 'contract_address' | 'init_address' | 'init_calldata'>>
+>;
+type _IndexerState = Assert<Same<Omit<IndexerState, 'status'>, Omit<typeof indexerState.$inferSelect, 'status'>>>;
 
 export const stateId = (chainId: number) => `chain:${chainId}`;
 
@@ -319,17 +314,6 @@ export async function tokensTransferredAbove(
 }
 
 const LOG_TABLES = [transfers, appTokenMints, ownerTokenTransfers, contractUpgrades, apps] as const;
-
-/** A transfer a reorg removed (for the realtime retraction, docs/indexer.md). */
-export interface RemovedTransfer {
-  collection_address: string;
-  token_id: string;
-  from_address: string;
-  to_address: string;
-  tx_hash: string;
-  log_index: number;
-  block_number: number;
-}
 
 /** Deletes every indexed row above `block` (a reorg); the transfers removed. */
 export async function deleteAbove(ex: Executor, chainId: number, block: number): Promise<RemovedTransfer[]> {

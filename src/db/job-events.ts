@@ -1,7 +1,8 @@
 /**
  * The statements that change a job's state (docs/api/content.md §3 Job). Which states a change
  * applies from and to, and what its history entry says, are decided by
- * src/generation/job-events.ts (the single owner of the rules); this module only runs them.
+ * src/generation/job-events.ts (the single owner of the rules), whose statement types
+ * (src/domain/ports/job-statements.ts) this module takes; it only runs them.
  *
  * Invariants: every change is a conditional UPDATE (its guard lists the states it applies from),
  * so a re-delivered event changes nothing; its history entry is written in the same statement
@@ -9,17 +10,17 @@
  * SSE stream relies on it). One statement per event keeps the worker to one round trip each.
  */
 import { and, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import type {
+  CompletionStatement,
+  FailureStatement,
+  ProgressStatement,
+  RetryStatement,
+  StartStatement,
+  StepCompletionStatement,
+} from '../domain/ports/job-statements.ts';
 import { firstRow, tx, type Db } from './client.ts';
 import type { JobRow } from './jobs.ts';
 import { jobHistory, jobRetryBackups, jobSteps, jobs, outputs } from './schema/index.ts';
-
-/** A history entry; `progress` undefined takes the job's progress after the change. */
-export interface HistoryEntry {
-  status: string;
-  message: string;
-  progress?: number;
-  data: Record<string, unknown>;
-}
 
 const count = async (db: Db, query: ReturnType<typeof sql>) => Number((await firstRow<{ n: number }>(db, query))?.n ?? 0);
 const list = (values: readonly string[]) =>
@@ -27,20 +28,6 @@ const list = (values: readonly string[]) =>
     values.map((v) => sql`${v}`),
     sql`, `,
   );
-
-export interface StartStatement {
-  jobId: string;
-  stepOrder: number;
-  retryAttempt: number;
-  queueJobId: string | null;
-  /** Moved along with the job (the first step), or null. */
-  outputId: string | null;
-  jobFrom: readonly string[];
-  stepFrom: readonly string[];
-  outputFrom: string;
-  to: string;
-  history: HistoryEntry;
-}
 
 /** Job, step, output and history in one statement; true when the job changed. */
 export function startStep(db: Db, s: StartStatement): Promise<boolean> {
@@ -65,16 +52,6 @@ export function startStep(db: Db, s: StartStatement): Promise<boolean> {
   ).then((n) => n > 0);
 }
 
-export interface ProgressStatement {
-  jobId: string;
-  stepOrder: number;
-  retryAttempt: number;
-  jobIn: string;
-  /** Overall progress; written only when higher than the job's (never backwards). */
-  progress: number;
-  history: HistoryEntry;
-}
-
 export function recordProgress(db: Db, s: ProgressStatement): Promise<boolean> {
   return count(
     db,
@@ -92,18 +69,6 @@ export function recordProgress(db: Db, s: ProgressStatement): Promise<boolean> {
           select id, ${s.history.status}, ${s.history.message}, ${s.progress}::real, ${JSON.stringify(s.history.data)}::jsonb from j)
         select count(*)::int as n from j`,
   ).then((n) => n > 0);
-}
-
-export interface StepCompletionStatement {
-  jobId: string;
-  stepOrder: number;
-  retryAttempt: number;
-  /** The step's status after completion; a step already in it is left alone (idempotent). */
-  to: string;
-  output: Record<string, unknown>;
-  jobIn: readonly string[];
-  progress: number;
-  history: HistoryEntry;
 }
 
 /**
@@ -137,16 +102,6 @@ export async function stepStatus(db: Db, jobId: string, stepOrder: number, retry
   return row?.status ?? null;
 }
 
-export interface CompletionStatement {
-  jobId: string;
-  /** The job changes unless it already has this status: applied (and recorded) exactly once. */
-  to: string;
-  workflowOutput: string;
-  /** Merged into the job's data (outputs, metadata). */
-  data: Record<string, unknown>;
-  history: HistoryEntry;
-}
-
 export function completeJob(db: Db, s: CompletionStatement): Promise<boolean> {
   const data = Object.keys(s.data).length > 0 ? sql`data || ${JSON.stringify(s.data)}::jsonb` : sql`data`;
   return count(
@@ -161,17 +116,6 @@ export function completeJob(db: Db, s: CompletionStatement): Promise<boolean> {
           select id, ${s.history.status}, ${s.history.message}, 100, ${JSON.stringify(s.history.data)}::jsonb from j)
         select count(*)::int as n from j`,
   ).then((n) => n > 0);
-}
-
-export interface FailureStatement {
-  jobId: string;
-  to: string;
-  /** The job fails only from a status not listed here. */
-  jobNotIn: readonly string[];
-  message: string;
-  /** The step that failed (unless already in `stepNotIn`), or the open steps of the current attempt. */
-  step: { order: number; retryAttempt: number; notIn: readonly string[] } | { openIn: readonly string[] };
-  history: HistoryEntry;
 }
 
 /** The job, its steps and the history entry in one transaction; the job after it, or null. */
@@ -212,18 +156,6 @@ export function failJob(db: Db, s: FailureStatement): Promise<JobRow | null> {
     });
     return job;
   });
-}
-
-export interface RetryStatement {
-  jobId: string;
-  /** The job as it was read: the reset applies only if it has not changed since. */
-  current: Pick<JobRow, 'status' | 'retry_count' | 'data' | 'error_message' | 'workflow_output'>;
-  maxRetries: number;
-  to: string;
-  /** An output still in one of these goes back to `outputTo` (a completed one is left as it is). */
-  outputFrom: readonly string[];
-  outputTo: string;
-  history: (attempt: number) => HistoryEntry;
 }
 
 /**

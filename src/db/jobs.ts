@@ -5,12 +5,17 @@
  */
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import { notFound } from '../domain/errors.ts';
+import type { JobRecord } from '../domain/ports/job-statements.ts';
 import type { Db } from './client.ts';
+import type { Assert, Same } from './port-rows.ts';
 import { jobHistory, jobRetryBackups, jobSteps, jobs } from './schema/index.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
 export type JobStepRow = typeof jobSteps.$inferSelect;
 export type JobHistoryRow = typeof jobHistory.$inferSelect;
+
+/** The row is the job planner's JobRecord (src/domain/ports/job-statements.ts), column for column. */
+type _JobRowIsJobRecord = Assert<Same<JobRow, JobRecord>>;
 
 export async function findJob(db: Db, id: string): Promise<JobRow | null> {
   const [row] = await db.select().from(jobs).where(eq(jobs.id, id));

@@ -2,23 +2,16 @@
  * The two statements a worker runs around one generation step (docs/jobs.md
  * "Throughput"): `claimStep` reads what the step needs and applies node_started, and
  * `finishLastStep` completes the last step and finishes the generation. Which states each change
- * applies from and to, and the history entries, are decided by src/generation/job-events.ts;
- * this module only runs them. Both are named statements (db/prepared.ts), one round trip each.
+ * applies from and to, and the history entries, are decided by src/generation/job-events.ts
+ * (its statement types: src/domain/ports/job-statements.ts); this module only runs them. Both
+ * are named statements (db/prepared.ts), one round trip each.
  *
  * Invariants as in db/job-events.ts: every change is conditional (re-delivered steps change
  * nothing), and each history entry commits with the change it records.
  */
+import type { ClaimStatement, LastStepResult, LastStepStatement } from '../domain/ports/job-statements.ts';
 import type { Db } from './client.ts';
-import type { HistoryEntry, StartStatement, StepCompletionStatement } from './job-events.ts';
 import { namedStatement, runNamed } from './prepared.ts';
-
-export interface ClaimStatement {
-  start: StartStatement;
-  /** The workflow whose data the connector needs (null: none, or not a UUID). */
-  workflowId: string | null;
-  /** Read the job's data too (a next step is built from it). */
-  withJobData: boolean;
-}
 
 export interface ClaimedStep {
   job: { id: string; status: string; retry_count: number; priority: number; output_id: string | null; data: unknown };
@@ -110,35 +103,6 @@ export async function claimStep(db: Db, c: ClaimStatement): Promise<ClaimedStep 
     outputStatus: row.output_status,
     started: row.started,
   };
-}
-
-export interface LastStepStatement {
-  /** The last step's completion (its history entry precedes the job's). */
-  step: StepCompletionStatement;
-  /** Both happen only while the job is in one of these states, in the step's attempt. */
-  jobIn: readonly string[];
-  outputId: string;
-  /** The stored image of the last step. */
-  file: { key: string; url: string; mimeType: string; size: number; ownerId: string | null; relType: string };
-  thumbnailUrl: string | null;
-  outputMetadata: Record<string, unknown>;
-  /** The output completes (and the flat file is made) only from these states. */
-  outputFrom: readonly string[];
-  outputTo: string;
-  jobTo: string;
-  history: HistoryEntry;
-}
-
-/** What the statement did and what it saw (its own read, before its changes). */
-export interface LastStepResult {
-  /** The step row changed to completed (proven by RETURNING). */
-  stepChanged: boolean;
-  /** The step's status before the statement, or null when missing. */
-  stepStatus: string | null;
-  jobCompleted: boolean;
-  /** The job's status and attempt before the statement (null: no such job). */
-  jobStatus: string | null;
-  jobRetryCount: number | null;
 }
 
 const FINISH = namedStatement(

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { StepCompletionStatement } from '../db/job-events.ts';
-import type { JobRow } from '../db/jobs.ts';
 import { AppError } from '../domain/errors.ts';
+import type { JobRecord, LastStepResult, StepCompletionStatement } from '../domain/ports/job-statements.ts';
 import {
   applyEvent,
   finishWithRetry,
@@ -14,7 +13,6 @@ import {
   retryRefusal,
   type JobEventStore,
 } from './job-events.ts';
-import type { LastStepResult } from '../db/step-runs.ts';
 import { MAX_JOB_RETRIES } from './pipeline.ts';
 
 describe('the rules', () => {
@@ -192,7 +190,7 @@ function fakeStore(failures: number, finalStatus: string | null = 'completed') {
       return status;
     },
     completeJob: async () => true,
-    failJob: async () => ({ id: 'j' }) as JobRow,
+    failJob: async () => ({ id: 'j' }) as JobRecord,
     finishLastStep: async () => {
       throw new Error('not used');
     },

@@ -4,29 +4,27 @@
  * when a job may be retried. Used by the worker (in-process or `atelier worker`), the failsafe
  * routes (POST /api/jobs/:id/complete|failed), the reconciler and the retry use case.
  *
- * The rules are pure (`planJobEvent`, `planClaim`, `planLastStep`, `planRetry`, `retryRefusal`); the statements
- * that apply them are src/db/job-events.ts, behind the `JobEventStore` port. Invariants: each
- * change is conditional, so a re-delivered step or a late failsafe never applies twice;
- * `complete` is applied once and writes exactly one `completed` history entry.
+ * The rules are pure (`planJobEvent`, `planClaim`, `planLastStep`, `planRetry`, `retryRefusal`);
+ * the statements they emit and the job record they read are this planner's types, in
+ * src/domain/ports/job-statements.ts, which src/db/job-events.ts and src/db/step-runs.ts run.
+ * `applyEvent` and `finishWithRetry` apply them through the `JobEventStore` port; its database
+ * binding is src/generation/job-store.ts. Invariants: each change is conditional, so a
+ * re-delivered step or a late failsafe never applies twice; `complete` is applied once and writes
+ * exactly one `completed` history entry.
  */
-import type { Db } from '../db/client.ts';
-import {
-  completeJob,
-  completeStep,
-  failJob,
-  recordProgress,
-  startStep,
-  stepStatus,
-  type CompletionStatement,
-  type FailureStatement,
-  type ProgressStatement,
-  type RetryStatement,
-  type StartStatement,
-  type StepCompletionStatement,
-} from '../db/job-events.ts';
-import { finishLastStep, type ClaimStatement, type LastStepResult, type LastStepStatement } from '../db/step-runs.ts';
-import type { JobRow } from '../db/jobs.ts';
 import { conflict, type AppError } from '../domain/errors.ts';
+import type {
+  ClaimStatement,
+  CompletionStatement,
+  FailureStatement,
+  JobRecord,
+  LastStepResult,
+  LastStepStatement,
+  ProgressStatement,
+  RetryStatement,
+  StartStatement,
+  StepCompletionStatement,
+} from '../domain/ports/job-statements.ts';
 import { storableText } from '../domain/text.ts';
 import { MAX_JOB_RETRIES, RETRY_LIMIT_MESSAGE } from './pipeline.ts';
 
@@ -237,7 +235,7 @@ export function planLastStep(
  * `stuckAfterMs`).
  */
 export function retryRefusal(
-  job: Pick<JobRow, 'id' | 'status' | 'retry_count' | 'updated_at'>,
+  job: Pick<JobRecord, 'id' | 'status' | 'retry_count' | 'updated_at'>,
   now: Date,
   stuckAfterMs: number,
 ): AppError | null {
@@ -276,27 +274,18 @@ export function planRetry(current: RetryStatement['current'], jobId: string): Re
   };
 }
 
-/** The statements, as a port (src/db/job-events.ts implements it; tests use fakes). */
+/**
+ * The statements, as a port (src/generation/job-store.ts binds it to src/db/job-events.ts and
+ * src/db/step-runs.ts; tests use fakes).
+ */
 export interface JobEventStore {
   startStep(s: StartStatement): Promise<boolean>;
   recordProgress(s: ProgressStatement): Promise<boolean>;
   completeStep(s: StepCompletionStatement): Promise<boolean>;
   stepStatus(jobId: string, stepOrder: number, retryAttempt: number): Promise<string | null>;
   completeJob(s: CompletionStatement): Promise<boolean>;
-  failJob(s: FailureStatement): Promise<JobRow | null>;
+  failJob(s: FailureStatement): Promise<JobRecord | null>;
   finishLastStep(s: LastStepStatement): Promise<LastStepResult>;
-}
-
-export function jobEventStore(db: Db): JobEventStore {
-  return {
-    startStep: (s) => startStep(db, s),
-    recordProgress: (s) => recordProgress(db, s),
-    completeStep: (s) => completeStep(db, s),
-    stepStatus: (jobId, order, attempt) => stepStatus(db, jobId, order, attempt),
-    completeJob: (s) => completeJob(db, s),
-    failJob: (s) => failJob(db, s),
-    finishLastStep: (s) => finishLastStep(db, s),
-  };
 }
 
 export interface ApplyOptions {
@@ -311,7 +300,7 @@ export interface ApplyResult {
   /** False when the event changed nothing (job already finished, duplicate delivery, ...). */
   applied: boolean;
   /** The job after an `error` event. */
-  job?: JobRow;
+  job?: JobRecord;
 }
 
 const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -333,11 +322,6 @@ export async function applyEvent(store: JobEventStore, jobId: string, event: Job
       return job ? { applied: true, job } : { applied: false };
     }
   }
-}
-
-/** `applyEvent` on the database. */
-export function applyJobEvent(db: Db, jobId: string, event: JobEvent, opts: ApplyOptions = {}): Promise<ApplyResult> {
-  return applyEvent(jobEventStore(db), jobId, event, opts);
 }
 
 /**
@@ -401,9 +385,4 @@ export async function finishWithRetry(store: JobEventStore, s: LastStepStatement
     }
   }
   throw lastError instanceof Error ? lastError : new Error(String(lastError));
-}
-
-/** `finishWithRetry` on the database. */
-export function finishGeneration(db: Db, s: LastStepStatement, opts: ApplyOptions = {}): Promise<FinishResult> {
-  return finishWithRetry(jobEventStore(db), s, opts);
 }

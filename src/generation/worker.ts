@@ -25,7 +25,8 @@ import { parentFromCarrier, withSpan } from '../telemetry.ts';
 import { connectorConfigOf, type ConnectorOptions } from './connector-config.ts';
 import { createConnector, type GeneratorConnector, type ReferenceImageInput } from './connectors/index.ts';
 import { errorMessage, stepFailureAction } from './errors.ts';
-import { applyJobEvent, finishGeneration, OPEN, planClaim, planLastStep, type ApplyOptions, type FinishResult } from './job-events.ts';
+import { OPEN, planClaim, planLastStep, type ApplyOptions, type FinishResult } from './job-events.ts';
+import { applyJobEvent, finishGeneration } from './job-store.ts';
 import { queueJobId, queueOptions, type StepPayload } from './pipeline.ts';
 import { loadReferenceImages } from './reference-images.ts';
 import type { Resolver } from '../net/guarded-fetch.ts';
@@ -268,7 +269,7 @@ const runToken = () => randomBytes(4).toString('hex');
 
 /**
  * The last step: its image becomes the output (with its thumbnail and flat file), the step is
- * completed and the job completes once, in one statement (job-events.ts `finishGeneration`:
+ * completed and the job completes once, in one statement (job-store.ts `finishGeneration`:
  * retried and verified like any step completion). `outputAtStart` is the output's owner and
  * status read with the claim; `bytes` the image when this handler generated it (the thumbnail is
  * made from them instead of a storage read). When another finisher completed the output first,

@@ -11,7 +11,7 @@
  */
 import { decodeEventLog, getAddress, type Hex, toEventSelector } from 'viem';
 import { collectionAbi, diamondFactoryAbi } from '../../contracts/abi/index.ts';
-import type { AppRecord, FacetCut, OwnerTransferRecord, TransferRecord, UpgradeRecord } from '../db/indexer-store.ts';
+import type { AppRecord, FacetCut, OwnerTransferRecord, TransferRecord, UpgradeRecord } from '../domain/ports/indexer-rows.ts';
 import type { RawLog } from './rpc.ts';
 
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';

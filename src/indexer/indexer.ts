@@ -11,7 +11,7 @@
  * again on the new branch; re-running any range adds nothing twice.
  */
 import { getAddress } from 'viem';
-import type { IndexerStatus } from '../db/indexer-store.ts';
+import type { IndexerStatus } from '../domain/ports/indexer-rows.ts';
 import { decodeLogs } from './decode.ts';
 import type { IndexerEvents } from './events.ts';
 import { defaultConfirmations, isRecent, nextRange, RangeSize, retryDelay, statusAt } from './plan.ts';

@@ -3,7 +3,7 @@
  * eth_getLogs range size adapts, the status a pass leaves behind, and the retry delay.
  * docs/indexer.md "Algorithm" and "Status transitions".
  */
-import type { IndexerStatus } from '../db/indexer-store.ts';
+import type { IndexerStatus } from '../domain/ports/indexer-rows.ts';
 
 /** The next range after `last`, at most `size` blocks and never above `safe`; none when caught up. */
 export function nextRange(last: number, safe: number, size: number): { from: number; to: number } | undefined {

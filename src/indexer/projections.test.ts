@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { TransferRecord } from '../db/indexer-store.ts';
+import type { TransferRecord } from '../domain/ports/indexer-rows.ts';
 import type { DeckMatch } from '../db/ownership.ts';
 import { deckLinks, groupMints, latestPerToken, ownersAfterRange, ownersAfterRollback, tokenKey } from './projections.ts';
 

@@ -9,7 +9,7 @@
  *
  * The store stage applies them in the range's transaction (src/indexer/store.ts).
  */
-import type { MintRecord, TransferRecord } from '../db/indexer-store.ts';
+import type { MintRecord, TransferRecord } from '../domain/ports/indexer-rows.ts';
 import type { DeckMatch, DeckOwner, TokenRef } from '../db/ownership.ts';
 import { ZERO_ADDRESS } from './decode.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AppRecord, OwnerTransferRecord, TransferRecord, UpgradeRecord } from '../db/indexer-store.ts';
+import type { AppRecord, OwnerTransferRecord, TransferRecord, UpgradeRecord } from '../domain/ports/indexer-rows.ts';
 import { groupMints } from './projections.ts';
 import { type Added, Announced, eventsOf, publishAll, type RangeRows } from './publish.ts';
 

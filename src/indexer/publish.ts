@@ -14,7 +14,7 @@ import type {
   RemovedTransfer,
   TransferRecord,
   UpgradeRecord,
-} from '../db/indexer-store.ts';
+} from '../domain/ports/indexer-rows.ts';
 import { ZERO_ADDRESS } from './decode.ts';
 import { appRoom, type IndexerEvent } from './events.ts';
 

@@ -7,8 +7,11 @@
  * nothing twice and reports only rows it really added (transfers from zero need not be reported:
  * mints are announced per mint call); `rollbackTo` removes everything above the
  * ancestor and recomputes the owners it touched, all or nothing.
+ *
+ * The rows it takes and returns are the indexer's own types (src/domain/ports/indexer-rows.ts),
+ * which src/db/indexer-store.ts writes; this port imports nothing from src/db.
  */
-import type { BlockRecord, IndexerState, IndexerStatus, RemovedTransfer, TransferRecord } from '../db/indexer-store.ts';
+import type { BlockRecord, IndexerState, IndexerStatus, RemovedTransfer, TransferRecord } from '../domain/ports/indexer-rows.ts';
 import type { Added, RangeRows } from './publish.ts';
 
 export interface RangeWrite extends RangeRows {

@@ -8,7 +8,7 @@
  * mismatch throws `ReorgDetected`; the engine then rolls back to `findCommonAncestor`.
  */
 import { getAddress } from 'viem';
-import type { BlockRecord } from '../db/indexer-store.ts';
+import type { BlockRecord } from '../domain/ports/indexer-rows.ts';
 import { COLLECTION_TOPICS, hexNumber, TOPICS, topicAddress } from './decode.ts';
 import { headerNumbers } from './plan.ts';
 import type { GetLogsFilter, RawBlock, RawLog } from './rpc.ts';

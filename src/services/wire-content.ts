@@ -60,7 +60,7 @@ import { type FeedService, createFeedService } from './feed.ts';
 import { getBalance } from '../db/credits.ts';
 import { findJob, historyAfter, listRetryBackups, listSteps } from '../db/jobs.ts';
 import { streamSnapshot } from '../db/job-stream.ts';
-import { applyJobEvent } from '../generation/job-events.ts';
+import { applyJobEvent } from '../generation/job-store.ts';
 import { type JobService, createJobService } from './jobs.ts';
 
 const ignore = () => undefined;

@@ -12,7 +12,7 @@ import { findJob } from '../db/jobs.ts';
 import { failOutput } from '../db/outputs.ts';
 import { upsertSocialLink } from '../db/social-links.ts';
 import type { Caller } from '../domain/policy.ts';
-import { applyJobEvent } from '../generation/job-events.ts';
+import { applyJobEvent } from '../generation/job-store.ts';
 import { submitStep } from '../generation/steps.ts';
 import type { StepPayload } from '../generation/pipeline.ts';
 import type { WorkQueue } from '../queue/index.ts';

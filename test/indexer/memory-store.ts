@@ -14,7 +14,7 @@ import type {
   OwnerTransferRecord,
   TransferRecord,
   UpgradeRecord,
-} from '../../src/db/indexer-store.ts';
+} from '../../src/domain/ports/indexer-rows.ts';
 import type { DeckMatch } from '../../src/db/ownership.ts';
 import { deckLinks, ownersAfterRange, tokenKey } from '../../src/indexer/projections.ts';
 import type { Added } from '../../src/indexer/publish.ts';

@@ -8,7 +8,8 @@ import type { Db } from '../../db/client.ts';
 import type { ChainLogger } from '../wallet.ts';
 import type { TxSenderOptions } from './options.ts';
 
-export type { ChainTransaction as TxRow, TxStatus } from '../../db/chain-transactions.ts';
+export type { ChainTransaction as TxRow } from '../../db/chain-transactions.ts';
+export type { TxStatus } from '../../domain/ports/tx-record.ts';
 export type { TxSenderOptions } from './options.ts';
 
 export interface TxRequest {

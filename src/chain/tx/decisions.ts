@@ -1,13 +1,15 @@
 /**
  * The sender's decisions, as pure functions of what is recorded and what the chain answered.
  * The modules around them (execute, receipts, reconcile) only read, write and act on the answer.
+ * What is recorded is these decisions' own types (src/domain/ports/tx-record.ts: `TxRecord`, the
+ * states, `IN_FLIGHT`), which src/db/chain-transactions.ts keeps.
  *
  *   queued ──sign──▶ signed ──broadcast──▶ sent ──receipt──▶ mined | reverted
  *     │                │  (raw_tx stored first)  └─stuck: re-sign same nonce, higher fees
  *     └──▶ failed ◀────┘  (only when nothing reached the chain; the nonce is released)
  */
 import type { Hex } from 'viem';
-import { IN_FLIGHT, type ChainTransaction, type TxStatus } from '../../db/chain-transactions.ts';
+import { IN_FLIGHT, type TxRecord, type TxStatus } from '../../domain/ports/tx-record.ts';
 import type { TxResult } from './api.ts';
 import type { BroadcastResult } from './broadcast.ts';
 import type { ErrorKind } from './errors.ts';
@@ -74,7 +76,7 @@ export function watchStep(
 }
 
 /** Every hash recorded on a row, oldest first. */
-export function recordedHashes(row: Pick<ChainTransaction, 'hash' | 'replaced_hashes'>): Hex[] {
+export function recordedHashes(row: Pick<TxRecord, 'hash' | 'replaced_hashes'>): Hex[] {
   return [...((row.replaced_hashes ?? []) as Hex[]), row.hash as Hex];
 }
 
@@ -96,7 +98,7 @@ export type ConsumedDecision =
  */
 export function decideConsumed(
   w: Pick<WatchState, 'nonce' | 'hashes' | 'consumedSince'>,
-  row: Pick<ChainTransaction, 'status' | 'hash' | 'raw_tx' | 'replaced_hashes'>,
+  row: Pick<TxRecord, 'status' | 'hash' | 'raw_tx' | 'replaced_hashes'>,
   now: number,
   graceMs: number,
 ): ConsumedDecision {
@@ -113,7 +115,7 @@ export function decideConsumed(
  * and send them); `signed`/`sent` rows are watched, and rebroadcast first, since the node may have
  * lost them (restart, eviction) and resending the same raw bytes is harmless.
  */
-export function planReconcile<R extends Pick<ChainTransaction, 'status'>>(rows: R[]): { sign: R[]; watch: R[] } {
+export function planReconcile<R extends Pick<TxRecord, 'status'>>(rows: R[]): { sign: R[]; watch: R[] } {
   return { sign: rows.filter((r) => r.status === 'queued'), watch: rows.filter((r) => isInFlight(r.status)) };
 }
 
@@ -135,7 +137,7 @@ export type RestoreStep =
   /** No row holds this nonce: a filler takes it, so later nonces can be mined. */
   | { do: 'fill'; nonce: number };
 
-export type RestoreRow = Pick<ChainTransaction, 'id' | 'status' | 'nonce' | 'raw_tx'> & Partial<ChainTransaction>;
+export type RestoreRow = Pick<TxRecord, 'id' | 'status' | 'nonce' | 'raw_tx'> & Partial<TxRecord>;
 
 /**
  * What a restore pass does, given the chain's mined nonce and the rows holding a nonce at or above

@@ -6,7 +6,8 @@
  * What each broadcast answer leads to: tx/decisions.ts.
  */
 import type { Address, Hex } from 'viem';
-import { markFailedUnsent, markSent, returnToQueued, type ChainTransaction, type TxStatus } from '../../db/chain-transactions.ts';
+import { markFailedUnsent, markSent, returnToQueued, type ChainTransaction } from '../../db/chain-transactions.ts';
+import type { TxStatus } from '../../domain/ports/tx-record.ts';
 import { broadcast } from './broadcast.ts';
 import type { SenderContext } from './context.ts';
 import { afterBroadcast } from './decisions.ts';

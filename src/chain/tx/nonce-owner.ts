@@ -5,7 +5,8 @@
  * recorded, so any number of processes may sign for one wallet without Redis (docs/chain.md "Several processes, one wallet"). The
  * unique index on (chain, wallet, nonce) stays the last guard. The choice itself: tx/nonce.ts.
  */
-import { IN_FLIGHT, dropRowsOfResetChain, highestNonce, lockWalletNonces } from '../../db/chain-transactions.ts';
+import { dropRowsOfResetChain, highestNonce, lockWalletNonces } from '../../db/chain-transactions.ts';
+import { IN_FLIGHT } from '../../domain/ports/tx-record.ts';
 import { tx, type Tx } from '../../db/client.ts';
 import type { SenderContext } from './context.ts';
 import { chooseNonce, nextAfter, suspectsReset, type NonceInputs } from './nonce.ts';

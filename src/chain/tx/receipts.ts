@@ -6,7 +6,8 @@
  * flight, so any process may finish it. What each tick decides: tx/decisions.ts.
  */
 import type { Hex, TransactionReceipt } from 'viem';
-import { markFailedNonceSpent, markFinished, markSent, type ChainTransaction, type TxStatus } from '../../db/chain-transactions.ts';
+import { markFailedNonceSpent, markFinished, markSent, type ChainTransaction } from '../../db/chain-transactions.ts';
+import type { TxStatus } from '../../domain/ports/tx-record.ts';
 import { TxFailedError, TxTimeoutError, type TxResult } from './api.ts';
 import { broadcastOnce } from './broadcast.ts';
 import type { SenderContext } from './context.ts';

@@ -1,0 +1,147 @@
+/**
+ * The statements the job planner emits and the job record it reads: owned by
+ * src/generation/job-events.ts (the single owner of job state), which decides every field; run
+ * by src/db/job-events.ts and src/db/step-runs.ts, which only execute them (src/db/jobs.ts
+ * asserts that its row is `JobRecord`). Types only, in src/domain so that both sides import
+ * them and neither imports the other.
+ */
+
+/** A job as recorded (the `jobs` row). */
+export interface JobRecord {
+  id: string;
+  name: string;
+  description: string;
+  status: string;
+  progress: number | null;
+  error_message: string | null;
+  job_type: string;
+  priority: number;
+  workflow_id: string | null;
+  workflow_output: string | null;
+  retry_count: number;
+  data: unknown;
+  user_id: string | null;
+  collection_id: string | null;
+  output_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+/** A history entry; `progress` undefined takes the job's progress after the change. */
+export interface HistoryEntry {
+  status: string;
+  message: string;
+  progress?: number;
+  data: Record<string, unknown>;
+}
+
+/** node_started: job, step and (the first step's) output move, with the history entry. */
+export interface StartStatement {
+  jobId: string;
+  stepOrder: number;
+  retryAttempt: number;
+  queueJobId: string | null;
+  /** Moved along with the job (the first step), or null. */
+  outputId: string | null;
+  jobFrom: readonly string[];
+  stepFrom: readonly string[];
+  outputFrom: string;
+  to: string;
+  history: HistoryEntry;
+}
+
+export interface ProgressStatement {
+  jobId: string;
+  stepOrder: number;
+  retryAttempt: number;
+  jobIn: string;
+  /** Overall progress; written only when higher than the job's (never backwards). */
+  progress: number;
+  history: HistoryEntry;
+}
+
+export interface StepCompletionStatement {
+  jobId: string;
+  stepOrder: number;
+  retryAttempt: number;
+  /** The step's status after completion; a step already in it is left alone (idempotent). */
+  to: string;
+  output: Record<string, unknown>;
+  jobIn: readonly string[];
+  progress: number;
+  history: HistoryEntry;
+}
+
+export interface CompletionStatement {
+  jobId: string;
+  /** The job changes unless it already has this status: applied (and recorded) exactly once. */
+  to: string;
+  workflowOutput: string;
+  /** Merged into the job's data (outputs, metadata). */
+  data: Record<string, unknown>;
+  history: HistoryEntry;
+}
+
+export interface FailureStatement {
+  jobId: string;
+  to: string;
+  /** The job fails only from a status not listed here. */
+  jobNotIn: readonly string[];
+  message: string;
+  /** The step that failed (unless already in `stepNotIn`), or the open steps of the current attempt. */
+  step: { order: number; retryAttempt: number; notIn: readonly string[] } | { openIn: readonly string[] };
+  history: HistoryEntry;
+}
+
+export interface RetryStatement {
+  jobId: string;
+  /** The job as it was read: the reset applies only if it has not changed since. */
+  current: Pick<JobRecord, 'status' | 'retry_count' | 'data' | 'error_message' | 'workflow_output'>;
+  maxRetries: number;
+  to: string;
+  /** An output still in one of these goes back to `outputTo` (a completed one is left as it is). */
+  outputFrom: readonly string[];
+  outputTo: string;
+  history: (attempt: number) => HistoryEntry;
+}
+
+/** A worker's claim of a step: node_started, and what the step needs read by the same statement. */
+export interface ClaimStatement {
+  start: StartStatement;
+  /** The workflow whose data the connector needs (null: none, or not a UUID). */
+  workflowId: string | null;
+  /** Read the job's data too (a next step is built from it). */
+  withJobData: boolean;
+}
+
+/** The last step's completion and the end of the generation, as one change. */
+export interface LastStepStatement {
+  /** The last step's completion (its history entry precedes the job's). */
+  step: StepCompletionStatement;
+  /** Both happen only while the job is in one of these states, in the step's attempt. */
+  jobIn: readonly string[];
+  outputId: string;
+  /** The stored image of the last step. */
+  file: { key: string; url: string; mimeType: string; size: number; ownerId: string | null; relType: string };
+  thumbnailUrl: string | null;
+  outputMetadata: Record<string, unknown>;
+  /** The output completes (and the flat file is made) only from these states. */
+  outputFrom: readonly string[];
+  outputTo: string;
+  jobTo: string;
+  history: HistoryEntry;
+}
+
+/** What the last-step statement did and what it saw (its own read, before its changes). */
+export interface LastStepResult {
+  /** The step row changed to completed (proven by RETURNING). */
+  stepChanged: boolean;
+  /** The step's status before the statement, or null when missing. */
+  stepStatus: string | null;
+  jobCompleted: boolean;
+  /** The job's status and attempt before the statement (null: no such job). */
+  jobStatus: string | null;
+  jobRetryCount: number | null;
+}
