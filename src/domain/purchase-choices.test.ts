@@ -41,3 +41,33 @@ test("the creator's reference images and the profile picture are never the buyer
     assert.match(r.reason ?? '', new RegExp(`variables.${name}`));
   }
 });
+
+test('a NUL or an unpaired surrogate in a name or a value is invalid, and the reason quotes neither', () => {
+  const vars = [
+    { name: 'color', is_selectable: true },
+    { name: 'motto', is_user_customizable: true },
+  ];
+  const bad = /[\u0000\ud800-\udfff]/;
+  // The JSON texts as a collector sends them: escapes, which JSON.parse turns into the characters.
+  for (const [data, reason] of [
+    [String.raw`{"color":"red","motto":"\u0000"}`, /variables\.motto: a value with a NUL character or an unpaired surrogate/],
+    [String.raw`{"motto":"a\u0000b"}`, /variables\.motto: a value/],
+    [String.raw`{"motto":"\ud800"}`, /variables\.motto: a value/],
+    [String.raw`{"motto":"\udc00x"}`, /variables\.motto: a value/],
+    [String.raw`{"\u0000":1}`, /^variables\.\\u0000: a variable name with a NUL character or an unpaired surrogate$/],
+    [String.raw`{"mo\u0000tto":"x"}`, /^variables\.mo\\u0000tto: a variable name/],
+    [String.raw`{"\ud800":"x"}`, /^variables\.\\ud800: a variable name/],
+    [String.raw`{"color":"red","\udfff":{"a":1}}`, /^variables\.\\udfff: a variable name/],
+  ] as const) {
+    const r = parseChoices(hex(data), vars);
+    assert.equal(r.status, 'invalid', data);
+    assert.deepEqual(r.choices, {}, data);
+    assert.match(r.reason ?? '', reason, data);
+    assert.doesNotMatch(r.reason ?? '', bad, data);
+    assert.ok(r.reason?.isWellFormed(), data);
+  }
+  // A surrogate pair (an emoji), escaped or not, is text like any other.
+  for (const data of [String.raw`{"motto":"\ud83e\udd8a fox"}`, '{"motto":"🦊 fox"}']) {
+    assert.deepEqual(parseChoices(hex(data), vars), { status: 'buyer', choices: { motto: '🦊 fox' } }, data);
+  }
+});
