@@ -22,10 +22,18 @@ function causes(err: unknown): PgErrorLike[] {
   return out;
 }
 
+/** The first cause with a SQLSTATE: PostgreSQL's own error (not drizzle's "Failed query" with the parameters). */
+const databaseCause = (err: unknown) => causes(err).find((c) => typeof c.code === 'string' && /^[0-9A-Z]{5}$/.test(c.code));
+
 /** SQLSTATE of the first cause that has one. */
 export function sqlState(err: unknown): string | undefined {
-  const hit = causes(err).find((c) => typeof c.code === 'string' && /^[0-9A-Z]{5}$/.test(c.code));
-  return hit?.code as string | undefined;
+  return databaseCause(err)?.code as string | undefined;
+}
+
+/** PostgreSQL's message of the error (without the query and its parameters), when it has one. */
+export function sqlMessage(err: unknown): string | undefined {
+  const m = databaseCause(err)?.message;
+  return typeof m === 'string' ? m : undefined;
 }
 
 /**
@@ -38,4 +46,14 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
       c.code === '23505' &&
       (constraint === undefined || c.constraint === constraint || (typeof c.message === 'string' && c.message.includes(constraint))),
   );
+}
+
+/**
+ * True when PostgreSQL refused a value (SQLSTATE class 22, data exception): a jsonb with the
+ * escape of NUL (22P05) or of an unpaired surrogate (22P02), a NUL in text (22021), a number out
+ * of range (22003), a string too long (22001). The same statement fails again with the same
+ * values, unlike a lost connection or a lock timeout.
+ */
+export function isDataException(err: unknown): boolean {
+  return sqlState(err)?.startsWith('22') ?? false;
 }

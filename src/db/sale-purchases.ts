@@ -4,7 +4,9 @@
  * log index and token), their claims, and the undoing of purchases a reorg removed.
  */
 import { sql } from 'drizzle-orm';
+import { storableText } from '../domain/text.ts';
 import { rows, type Db } from './client.ts';
+import { isDataException, sqlMessage } from './errors.ts';
 import { salePurchases, saleScannedTxs } from './schema/index.ts';
 
 export interface UnclaimedMint {
@@ -17,8 +19,17 @@ export interface UnclaimedMint {
 /**
  * Transactions with indexed mints (Transfer from zero) of our collections whose tokens have no
  * deck and no purchase row, and that the platform did not send (its own mints make their decks).
+ * `skip`: transaction hashes the follower is holding back (their recording failed): they do not
+ * take places in the window, so the transactions after them are read.
  */
-export function unclaimedMintTxs(db: Db, chainId: number, limit = 50): Promise<UnclaimedMint[]> {
+export function unclaimedMintTxs(db: Db, chainId: number, skip: readonly string[] = [], limit = 50): Promise<UnclaimedMint[]> {
+  const held =
+    skip.length === 0
+      ? sql``
+      : sql`and lower(t.tx_hash) not in (${sql.join(
+          skip.map((h) => sql`${h.toLowerCase()}`),
+          sql`, `,
+        )})`;
   return rows<UnclaimedMint>(
     db,
     sql`
@@ -30,6 +41,7 @@ export function unclaimedMintTxs(db: Db, chainId: number, limit = 50): Promise<U
       and not exists (select 1 from sale_purchases p where p.chain_id = t.chain_id and lower(p.tx_hash) = lower(t.tx_hash) and p.token_id = t.token_id)
       and not exists (select 1 from sale_scanned_txs s where s.chain_id = t.chain_id and s.tx_hash = lower(t.tx_hash))
       and not exists (select 1 from chain_transactions x where x.hash is not null and lower(x.hash) = lower(t.tx_hash))
+      ${held}
     order by 2
     limit ${limit}`,
   );
@@ -51,6 +63,21 @@ export async function insertPurchases(db: Db, values: NewPurchase[]): Promise<Pu
     );
   }
   return out;
+}
+
+/**
+ * `insertPurchases`, except that a value PostgreSQL refuses (isDataException: the buyer's choices
+ * as jsonb, say) is `{ refused }` with the database's message instead of an error, so the follower
+ * can record the purchase without that value. A chunk refused inserts none of its rows; earlier
+ * chunks stay (the unique key makes a retry insert only the rest).
+ */
+export async function tryInsertPurchases(db: Db, values: NewPurchase[]): Promise<{ inserted: PurchaseRow[] } | { refused: string }> {
+  try {
+    return { inserted: await insertPurchases(db, values) };
+  } catch (err) {
+    if (!isDataException(err)) throw err;
+    return { refused: storableText(sqlMessage(err) ?? 'a value was refused').slice(0, 500) };
+  }
 }
 
 /** A mint transaction without a Purchase: never read again. */

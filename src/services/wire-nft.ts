@@ -19,11 +19,11 @@ import {
   backOffPurchase,
   cancelPurchase,
   claimPurchases,
-  insertPurchases,
   markChoicesInvalid,
   markScanned,
   markStarted,
   reorgedPurchases,
+  tryInsertPurchases,
   unclaimedMintTxs,
 } from '../db/sale-purchases.ts';
 import type { PermanenceService } from './permanence.ts';
@@ -477,7 +477,7 @@ export const purchaseStoreOn = (db: Db): PurchaseStore =>
   bindDb(db, {
     cancelPurchase,
     claimPurchases,
-    insertPurchases,
+    tryInsertPurchases,
     markScanned,
     backOffPurchase,
     markChoicesInvalid,
