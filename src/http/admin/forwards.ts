@@ -165,7 +165,7 @@ export const FORWARDS: Forward[] = [
     operationId: 'adminFreezeCollection',
     summary: "Freeze the contract's metadata at the collection's bundle (irreversible)",
     description:
-      'Forwarded to POST /nft/collections/:id/freeze: setBaseURI, setContractURI and freezeMetadata() through the platform wallet (200 once mined), or 409 OWNER_MUST_SIGN with the three calls for a creator-owned contract; 409 NOT_EXPORTED, SALE_OPEN, ALREADY_FROZEN, FREEZE_IN_PROGRESS.',
+      'Forwarded to POST /nft/collections/:id/freeze: setMaxSupply(totalSupply) when maxSupply is above it, setBaseURI, setContractURI and freezeMetadata() through the platform wallet (200 once mined), or 409 OWNER_MUST_SIGN with the calls for a creator-owned contract; 409 NOT_EXPORTED, SALE_OPEN, EXPORT_STALE, TOKENS_NOT_FOLLOWED, ALREADY_FROZEN, FREEZE_IN_PROGRESS.',
     tags: ['permanence'],
     input: byCollection,
     backend: (b, req) => ({ method: 'POST', path: `nft/collections/${b.collectionId}/freeze`, userId: req.auth.userId }),

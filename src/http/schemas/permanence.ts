@@ -77,7 +77,7 @@ export const freezeView = withExample(
     frozen_at: z.string().nullable(),
     tx_hash: z.string().nullable().describe("freezeMetadata()'s transaction when the platform sent it; null when the owner did"),
     transactions: z
-      .array(z.object({ action: z.enum(['setBaseURI', 'setContractURI', 'freezeMetadata']), tx_hash: z.string() }))
+      .array(z.object({ action: z.enum(['setMaxSupply', 'setBaseURI', 'setContractURI', 'freezeMetadata']), tx_hash: z.string() }))
       .describe("this request's transactions, in order; empty when the chain was already frozen (the owner sent them)"),
   }),
   {
