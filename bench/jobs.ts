@@ -4,7 +4,8 @@
  * alternated, medians of BENCH_ROUNDS (default 3). The floor uses the same BullMQ wrapper and
  * options (one add per job), the same schema, database and pool, and only two statements per job:
  * insert the job and its output (one statement), then mark both completed (one statement).
- * The last line is `pipeline/floor: R`.
+ * The last line is `pipeline/floor+files: R`: the pipeline against the floor that writes the same
+ * files (the PNG and its WebP thumbnail), the target docs/jobs.md states; `pipeline/floor` before it.
  *
  * Round trips and commits per job are counted on the PostgreSQL wire by a counting proxy
  * (bench/pg-wire-counter.ts) in a separate, untimed pass per side, from the first submit to the
@@ -16,9 +17,7 @@
  * Environment: REDIS_URL (default redis://127.0.0.1:6379), DATABASE_URL (a throwaway database is
  * created on that server; PGlite without it, and no wire counts), BENCH_JOBS (jobs per round and
  * side, default 300), BENCH_ROUNDS (default 3), BENCH_CONCURRENCY (worker concurrency for both,
- * default 20), BENCH_COUNT_JOBS (jobs per counted pass, default 100), BENCH_FLOOR_FILES=1 (a third
- * side, for information: the floor that also writes the pipeline's two files, the PNG and its WebP
- * thumbnail, through the same storage), BENCH_ONLY=pipeline|floor (profiling: one side, timed
+ * default 20), BENCH_COUNT_JOBS (jobs per counted pass, default 100), BENCH_ONLY=pipeline|floor (profiling: one side, timed
  * rounds only, e.g. under `node --cpu-prof --import tsx bench/jobs.ts`).
  *
  * The no-op generator returns a fixed 8×8 PNG (no rendering). Figures: docs/jobs.md "Throughput".
@@ -47,7 +46,6 @@ const JOBS = Number(process.env.BENCH_JOBS ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
 const COUNT_JOBS = Number(process.env.BENCH_COUNT_JOBS ?? 100);
-const FLOOR_FILES = process.env.BENCH_FLOOR_FILES === '1';
 /** Profiling aid: run one side only (no ratio). */
 const ONLY = process.env.BENCH_ONLY as 'pipeline' | 'floor' | undefined;
 const SUBMITTERS = 8;
@@ -265,8 +263,7 @@ try {
   console.log(
     'floor:    the same BullMQ wrapper and options, one add per job; insert job + output (1 statement); mark both completed (1 statement)',
   );
-  if (FLOOR_FILES)
-    console.log('floor+files: the floor, also writing the PNG and its WebP thumbnail through the same storage (for information)');
+  console.log('floor+files: the floor, also writing the PNG and its WebP thumbnail through the same storage');
 
   // Warm-up (connections, prepared statements, caches, JIT) for both sides, not counted.
   await pipelineRound(side, 'warm', 50);
@@ -276,7 +273,7 @@ try {
   for (let round = 1; round <= ROUNDS; round++) {
     if (ONLY !== 'floor') runs.pipeline.push(await pipelineRound(side, `${round}`, JOBS));
     if (ONLY !== 'pipeline') runs.floor.push(await floorRound(side, `${round}`, JOBS));
-    if (FLOOR_FILES) runs.floorFiles.push(await floorRound(side, `files-${round}`, JOBS, { files: true }));
+    if (ONLY !== 'pipeline') runs.floorFiles.push(await floorRound(side, `files-${round}`, JOBS, { files: true }));
     const line = (name: string, r: Round | undefined) =>
       r
         ? `${name} ${r.perSecond.toFixed(1)} jobs/s (CPU per job: bench process ${fmt(r.cpuMs, 2)} ms, PostgreSQL ${fmt(r.pgCpuMs, 2)} ms)`
@@ -285,7 +282,7 @@ try {
       `round ${round}: ${[
         line('pipeline', runs.pipeline.at(-1)),
         line('floor', runs.floor.at(-1)),
-        FLOOR_FILES ? line('floor+files', runs.floorFiles.at(-1)) : '',
+        line('floor+files', runs.floorFiles.at(-1)),
       ]
         .filter(Boolean)
         .join('; ')}`,
@@ -316,12 +313,11 @@ try {
   const cpu = (rs: Round[]) =>
     `${median(rs.map((r) => r.cpuMs)).toFixed(2)} ms bench process, ${rs.every((r) => r.pgCpuMs !== undefined) ? `${median(rs.map((r) => r.pgCpuMs!)).toFixed(2)} ms` : 'n/a'} PostgreSQL`;
   console.log(`median CPU per job: pipeline ${cpu(runs.pipeline)}; floor ${cpu(runs.floor)}`);
-  if (FLOOR_FILES) {
-    const ff = median(runs.floorFiles.map((r) => r.perSecond));
-    console.log(`median jobs/s floor+files ${ff.toFixed(1)}; pipeline/floor+files: ${(p / ff).toFixed(2)} (for information)`);
-  }
-  console.log(`median jobs/s: pipeline ${p.toFixed(1)}, floor ${f.toFixed(1)}`);
+  const ff = median(runs.floorFiles.map((r) => r.perSecond));
+  console.log(`median CPU per job: floor+files ${cpu(runs.floorFiles)}`);
+  console.log(`median jobs/s: pipeline ${p.toFixed(1)}, floor ${f.toFixed(1)}, floor+files ${ff.toFixed(1)}`);
   console.log(`pipeline/floor: ${(p / f).toFixed(2)}`);
+  console.log(`pipeline/floor+files: ${(p / ff).toFixed(2)}`);
 } finally {
   if (database !== observer) await database.close();
   await observer.close();

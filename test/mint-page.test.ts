@@ -114,6 +114,13 @@ describe('mint page routes', () => {
     }
     const nowhere = await get(`/mint/31337/${C}`);
     assert.equal(nowhere.statusCode, 404, nowhere.body);
+    // A path under a collection's page is no page, not a bad chain id.
+    for (const url of [`/mint/${id}/extra`, `/mint/${UNKNOWN}/extra?embed=1`]) {
+      const res = await get(url);
+      assert.equal(res.statusCode, 404, `${url}: ${res.body}`);
+      const at = url.split('?')[0]!;
+      assert.equal(res.json().error, `route GET ${at} not found: a collection's mint page is ${at.replace(/\/extra$/, '')}`);
+    }
   });
 
   test('the page: static HTML, strict CSP, not framable; the embed alone may be framed', async () => {

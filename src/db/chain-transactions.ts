@@ -31,16 +31,7 @@ export interface Wallet {
 }
 
 /** What a `queued` row records: the intent, before any nonce or signature. */
-export interface TxIntent {
-  purpose: string;
-  chain_id: number;
-  from_address: string;
-  to_address: string | null;
-  data: string | null;
-  /** wei, decimal */
-  value: string;
-  idempotency_key: string | null;
-}
+export type TxIntent = Pick<TxRecord, 'purpose' | 'chain_id' | 'from_address' | 'to_address' | 'data' | 'value' | 'idempotency_key'>;
 
 const ofWallet = (w: Wallet) => and(eq(t.chain_id, w.chainId), eq(t.from_address, w.address));
 const inStatus = (statuses: readonly TxStatus[]) => inArray(t.status, [...statuses]);

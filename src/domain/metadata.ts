@@ -48,6 +48,9 @@ export const tokenUrl = (metadataBaseUrl: string, collectionId: string, tokenId:
 export const collectionUrl = (metadataBaseUrl: string, collectionId: string) =>
   `${metadataBaseUrl.replace(/\/+$/, '')}/collections/${collectionId}/metadata.json`;
 
+/** The collection's public mint page (docs/mint-page.md), on the backend's public base: every collection has one. */
+export const mintPageUrl = (publicBaseUrl: string, collectionId: string) => `${publicBaseUrl.replace(/\/+$/, '')}/mint/${collectionId}`;
+
 function isAttribute(a: unknown): a is Attribute {
   return (
     typeof a === 'object' && a !== null && typeof (a as Attribute).trait_type === 'string' && typeof (a as Attribute).value === 'string'
@@ -108,15 +111,19 @@ function generationOf(src: TokenSource): { generation?: Record<string, unknown> 
   };
 }
 
+/**
+ * The ERC-7572 document. `external_link` (the collection's web page) is its public mint page, which
+ * every collection has (before deployment and after the sale too: it says why nothing is on sale).
+ */
 export function collectionDocument(
   collection: { id: string; title: string; description: string; cover_image_url: string | null },
-  metadataBaseUrl: string,
+  publicBaseUrl: string,
 ): CollectionDocument {
   return {
     name: collection.title,
     description: collection.description,
     image: collection.cover_image_url ?? '',
-    external_link: collectionUrl(metadataBaseUrl, collection.id),
+    external_link: mintPageUrl(publicBaseUrl, collection.id),
   };
 }
 

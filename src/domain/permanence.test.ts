@@ -26,6 +26,18 @@ test('saleClosed: sold out, minting off, the on-chain sale ended; else open nami
   assert.ok('open' in draft && /not deployed/.test(draft.open));
 });
 
+test('saleClosed: with the contract read, its supply decides sold out, not the record (a purchase mints up to maxSupply)', () => {
+  // The record's 10 editions are minted, but the contract can still sell up to 20.
+  const more = saleClosed({ ...open, tokens_minted: 10, chainSupply: { total: 10, max: 20 } });
+  assert.ok('open' in more);
+  assert.match(more.open, /minted 10 of its maxSupply 20/);
+  assert.deepEqual(saleClosed({ ...open, tokens_minted: 20, chainSupply: { total: 20, max: 20 } }), { closed: 'sold_out' });
+  // Minting off still closes it (purchase() checks the switch).
+  assert.deepEqual(saleClosed({ ...open, tokens_minted: 10, mintActive: false, chainSupply: { total: 10, max: 20 } }), {
+    closed: 'minting_off',
+  });
+});
+
 test('bundledTokenDocument: the served document with image pointing into the images directory', () => {
   const served = JSON.stringify({ name: 'A #3', image: 'http://x/files/a.png', attributes: [{ trait_type: 'C', value: 'R' }] });
   assert.deepEqual(JSON.parse(bundledTokenDocument(served, 'bafyimages', 3, 'png')), {

@@ -14,6 +14,12 @@ export interface SaleFacts {
   mintActive?: boolean;
   /** The on-chain sale's end (unix seconds, 0 = none); undefined when there is no sale or it could not be read. */
   saleEnd?: bigint;
+  /**
+   * The contract's totalSupply() and maxSupply(); undefined when the chain could not be asked.
+   * When known they decide "sold out", not the record: an on-chain purchase mints up to maxSupply
+   * whatever the record's editions say.
+   */
+  chainSupply?: { total: number; max: number };
   /** Unix seconds now. */
   now: number;
 }
@@ -22,11 +28,17 @@ export type ClosedReason = 'sold_out' | 'minting_off' | 'sale_ended';
 
 /** Why the sale is closed, or `{open: why}` naming every reason it still is. */
 export function saleClosed(f: SaleFacts): { closed: ClosedReason } | { open: string } {
-  if (f.editions > 0 && f.tokens_minted >= f.editions) return { closed: 'sold_out' };
+  if (f.chainSupply) {
+    if (f.chainSupply.total > 0 && f.chainSupply.total >= f.chainSupply.max) return { closed: 'sold_out' };
+  } else if (f.editions > 0 && f.tokens_minted >= f.editions) return { closed: 'sold_out' };
   if (f.mint_status === 'paused' || f.mint_status === 'completed') return { closed: 'minting_off' };
   if (f.deployed && f.mintActive === false) return { closed: 'minting_off' };
   if (f.saleEnd !== undefined && f.saleEnd > 0n && f.saleEnd <= BigInt(f.now)) return { closed: 'sale_ended' };
-  const why = [`${f.tokens_minted} of ${f.editions} editions are minted`];
+  const why = [
+    f.chainSupply
+      ? `the contract has minted ${f.chainSupply.total} of its maxSupply ${f.chainSupply.max}`
+      : `${f.tokens_minted} of ${f.editions} editions are minted`,
+  ];
   if (!f.deployed) why.push('the collection is not deployed');
   else if (f.mintActive === undefined) why.push("the contract's mintActive() could not be read");
   else why.push('minting is on (mintActive() is true)');

@@ -73,6 +73,13 @@ export const WEBHOOK_EVENTS = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
+/**
+ * The events about the platform itself rather than anyone's record: written with no owner
+ * (db/wallet-health.ts), so only the operator's subscriptions (owner null) receive them, and a
+ * user's subscription may not name them (services/webhooks.ts).
+ */
+export const OPERATOR_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['wallet.low_balance', 'transaction.stuck'];
+
 /** A deterministic message id for a state change, so a retried write never makes a second event. */
 export function webhookMessageId(hashHex: string): string {
   return `msg_${hashHex.slice(0, 32)}`;

@@ -110,6 +110,7 @@ export async function buildBackend(config: Config, database: Database, parts: Ba
     db,
     config,
     metadataBaseUrl,
+    publicBaseUrl: publicBaseUrl(config),
     chain: o.chain,
     mintingChain: o.mintingChain,
     contractExists: o.contractExists,

@@ -74,6 +74,7 @@ function setup(chain: Partial<FreezeChain>, opts: { minted?: number[]; pinTarget
     metadataFrozen: async () => false,
     tokenURI: async () => '',
     contractURI: async () => '',
+    supply: async () => ({ total: 2, max: 2 }),
     send: async () => ({ txHash: `0x${'11'.repeat(32)}` }),
     encode: () => '0x',
     ...chain,
@@ -198,4 +199,41 @@ test('a second request while one is sending is 409 FREEZE_IN_PROGRESS; the claim
   });
   await assert.rejects(failing.service.freeze(operator, collection.id), /the node went away/);
   assert.equal(failing.claims.holder, undefined, 'released after a failure');
+});
+
+test('a contract that could mint more gets setMaxSupply(totalSupply) first; a contract with tokens the export lacks is 409 EXPORT_STALE', async () => {
+  const sent: Array<[string, unknown]> = [];
+  const { service } = setup({
+    supply: async () => ({ total: 2, max: 10 }),
+    send: async (_c, _a, action, value) => {
+      sent.push([action, value]);
+      return { txHash: `0x${'44'.repeat(32)}` };
+    },
+  });
+  const v = await service.freeze(operator, collection.id);
+  assert.deepEqual(
+    sent.map(([a]) => a),
+    ['setMaxSupply', 'setBaseURI', 'setContractURI', 'freezeMetadata'],
+  );
+  assert.deepEqual(sent[0], ['setMaxSupply', '2']);
+  assert.equal(v.tx_hash, v.transactions.at(-1)!.tx_hash, "tx_hash is freezeMetadata's");
+
+  const owned = setup({ supply: async () => ({ total: 2, max: 10 }), owner: async () => `0x${'ef'.repeat(20)}` });
+  await assert.rejects(owned.service.freeze(operator, collection.id), (e: unknown) => {
+    const calls = (e as AppError).extra?.calls as Array<{ function: string }>;
+    return (
+      (e as AppError).extra?.code === 'OWNER_MUST_SIGN' && calls.map((c) => c.function)[0] === 'setMaxSupply(uint256)' && calls.length === 4
+    );
+  });
+
+  const behind = setup({
+    supply: async () => ({ total: 3, max: 3 }),
+    send: async (_c, _a, action) => (sent.push([action, 'x']), { txHash: '0x' }),
+  });
+  sent.length = 0;
+  await assert.rejects(
+    behind.service.freeze(operator, collection.id),
+    conflictCode('EXPORT_STALE', /has minted 3 tokens but the export holds 2/),
+  );
+  assert.deepEqual(sent, [], 'nothing sent');
 });

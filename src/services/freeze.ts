@@ -12,8 +12,11 @@ import { authorize, type Caller } from '../domain/policy.ts';
 import type { ExportCollection, ExportRecord } from './permanence.ts';
 import { closedReason, type SaleClosedDeps, saleClosedDeps } from './sale-closed.ts';
 
-/** The three calls that freeze a contract's metadata at a bundle, in order. */
-export type FreezeAction = 'setBaseURI' | 'setContractURI' | 'freezeMetadata';
+/**
+ * The calls that freeze a contract's metadata at a bundle, in order: the supply fixed at the
+ * tokens the bundle holds (only when maxSupply is above it), both URIs, then the freeze.
+ */
+export type FreezeAction = 'setMaxSupply' | 'setBaseURI' | 'setContractURI' | 'freezeMetadata';
 
 /**
  * The contract side of freezing: reads, and the platform wallet's admin actions through the
@@ -25,6 +28,8 @@ export interface FreezeChain {
   metadataFrozen(chainId: number, address: string): Promise<boolean>;
   tokenURI(chainId: number, address: string, tokenId: number): Promise<string>;
   contractURI(chainId: number, address: string): Promise<string>;
+  /** totalSupply() and maxSupply(). */
+  supply(chainId: number, address: string): Promise<{ total: number; max: number }>;
   send(chainId: number, address: string, action: FreezeAction, value: string | true): Promise<{ txHash: string }>;
   /** The calldata of an action, for the owner to send (eth_sendTransaction). */
   encode(action: FreezeAction, value: string | true): string;
@@ -58,7 +63,7 @@ export interface FreezeDeps extends Partial<SaleClosedDeps> {
   pinRequired?: boolean;
   /** The collection's documents changed (cached ones are dropped, on every replica). */
   onFrozen?: (collectionId: string) => void;
-  /** How long one request may hold the collection's freeze (its three receipts); default 10 min. */
+  /** How long one request may hold the collection's freeze (its receipts); default 10 min. */
   claimTtlMs?: number;
 }
 
@@ -81,6 +86,7 @@ export interface FreezeView {
 export const frozenUris = (root: string) => ({ baseUri: `ipfs://${root}/metadata/`, contractUri: `ipfs://${root}/contract.json` });
 
 const FREEZE_SIGNATURES: Record<FreezeAction, string> = {
+  setMaxSupply: 'setMaxSupply(uint256)',
   setBaseURI: 'setBaseURI(string)',
   setContractURI: 'setContractURI(string)',
   freezeMetadata: 'freezeMetadata()',
@@ -185,7 +191,19 @@ export function createFreezeService(deps: FreezeDeps) {
 
     const owner = await read('owner()', () => ch.owner(chainId, address));
     const wallet = ch.platformWallet(chainId);
+    // A token minted after the freeze would have a tokenURI in the bundle that the bundle does not
+    // hold: the supply is fixed first (the contract refuses setMaxSupply once frozen). A purchase
+    // landing before it makes setMaxSupply(total) revert (below the supply), and nothing is frozen.
+    const supply = await read('totalSupply() and maxSupply()', () => ch.supply(chainId, address));
+    if (supply.total !== exp.token_count) {
+      throw conflict(
+        `the contract has minted ${supply.total} tokens but the export holds ${exp.token_count ?? 0}: ` +
+          `export again once every token is recorded (POST /nft/collections/${c.id}/export) and freeze once it is ready`,
+        { code: 'EXPORT_STALE' },
+      );
+    }
     const steps: Array<[FreezeAction, string | true]> = [
+      ...(supply.max > supply.total ? [['setMaxSupply', String(supply.total)] as [FreezeAction, string]] : []),
       ['setBaseURI', baseUri],
       ['setContractURI', contractUri],
       ['freezeMetadata', true],
@@ -194,7 +212,7 @@ export function createFreezeService(deps: FreezeDeps) {
       // The creator signs them, in this order, from the owner wallet (eth_sendTransaction).
       throw new AppError(
         'conflict',
-        `collection ${address} is owned by ${owner}, not by the platform wallet ${wallet}: the owner sends the three calls in "calls", in order, ` +
+        `collection ${address} is owned by ${owner}, not by the platform wallet ${wallet}: the owner sends the ${steps.length} calls in "calls", in order, ` +
           `from their own wallet; then POST this again to record the freeze (docs/permanence.md "Freezing")`,
         {
           code: 'OWNER_MUST_SIGN',
@@ -208,12 +226,12 @@ export function createFreezeService(deps: FreezeDeps) {
             data: ch.encode(action, value),
             value: '0x0',
             function: FREEZE_SIGNATURES[action],
-            description:
-              action === 'setBaseURI'
-                ? `point every token at the bundle: ${baseUri}<tokenId>`
-                : action === 'setContractURI'
-                  ? `point the collection document at the bundle: ${contractUri}`
-                  : 'freeze both URIs for good (one BatchMetadataUpdate over every token)',
+            description: {
+              setMaxSupply: `fix the supply at the ${supply.total} tokens the bundle holds: no token can be minted after the freeze`,
+              setBaseURI: `point every token at the bundle: ${baseUri}<tokenId>`,
+              setContractURI: `point the collection document at the bundle: ${contractUri}`,
+              freezeMetadata: 'freeze both URIs for good (one BatchMetadataUpdate over every token)',
+            }[action],
           })),
         },
       );
@@ -235,7 +253,7 @@ export function createFreezeService(deps: FreezeDeps) {
         throw err;
       }
     }
-    return record(root, transactions[2]!.tx_hash, transactions);
+    return record(root, transactions.at(-1)!.tx_hash, transactions);
   }
 
   return {
@@ -243,7 +261,7 @@ export function createFreezeService(deps: FreezeDeps) {
      * POST /nft/collections/:id/freeze (docs/permanence.md "Freezing"): points the contract's
      * baseURI and contractURI at the newest ready export and calls freezeMetadata(), waiting for
      * each receipt; then records the collection frozen (with its `collection.frozen` event). A
-     * creator-owned contract gets 409 OWNER_MUST_SIGN with the three calls; once the chain shows
+     * creator-owned contract gets 409 OWNER_MUST_SIGN with the calls; once the chain shows
      * the contract frozen at this bundle, a later request records it.
      */
     async freeze(caller: Caller, collectionId: string): Promise<FreezeView> {

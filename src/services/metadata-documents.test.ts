@@ -34,7 +34,8 @@ function world() {
     collectionHeader: async (cid) => (cid === 'c1' ? collection : undefined),
   };
   return {
-    docs: createMetadataDocuments(store, 'http://meta', new MetadataCache()),
+    // The backend's public pages on another host than the metadata: the collection links its mint page there.
+    docs: createMetadataDocuments(store, 'http://meta', new MetadataCache(), undefined, undefined, 'http://pages'),
     complete: () => {
       output = { ...output!, status: 'completed', url: 'http://files/1.png' };
     },
@@ -91,7 +92,8 @@ test('unknown collection and unknown token are distinct 404s; the collection doc
     name: 'Cats',
     description: 'many cats',
     image: '',
-    external_link: 'http://meta/collections/c1/metadata.json',
+    // its web page, the public mint page (every collection has one), not this document itself
+    external_link: 'http://pages/mint/c1',
   });
 });
 

@@ -151,6 +151,8 @@ export function createMetadataDocuments(
    * ipfs://<root>/, these routes answer the same bytes (docs/permanence.md "Freezing").
    */
   bundleFile?: BundleFileReader,
+  /** Where the backend's public pages are (the collection document's `external_link`, its mint page); default metadataBaseUrl. */
+  publicBaseUrl: string = metadataBaseUrl,
 ) {
   const readToken = batchedTokenReads(store);
   async function renderToken(collectionId: string, tokenId: number, generation: number): Promise<Rendered> {
@@ -190,7 +192,7 @@ export function createMetadataDocuments(
       }
       const extras = collectionExtras ? await collectionExtras(collectionId) : null;
       const rendered = {
-        ...render({ ...collectionDocument(c, metadataBaseUrl), ...(extras ?? {}) }, false),
+        ...render({ ...collectionDocument(c, publicBaseUrl), ...(extras ?? {}) }, false),
         cacheControl: 'public, max-age=300',
       };
       cache.set(collectionId, rendered, generation);

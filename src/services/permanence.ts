@@ -17,7 +17,7 @@ import type { TokenReceipt } from '../domain/receipt.ts';
 import { buildBundle, CarBundle, parseCid, type BundleFile } from '../storage/car-bundle.ts';
 import { checkPinned, type PinTarget } from '../storage/pinning/index.ts';
 import type { Storage } from '../storage/types.ts';
-import { closedReason, saleClosedDeps } from './sale-closed.ts';
+import { closedReason, type SaleClosedDeps, saleClosedDeps } from './sale-closed.ts';
 
 export interface ExportCollection {
   id: string;
@@ -85,7 +85,7 @@ export interface PermanenceDeps {
   receipts: { receipt(collectionId: string, tokenId: number): Promise<TokenReceipt> };
   storage?: Storage;
   /** The contract's mintActive() and on-chain sale end (unix seconds, 0 = none); absent without a chain. */
-  readChain?: (chainId: number, address: string) => Promise<{ mintActive?: boolean; saleEnd?: bigint }>;
+  readChain?: SaleClosedDeps['readChain'];
   /** Public base URL of this backend (the gateway URL in an export's answer). */
   publicBaseUrl: string;
   now?: () => number;

@@ -6,6 +6,13 @@
 import { conflict } from '../domain/errors.ts';
 import { saleClosed } from '../domain/permanence.ts';
 
+/** What the contract says (each part undefined when it could not be read). */
+export interface ChainSaleState {
+  mintActive?: boolean;
+  saleEnd?: bigint;
+  chainSupply?: { total: number; max: number };
+}
+
 /** The record's side of the decision. */
 export interface SaleRecord {
   editions: number;
@@ -16,8 +23,11 @@ export interface SaleRecord {
 }
 
 export interface SaleClosedDeps {
-  /** The contract's mintActive() and on-chain sale end (unix seconds, 0 = none); absent without a chain. */
-  readChain?: (chainId: number, address: string) => Promise<{ mintActive?: boolean; saleEnd?: bigint }>;
+  /**
+   * The contract's mintActive(), on-chain sale end (unix seconds, 0 = none), totalSupply() and
+   * maxSupply(); absent without a chain.
+   */
+  readChain?: (chainId: number, address: string) => Promise<ChainSaleState>;
   now: () => number;
   log?: (err: unknown, message: string) => void;
 }
@@ -31,17 +41,28 @@ export function saleClosedDeps(d: Partial<SaleClosedDeps>): SaleClosedDeps {
   };
 }
 
-/** Why the sale counts as closed (sold_out | minting_off | sale_ended); 409 SALE_OPEN naming why not. */
+/**
+ * Why the sale counts as closed (sold_out | minting_off | sale_ended); 409 SALE_OPEN naming why not.
+ * 409 TOKENS_NOT_FOLLOWED when the contract has minted tokens the platform has not recorded yet (a
+ * purchase not followed yet): a bundle without them would freeze their tokenURIs at missing files.
+ */
 export async function closedReason(deps: SaleClosedDeps, c: SaleRecord): Promise<string> {
   const deployed = Boolean(c.contract_address && c.chain_id !== null);
-  let chainFacts: { mintActive?: boolean; saleEnd?: bigint } = {};
-  const soldOut = c.editions > 0 && c.tokens_minted >= c.editions;
-  if (!soldOut && deployed && deps.readChain) {
+  let chainFacts: ChainSaleState = {};
+  if (deployed && deps.readChain) {
     try {
       chainFacts = await deps.readChain(c.chain_id!, c.contract_address!);
     } catch (err) {
       deps.log?.(err, `export: reading the sale state of ${c.contract_address} failed`);
     }
+  }
+  const onChain = chainFacts.chainSupply?.total;
+  if (onChain !== undefined && onChain !== c.tokens_minted) {
+    throw conflict(
+      `the contract has minted ${onChain} tokens but the platform has recorded ${c.tokens_minted}: ` +
+        'the missing ones (purchases not followed yet) get their records and artwork first; ask again once they have',
+      { code: 'TOKENS_NOT_FOLLOWED', on_chain: onChain, recorded: c.tokens_minted },
+    );
   }
   const decision = saleClosed({
     editions: c.editions,

@@ -5,7 +5,7 @@
  */
 import { authorize, type Caller } from '../domain/policy.ts';
 import { conflict, invalid, notFound } from '../domain/errors.ts';
-import { newWebhookSecret, WEBHOOK_EVENTS } from '../domain/standard-webhooks.ts';
+import { newWebhookSecret, OPERATOR_WEBHOOK_EVENTS, WEBHOOK_EVENTS } from '../domain/standard-webhooks.ts';
 import type { AttemptRow, DeliveryRow, OutboxEvent, SubscriptionRow } from '../db/webhooks.ts';
 import { UUID_RE } from '../domain/ids.ts';
 
@@ -52,9 +52,19 @@ export function createWebhookService(ports: WebhookServicePorts) {
     return s;
   };
 
-  const checkEvents = (events: string[]) => {
-    const unknown = events.filter((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e));
-    if (unknown.length > 0) throw invalid(`events: unknown event ${JSON.stringify(unknown[0])}; one of ${WEBHOOK_EVENTS.join(', ')}`);
+  /** The events of a subscription owned by `ownerId` (null: the operator's). */
+  const checkEvents = (events: string[], ownerId: string | null) => {
+    events.forEach((e, i) => {
+      if (!(WEBHOOK_EVENTS as readonly string[]).includes(e)) {
+        throw invalid(`body.events.${i}: unknown event ${JSON.stringify(e)}; one of ${WEBHOOK_EVENTS.join(', ')}`);
+      }
+      // Written with no owner, these reach the operator's subscriptions only: a user's would never fire.
+      if (ownerId !== null && (OPERATOR_WEBHOOK_EVENTS as readonly string[]).includes(e)) {
+        throw invalid(
+          `body.events.${i}: ${e} is an operator event: only the operator's subscriptions (service key) receive it, a user's subscription may not name it`,
+        );
+      }
+    });
     return [...new Set(events)];
   };
 
@@ -69,10 +79,10 @@ export function createWebhookService(ports: WebhookServicePorts) {
   return {
     async create(caller: Caller, input: SubscriptionInput) {
       authorize(caller, 'webhook.create');
-      const events = checkEvents(input.events);
-      await checkUrl(input.url);
       // The operator's subscriptions are the platform's (every collection); a user's see their records.
       const ownerId = caller.kind === 'user' ? caller.userId : null;
+      const events = checkEvents(input.events, ownerId);
+      await checkUrl(input.url);
       const existing = await store.list(ownerId);
       if (existing.length >= ports.maxPerOwner) throw conflict(`at most ${ports.maxPerOwner} webhook subscriptions per owner`);
       return store.insert({ ownerId, url: input.url, events, secret: newWebhookSecret() });
@@ -86,9 +96,9 @@ export function createWebhookService(ports: WebhookServicePorts) {
     get: (caller: Caller, id: string) => load(caller, id, 'webhook.read'),
 
     async update(caller: Caller, id: string, input: Partial<SubscriptionInput> & { enabled?: boolean }) {
-      await load(caller, id, 'webhook.manage');
+      const s = await load(caller, id, 'webhook.manage');
       const set: Partial<SubscriptionRow> = {};
-      if (input.events !== undefined) set.events = checkEvents(input.events);
+      if (input.events !== undefined) set.events = checkEvents(input.events, s.owner_id);
       if (input.url !== undefined) {
         await checkUrl(input.url);
         set.url = input.url;

@@ -236,6 +236,8 @@ export interface NftServiceDeps {
   db: Db;
   config: Config;
   metadataBaseUrl: string;
+  /** Where the backend's public pages are served (the mint page the collection document links); default metadataBaseUrl. */
+  publicBaseUrl?: string;
   /** Chain services: deployments, reset's check, mints and payments (503 without). */
   chain?: ChainServices;
   /** Mint and payment access when narrower than `chain` (tests); default `chain`. */
@@ -323,6 +325,7 @@ export function createNftServices(deps: NftServiceDeps) {
       if (file.kind !== 'file') throw new AppError('not_found', `${path} of bundle ${root} is a directory`);
       return file.bytes;
     },
+    deps.publicBaseUrl ?? metadataBaseUrl,
   );
   const documentsChanged = (collectionId: string) =>
     deps.onTokenChanged ? deps.onTokenChanged(collectionId) : metadata.cache.invalidate(collectionId);

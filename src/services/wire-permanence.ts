@@ -29,16 +29,22 @@ import { getCollection } from '../db/collections.ts';
 import type { PinTarget } from '../storage/pinning/index.ts';
 import type { Storage } from '../storage/types.ts';
 import { platformWalletOf, runPlatformAdminAction } from './chain-admin.ts';
+import type { ChainSaleState } from './sale-closed.ts';
 import { createFreezeService, type FreezeChain } from './freeze.ts';
 import { bindDb } from './ports.ts';
 import { createPermanenceService, type PermanenceDeps } from './permanence.ts';
 
-/** What decides whether a sale is closed, from the contract: mintActive() and the on-chain sale's end (docs/permanence.md). */
+/** What decides whether a sale is closed, from the contract: mintActive(), the on-chain sale's end and the supply (docs/permanence.md). */
 function saleStateReader(access: MintingChainAccess) {
-  return async (chainId: number, address: string): Promise<{ mintActive?: boolean; saleEnd?: bigint }> => {
+  return async (chainId: number, address: string): Promise<ChainSaleState> => {
     const client = access.client(chainId);
     const contract = address as Address;
-    const [mintActive, sale] = await Promise.all([
+    const count = (functionName: 'totalSupply' | 'maxSupply') =>
+      client.readContract({ address: contract, abi: collectionAbi, functionName }).then(
+        (v) => Number(v),
+        () => undefined,
+      );
+    const [mintActive, sale, total, max] = await Promise.all([
       client.readContract({ address: contract, abi: collectionAbi, functionName: 'mintActive' }).then(
         (v) => v as boolean,
         () => undefined,
@@ -48,8 +54,14 @@ function saleStateReader(access: MintingChainAccess) {
         (s) => (s.configured ? s.tuple.end : undefined),
         () => undefined,
       ),
+      count('totalSupply'),
+      count('maxSupply'),
     ]);
-    return { ...(mintActive !== undefined ? { mintActive } : {}), ...(sale !== undefined ? { saleEnd: sale } : {}) };
+    return {
+      ...(mintActive !== undefined ? { mintActive } : {}),
+      ...(sale !== undefined ? { saleEnd: sale } : {}),
+      ...(total !== undefined && max !== undefined ? { chainSupply: { total, max } } : {}),
+    };
   };
 }
 
@@ -69,6 +81,10 @@ function freezeChainOf(access: MintingChainAccess, hasCode?: ChainServices['hasC
     metadataFrozen: (chainId, address) => read<boolean>(chainId, address, 'metadataFrozen'),
     tokenURI: (chainId, address, tokenId) => read<string>(chainId, address, 'tokenURI', [BigInt(tokenId)]),
     contractURI: (chainId, address) => read<string>(chainId, address, 'contractURI'),
+    supply: async (chainId, address) => {
+      const [total, max] = await Promise.all([read<bigint>(chainId, address, 'totalSupply'), read<bigint>(chainId, address, 'maxSupply')]);
+      return { total: Number(total), max: Number(max) };
+    },
     send: (chainId, address, action, value) => runPlatformAdminAction(admin, { chainId, collectionAddress: address, action, value }),
     encode: (action, value) => encodeAdminCall(action, value),
   };

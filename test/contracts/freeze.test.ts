@@ -60,9 +60,11 @@ test('freezeMetadata: owner only, once; the URI setters revert afterwards; one M
   assert.equal(await outcome(o, c, 'setBaseURI', ['https://elsewhere/']), 'MetadataIsFrozen');
   assert.equal(await outcome(o, c, 'setContractURI', ['https://elsewhere/c.json']), 'MetadataIsFrozen');
   assert.equal(await outcome(o, c, 'freezeMetadata'), 'MetadataIsFrozen', 'freezing twice is refused');
+  // The supply is fixed with the metadata: no raising maxSupply past what the frozen URIs cover.
+  assert.equal(await outcome(o, c, 'setMaxSupply', [10_000n]), 'MetadataIsFrozen');
   assert.equal(await read(ctx, c, 'tokenURI', [1n]), 'ipfs://bafyroot/metadata/1');
   assert.equal(await read(ctx, c, 'contractURI'), 'ipfs://bafyroot/contract.json');
-  // minting goes on; the new token's URI is under the frozen base
+  // minting goes on up to the maxSupply fixed at the freeze; the new token's URI is under the frozen base
   await write(ctx, owner, c, 'mintTo', [o, 1n]);
   assert.equal(await read(ctx, c, 'tokenURI', [4n]), 'ipfs://bafyroot/metadata/4');
 });

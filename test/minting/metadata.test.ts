@@ -82,6 +82,14 @@ describe('public metadata', () => {
   });
 
   test('collection document (ERC-7572) at both paths', async () => {
+    // external_link is the collection's public mint page (the page the console shares), not this document.
+    const overview = await call(`${p.backendUrl}/nft/collections/${collectionId}/overview`, { headers: asService() });
+    const page = overview.body.data.share.page_url as string;
+    assert.match(page, new RegExp(`^https?://[^/]+/mint/${collectionId}$`));
+    // The page exists for every collection, this undeployed one too.
+    const html = await fetch(`${p.backendUrl}${new URL(page).pathname}`);
+    assert.equal(html.status, 200);
+    assert.match(html.headers.get('content-type')!, /^text\/html/);
     for (const path of [`/nft/metadata/${collectionId}/collection.json`, `/collections/${collectionId}/metadata.json`]) {
       const r = await call(`${p.backendUrl}${path}`);
       assert.equal(r.status, 200);
@@ -90,7 +98,7 @@ describe('public metadata', () => {
         name: 'Night Foxes',
         description: 'Foxes at night',
         image: '',
-        external_link: `http://meta.test/collections/${collectionId}/metadata.json`,
+        external_link: page,
       });
       assert.ok(r.headers.get('etag'));
     }

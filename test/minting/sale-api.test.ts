@@ -54,11 +54,21 @@ describe('on-chain sale API', () => {
 
   test('every field is validated and a 400 names it', async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ currency: 'eth' }, /currency/],
+      [{ currency: 'eth' }, /^body\.currency: expected "native" \(the chain's currency\) or the 0x-prefixed address of one ERC-20 token$/],
+      [
+        { currency: undefined },
+        /^body\.currency: expected "native" \(the chain's currency\) or the 0x-prefixed address of one ERC-20 token$/,
+      ],
       [{ currency: `0x${'0'.repeat(40)}` }, /currency/],
       [{ price: '1.5' }, /price/],
       [{ price: '-1' }, /price/],
-      [{ price: (1n << 128n).toString() }, /price/],
+      // The rule itself, not "a decimal string of digits": no leading zero; at most the contract's 2^128-1.
+      [
+        { price: '007' },
+        /^body\.price: expected a whole number of the currency's smallest unit .*digits only, no sign, point or leading zero$/,
+      ],
+      [{ price: (1n << 128n).toString() }, /^body\.price: at most 2\^128-1 = 340282366920938463463374607431768211455 /],
+      [{ price: '1'.repeat(40) }, /^body\.price: at most 2\^128-1 = 340282366920938463463374607431768211455 /],
       [{ price: 1000 }, /price/],
       [{ start: 'tomorrow' }, /start/],
       [{ end: '2025-01-01T00:00:00Z' }, /end/],

@@ -148,6 +148,12 @@ describe('wallet health', () => {
     const viaAdmin = await get(`${mp.adminUrl}/api/nft/wallet-health`, asService());
     assert.equal(viaAdmin.status, 200, JSON.stringify(viaAdmin.body));
     assert.deepEqual(viaAdmin.body.wallets, got.body.data.wallets);
+    // It lists every chain and takes no parameter: one is refused naming it, not ignored as if it filtered.
+    for (const url of [`${mp.backendUrl}/api/wallet-health?chain_id=abc`, `${mp.adminUrl}/api/nft/wallet-health?chain_id=31337`]) {
+      const r = await get(url, asService());
+      assert.equal(r.status, 400, `${url}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.error, 'query: Unrecognized key: "chain_id"', url);
+    }
 
     const user = bearer(await userToken('wallet-user'));
     const refused = await get(`${mp.backendUrl}/api/wallet-health`, user);

@@ -197,6 +197,11 @@ describe('Kubo RPC target', () => {
     // Allowed to the operator; this collection has no export yet.
     const none = await call(url, { method: 'POST', headers: asService() });
     assert.equal(none.status, 404, JSON.stringify(none.body));
+    // The route takes no body: an unknown field is refused naming it (as on the sale route); `{}` is no body.
+    const extra = await call(url, { method: 'POST', headers: asService(), body: { foo: 1 } });
+    assert.equal(extra.status, 400, JSON.stringify(extra.body));
+    assert.equal(extra.body.error, 'body: Unrecognized key: "foo"');
+    assert.equal((await call(url, { method: 'POST', headers: asService(), body: {} })).status, 404);
     assert.equal(
       (await call(`${p.mp.backendUrl}/nft/collections/not-a-uuid/export/pin`, { method: 'POST', headers: p.owner })).status,
       400,

@@ -73,9 +73,14 @@ test('addresses: keccak-256 and EIP-55 as viem computes them; a wrong checksum i
 test("the webhooks page offers exactly the server's events", async () => {
   // @ts-expect-error plain ES modules of the console, without types
   const { WEBHOOK_EVENTS: offered } = await import('../../web/webhook-events.js');
-  const { WEBHOOK_EVENTS } = await import('../../src/domain/standard-webhooks.ts');
+  const { OPERATOR_WEBHOOK_EVENTS, WEBHOOK_EVENTS } = await import('../../src/domain/standard-webhooks.ts');
   assert.deepEqual(
     offered.map((e: { type: string }) => e.type),
     [...WEBHOOK_EVENTS],
+  );
+  // The ones kept from a creator are the ones the server refuses on a user's subscription.
+  assert.deepEqual(
+    offered.filter((e: { operatorOnly?: boolean }) => e.operatorOnly).map((e: { type: string }) => e.type),
+    [...OPERATOR_WEBHOOK_EVENTS],
   );
 });

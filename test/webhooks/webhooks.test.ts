@@ -17,7 +17,7 @@ import { finishDeploy } from '../../src/db/deploy-claims.ts';
 import { drawSeedSecret, markSeedRevealed } from '../../src/db/fairness.ts';
 import { claimMintPayment, releaseMintPayment } from '../../src/db/mint-policy.ts';
 import { insertPurchases } from '../../src/db/sale-purchases.ts';
-import { WEBHOOK_EVENTS, webhookMessageId } from '../../src/domain/standard-webhooks.ts';
+import { OPERATOR_WEBHOOK_EVENTS, WEBHOOK_EVENTS, webhookMessageId } from '../../src/domain/standard-webhooks.ts';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { claimDueDeliveries, finishAttempt, recordWebhookEvent } from '../../src/db/webhooks.ts';
 import { createDbStore } from '../../src/indexer/store.ts';
@@ -342,6 +342,36 @@ describe('outbound webhooks', () => {
     new Webhook(rotated.body.data.secret).verify(got.body, sigHeaders);
     new Webhook(a.secret).verify(got.body, sigHeaders);
     await disable(a.id);
+  });
+
+  test('operator-only events: a user’s subscription may not name them (400 naming body.events.<i>); the operator’s may', async () => {
+    const url = `${mp.backendUrl}/api/webhooks`;
+    const carol = bearer(await userToken('webhook-carol'));
+    for (const event of OPERATOR_WEBHOOK_EVENTS) {
+      const r = await call(url, { body: { url: rx.url, events: ['token.minted', event] }, headers: carol });
+      assert.equal(r.status, 400, `${event}: ${JSON.stringify(r.body)}`);
+      assert.match(
+        r.body.error,
+        new RegExp(`^body\\.events\\.1: ${event.replace('.', '\\.')} is an operator event: only the operator's subscriptions`),
+      );
+    }
+    const mine = await subscribe(['token.minted'], carol);
+    const patch = await call(`${url}/${mine.id}`, { method: 'PATCH', body: { events: ['wallet.low_balance'] }, headers: carol });
+    assert.equal(patch.status, 400, JSON.stringify(patch.body));
+    assert.match(patch.body.error, /^body\.events\.0: wallet\.low_balance is an operator event/);
+    // The operator may not put one on a user's subscription either: it would never be delivered there.
+    const byOperator = await call(`${url}/${mine.id}`, { method: 'PATCH', body: { events: ['transaction.stuck'] }, headers: asService() });
+    assert.equal(byOperator.status, 400, JSON.stringify(byOperator.body));
+    assert.match(byOperator.body.error, /^body\.events\.0: transaction\.stuck is an operator event/);
+    const unchanged = await call(`${url}/${mine.id}`, { headers: carol });
+    assert.deepEqual(unchanged.body.data.events, ['token.minted']);
+    // The operator's own subscriptions keep them.
+    const ops = await subscribe([...OPERATOR_WEBHOOK_EVENTS]);
+    const changed = await call(`${url}/${ops.id}`, { method: 'PATCH', body: { events: ['transaction.stuck'] }, headers: asService() });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.deepEqual(changed.body.data.events, ['transaction.stuck']);
+    await disable(mine.id);
+    await disable(ops.id);
   });
 
   test('claims are fenced: a deliverer whose claim lapsed and was retaken records nothing', async () => {

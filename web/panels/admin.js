@@ -125,7 +125,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /**
  * "Make permanent" (docs/permanence.md "Freezing"): exports the collection (POST …/export), waits
  * until the bundle is ready, then freezes the contract at it (POST …/freeze). A creator-owned
- * contract answers with the three calls (409 OWNER_MUST_SIGN): they are shown and sent from the
+ * contract answers with the calls (409 OWNER_MUST_SIGN): they are shown and sent from the
  * owner's browser wallet, in order, and "Record the freeze" asks again once they are mined.
  */
 function permanentCard(ctx) {
@@ -143,14 +143,14 @@ function permanentCard(ctx) {
     } catch (err) {
       if (err.body?.code === 'OWNER_MUST_SIGN' && Array.isArray(err.body.calls)) {
         showCalls(err.body);
-        return 'The owner signs these: see the three transactions below.';
+        return `The owner signs these: see the ${err.body.calls.length} transactions below.`;
       }
       throw err;
     }
   }
 
   function showCalls(answer) {
-    const send = h('button', { type: 'button', id: 'permanent-sign' }, 'Sign the three with my wallet');
+    const send = h('button', { type: 'button', id: 'permanent-sign' }, `Sign the ${answer.calls.length} with my wallet`);
     const record = h('button', { type: 'button', id: 'permanent-record' }, 'Record the freeze');
     const sent = feedback({ id: 'permanent-sign-feedback' });
     send.addEventListener('click', () =>
@@ -168,7 +168,7 @@ function permanentCard(ctx) {
     );
     record.addEventListener('click', () => act(record, sent, freeze, { working: 'Reading the contract…' }));
     callsBox.replaceChildren(
-      h('p', {}, `This contract is owned by ${answer.owner}: the owner sends these three calls, in this order.`),
+      h('p', {}, `This contract is owned by ${answer.owner}: the owner sends these ${answer.calls.length} calls, in this order.`),
       ...answer.calls.map((call, i) =>
         kv([
           ['Step', `${i + 1}. ${call.function}`],

@@ -68,9 +68,11 @@ contract MintFacet is IAtelierErrors, IMintEvents {
         emit MinterChanged(address(uint160(w)), newMinter);
     }
 
-    /// @notice Owner only. Not below totalSupply, below 2^40.
+    /// @notice Owner only. Not below totalSupply, below 2^40; never once the metadata is frozen
+    /// (freezeMetadata fixed it at the supply the frozen bundle holds).
     function setMaxSupply(uint256 newMaxSupply) external {
         LibCore.enforceOwner();
+        if (LibCore.ownerWord() & LibCore.METADATA_FROZEN != 0) revert MetadataIsFrozen();
         uint256 w = LibCore.mintWord();
         uint256 supply = ((w >> LibCore.NEXT_SHIFT) & LibCore.MASK40) - 1;
         if (newMaxSupply < supply || newMaxSupply > LibCore.MASK40 - 1) revert InvalidMaxSupply(newMaxSupply);

@@ -31,7 +31,7 @@ import { mintAndGenerateBody, mintAndGenerateResult, mintsList } from '../schema
 import { exportView, freezeView } from '../schemas/permanence.ts';
 import { SALE_EXAMPLE, saleSettingsBody, saleState } from '../schemas/sale.ts';
 import { sample, sampleAllowance, samplesBody, startedSample } from '../schemas/samples.ts';
-import { walletHealthList } from '../schemas/wallet-health.ts';
+import { walletHealthList, walletHealthQuery } from '../schemas/wallet-health.ts';
 import type { AdminDeps } from './deps.ts';
 import { actingAs, byCollection, collectionId, type Forward, forward, type Input, plusCollection } from './forward-table.ts';
 import { VIEW_FORWARDS } from './forwards-views.ts';
@@ -165,7 +165,7 @@ export const FORWARDS: Forward[] = [
     operationId: 'adminFreezeCollection',
     summary: "Freeze the contract's metadata at the collection's bundle (irreversible)",
     description:
-      'Forwarded to POST /nft/collections/:id/freeze: setBaseURI, setContractURI and freezeMetadata() through the platform wallet (200 once mined), or 409 OWNER_MUST_SIGN with the three calls for a creator-owned contract; 409 NOT_EXPORTED, SALE_OPEN, ALREADY_FROZEN, FREEZE_IN_PROGRESS.',
+      'Forwarded to POST /nft/collections/:id/freeze: setMaxSupply(totalSupply) when maxSupply is above it, setBaseURI, setContractURI and freezeMetadata() through the platform wallet (200 once mined), or 409 OWNER_MUST_SIGN with the calls for a creator-owned contract; 409 NOT_EXPORTED, SALE_OPEN, EXPORT_STALE, TOKENS_NOT_FOLLOWED, ALREADY_FROZEN, FREEZE_IN_PROGRESS.',
     tags: ['permanence'],
     input: byCollection,
     backend: (b, req) => ({ method: 'POST', path: `nft/collections/${b.collectionId}/freeze`, userId: req.auth.userId }),
@@ -181,7 +181,7 @@ export const FORWARDS: Forward[] = [
     description:
       "Forwarded to GET /api/wallet-health: the platform wallet's address, balance, low-balance threshold and whether it is low on each chain, as the wallet-health duty last read them. The operator only.",
     tags: ['operations'],
-    input: z.object({}),
+    input: walletHealthQuery,
     backend: () => ({ method: 'GET', path: 'api/wallet-health' }),
     response: walletHealthList,
   }),

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { mintPageUrl } from '../../domain/metadata.ts';
 import { presentCollection } from '../present/collections.ts';
 import {
   activity,
@@ -64,7 +65,7 @@ export async function collectionViewRoutes(app: FastifyInstance, { nft, metadata
     },
     async (req) => {
       const o = await views.overview(req.params.collectionId);
-      const page = `${(publicBaseUrl ?? metadataBaseUrl).replace(/\/+$/, '')}/mint/${o.collection.id}`;
+      const page = mintPageUrl(publicBaseUrl ?? metadataBaseUrl, o.collection.id);
       return ok({ ...o, collection: presentCollection(o.collection), share: { page_url: page, embed_url: `${page}?embed=1` } });
     },
   );

@@ -5,7 +5,8 @@
  *   fairness, newest mints);
  * - `GET /nft/collections/:id/allowlist-proof?address=`: {allowed, proof} for one wallet;
  * - `GET /mint/:collectionId` (`?embed=1`: the compact widget for an iframe) and
- *   `GET /mint/:chainId/:address` (redirects to the collection deployed there): static HTML from
+ *   `GET /mint/:chainId/:address` (redirects to the collection deployed there; `/mint/<collection
+ *   id>/<anything>` is a 404): static HTML from
  *   web/mint/ with its script and styles under `/mint-assets/`, under the console's strict CSP;
  *   only the embed may be framed (frame-ancestors *).
  */
@@ -17,7 +18,7 @@ import { z } from 'zod';
 import { WEB_DIR } from '../admin/ui.ts';
 import { pageCsp, type CspOptions } from '../plugins/csp.ts';
 import { sendError } from '../plugins/errors.ts';
-import { collectionIdParams, ok } from '../schemas/common.ts';
+import { collectionIdParams, ok, UUID_RE } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
 import { allowlistProof, allowlistProofQuery, mintPageByAddressParams, mintPageDocument, mintPageQuery } from '../schemas/mint-page.ts';
 import type { NftRouteOptions } from './collections.ts';
@@ -112,7 +113,20 @@ export async function mintPageRoutes(app: FastifyInstance, { nft, config, public
 
   r.get(
     '/mint/:chainId/:address',
-    { ...hidden, schema: { hide: true, params: mintPageByAddressParams, querystring: mintPageQuery } },
+    {
+      ...hidden,
+      schema: { hide: true, params: mintPageByAddressParams, querystring: mintPageQuery },
+      // `/mint/<collection id>/<anything>` has this shape too: it is no page (404 saying which is),
+      // not a bad chain id.
+      preValidation: async (req, reply) => {
+        // before validation: the raw path segments
+        const chainId = String((req.params as unknown as { chainId: string }).chainId);
+        if (UUID_RE.test(chainId)) {
+          const at = req.url.split('?')[0];
+          return sendError(reply, 'envelope', 404, `route GET ${at} not found: a collection's mint page is /mint/${chainId}`);
+        }
+      },
+    },
     async (req, reply) => {
       const id = await pages.idAt(req.params.chainId, req.params.address);
       const embed = req.query.embed === '1' ? '?embed=1' : '';

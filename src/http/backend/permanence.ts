@@ -13,7 +13,7 @@ import type { FreezeService } from '../../services/freeze.ts';
 import type { PermanenceService } from '../../services/permanence.ts';
 import { collectionIdParams, ok } from '../schemas/common.ts';
 import { envelope } from '../schemas/envelope.ts';
-import { exportView, freezeView, ipfsParams, ipfsQuery } from '../schemas/permanence.ts';
+import { exportView, freezeView, ipfsParams, ipfsQuery, noFieldsBody } from '../schemas/permanence.ts';
 
 const tags = ['permanence'];
 
@@ -39,6 +39,7 @@ export async function permanenceRoutes(
           'Owner or operator. Only once the sale is closed: sold out, minting turned off (mintActive false), or the on-chain sale ended; else 409 SALE_OPEN naming why. Answers 202 with the export record; the bundle (images, token documents, receipts, contract.json, a static viewer) is built in the background: poll GET …/export until ready (docs/permanence.md). A request while one is building answers that one.',
         tags,
         params: collectionIdParams,
+        body: noFieldsBody,
         response: { 202: envelope(exportView) },
       },
     },
@@ -69,6 +70,7 @@ export async function permanenceRoutes(
           'Owner or operator. Retries the pin of the newest ready export on the configured target (IPFS_PIN_TARGET: Kubo, a Pinning Service API, an S3 bucket importing CARs) after a failed pin, or pins one made before a target was configured. Answers 202 with the export, pin_status pinning; poll GET …/export until pinned or failed (pinned only once the target answered the root and sample paths with exactly the bundle\'s bytes; docs/permanence.md "Pinning"). 503 without a target, 404 before any export, 409 EXPORT_NOT_READY while it builds or after it failed, 409 ALREADY_PINNED.',
         tags,
         params: collectionIdParams,
+        body: noFieldsBody,
         response: { 202: envelope(exportView) },
       },
     },
@@ -82,9 +84,10 @@ export async function permanenceRoutes(
         operationId: 'freezeCollection',
         summary: "Freeze the contract's metadata at the collection's bundle (irreversible)",
         description:
-          'Owner or operator. Needs a ready export (409 NOT_EXPORTED) and a closed sale (409 SALE_OPEN naming why). For a contract the platform wallet owns, sends setBaseURI(ipfs://<root>/metadata/), setContractURI(ipfs://<root>/contract.json) and freezeMetadata() and answers 200 once all three are mined; the metadata routes then answer the bundle\'s documents. A creator-owned contract answers 409 OWNER_MUST_SIGN with the three `calls` {to, data, description} its owner sends; once the chain shows it frozen at this bundle, POST again to record it. 409 ALREADY_FROZEN when it is; 409 FREEZE_IN_PROGRESS while another request for the collection is sending (docs/permanence.md "Freezing").',
+          'Owner or operator. Needs a ready export (409 NOT_EXPORTED) and a closed sale (409 SALE_OPEN naming why). For a contract the platform wallet owns, sends setMaxSupply(totalSupply) when maxSupply is above it (no token can be minted past the bundle), setBaseURI(ipfs://<root>/metadata/), setContractURI(ipfs://<root>/contract.json) and freezeMetadata() and answers 200 once all are mined; the metadata routes then answer the bundle\'s documents. A creator-owned contract answers 409 OWNER_MUST_SIGN with the `calls` {to, data, description} its owner sends; once the chain shows it frozen at this bundle, POST again to record it. 409 EXPORT_STALE when the export does not hold every token on chain, TOKENS_NOT_FOLLOWED when the contract has tokens the platform has not recorded yet, ALREADY_FROZEN when it is frozen; 409 FREEZE_IN_PROGRESS while another request for the collection is sending (docs/permanence.md "Freezing").',
         tags,
         params: collectionIdParams,
+        body: noFieldsBody,
         response: { 200: envelope(freezeView) },
       },
     },

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { WalletHealthReads } from '../../services/wallet-health.ts';
 import { ok } from '../schemas/common.ts';
-import { walletHealthResponse } from '../schemas/wallet-health.ts';
+import { walletHealthQuery, walletHealthResponse } from '../schemas/wallet-health.ts';
 
 export const walletHealthRoutes: FastifyPluginAsync<{ walletHealth: WalletHealthReads }> = async (app, { walletHealth }) => {
   app.withTypeProvider<ZodTypeProvider>().get(
@@ -17,7 +17,8 @@ export const walletHealthRoutes: FastifyPluginAsync<{ walletHealth: WalletHealth
         operationId: 'getWalletHealth',
         summary: "The platform wallet's balance per chain",
         description:
-          "The platform wallet's address, balance and low-balance threshold on each chain, and whether it is low, as the wallet-health duty last read them (every WALLET_HEALTH_INTERVAL_MS; an empty list until its first read). The operator (service key) only.",
+          "The platform wallet's address, balance and low-balance threshold on each chain, and whether it is low, as the wallet-health duty last read them (every WALLET_HEALTH_INTERVAL_MS; an empty list until its first read), every chain at once: a query parameter is refused (400 naming it). The operator (service key) only.",
+        querystring: walletHealthQuery,
         response: { 200: walletHealthResponse },
       },
     },

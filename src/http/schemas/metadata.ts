@@ -57,6 +57,6 @@ export const collectionDocument = withExample(
     name: 'Night Foxes',
     description: 'Fifty foxes under the northern lights, each with its own fur, accessory and sky.',
     image: EXAMPLE_URL.cover,
-    external_link: EXAMPLE_URL.contractURI,
+    external_link: `${EXAMPLE_URL.base}/mint/${EXAMPLE_ID.collection}`,
   },
 );

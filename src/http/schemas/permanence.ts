@@ -53,6 +53,13 @@ export const exportView = withExample(
   },
 );
 
+/**
+ * The body of POST …/export, …/export/pin and …/freeze: none, or `{}`. The routes take nothing but
+ * the path, and an unknown field is refused (400 naming it) as on every other route that takes a
+ * body, rather than ignored. The admin proxy's forwards send no body.
+ */
+export const noFieldsBody = withExample(z.strictObject({}), {}).optional();
+
 /** `?format=car` (the stored CAR of a bundle root) or `?format=raw` (one block): what IPFS services fetching from this backend ask for. */
 export const ipfsQuery = z.object({
   format: z.enum(['car', 'raw']).optional().describe('car: the whole bundle as the stored CARv1 (a root only); raw: the block itself'),
@@ -77,7 +84,7 @@ export const freezeView = withExample(
     frozen_at: z.string().nullable(),
     tx_hash: z.string().nullable().describe("freezeMetadata()'s transaction when the platform sent it; null when the owner did"),
     transactions: z
-      .array(z.object({ action: z.enum(['setBaseURI', 'setContractURI', 'freezeMetadata']), tx_hash: z.string() }))
+      .array(z.object({ action: z.enum(['setMaxSupply', 'setBaseURI', 'setContractURI', 'freezeMetadata']), tx_hash: z.string() }))
       .describe("this request's transactions, in order; empty when the chain was already frozen (the owner sent them)"),
   }),
   {

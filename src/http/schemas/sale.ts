@@ -4,10 +4,16 @@
  */
 import { z } from 'zod';
 import { MAX_PAYOUTS, MAX_PER_WALLET, MAX_PRICE, MAX_TIME } from '../../domain/sale-config.ts';
+import { ADDRESS_RE, checksumProblem } from '../../domain/address.ts';
 import { address } from './common.ts';
 import { EXAMPLE_CHAIN, withExample } from './examples.ts';
 
 const ZERO = /^0x0{40}$/i;
+const CURRENCY_RULE = 'expected "native" (the chain\'s currency) or the 0x-prefixed address of one ERC-20 token';
+/** The sale contract's bound (SaleFacet refuses a larger price: it keeps it in 128 bits). */
+const PRICE_RULE =
+  "expected a whole number of the currency's smallest unit (wei for native) as a decimal string: digits only, no sign, point or leading zero";
+const PRICE_MAX = `at most 2^128-1 = ${MAX_PRICE} (the sale contract keeps the price in 128 bits)`;
 const isoTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 date-time' }).refine((v) => {
   const t = Date.parse(v);
   // refinements run after a failed format check too: only judge a parsable time
@@ -17,13 +23,27 @@ const isoTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 da
 const saleSettingsObject = z
   .object({
     currency: z
-      .union([z.literal('native'), address.refine((a) => !ZERO.test(a), 'the zero address is not a token; use "native"')])
+      .union(
+        [
+          z.literal('native'),
+          z
+            .string()
+            .regex(ADDRESS_RE, CURRENCY_RULE)
+            .superRefine((value, ctx) => {
+              const problem = ADDRESS_RE.test(value) ? checksumProblem(value) : null;
+              if (problem) ctx.addIssue({ code: 'custom', message: problem });
+            })
+            .refine((a) => !ZERO.test(a), 'the zero address is not a token; use "native"'),
+        ],
+        { error: CURRENCY_RULE },
+      )
       .describe('"native" (the chain\'s currency) or the address of one ERC-20 token'),
     price: z
-      .string()
-      .regex(/^(0|[1-9][0-9]{0,38})$/, "expected a decimal string of digits (the currency's smallest unit)")
-      .refine((v) => !/^[0-9]+$/.test(v) || BigInt(v) <= MAX_PRICE, 'must be below 2^128')
-      .describe("per token, in the currency's smallest unit (wei for native)"),
+      .string({ error: `${PRICE_RULE} (a JSON string, so that large prices stay exact)` })
+      .regex(/^(0|[1-9][0-9]*)$/, PRICE_RULE)
+      // the length first: a huge string is not worth a BigInt
+      .refine((v) => !/^[0-9]+$/.test(v) || (v.length <= 39 && BigInt(v) <= MAX_PRICE), PRICE_MAX)
+      .describe(`per token, in the currency's smallest unit (wei for native): a decimal string of digits, at most 2^128-1`),
     start: isoTime.nullable().describe('purchases open at (inclusive); null: at once'),
     end: isoTime.nullable().describe('purchases close at (exclusive); null: never'),
     max_per_wallet: z.number().int().min(1).max(MAX_PER_WALLET).nullable().describe('tokens per recipient wallet; null: no limit'),

@@ -3,6 +3,12 @@ import { z } from 'zod';
 import { envelope } from './envelope.ts';
 import { EXAMPLE_CHAIN, EXAMPLE_TIME, withExample } from './examples.ts';
 
+/**
+ * The route takes no query parameter (it lists every chain): one is refused, 400 naming it, as the
+ * allowlist-proof route refuses an unknown one, rather than ignored as if it filtered.
+ */
+export const walletHealthQuery = z.strictObject({});
+
 export const walletHealthItem = z.object({
   chain_id: z.number().int(),
   chain_name: z.string(),
