@@ -53,7 +53,7 @@ export async function closedReason(deps: SaleClosedDeps, c: SaleRecord): Promise
     try {
       chainFacts = await deps.readChain(c.chain_id!, c.contract_address!);
     } catch (err) {
-      deps.log?.(err, `export: reading the sale state of ${c.contract_address} failed`);
+      deps.log?.(err, `reading the sale state of ${c.contract_address} failed (the record decides)`);
     }
   }
   const onChain = chainFacts.chainSupply?.total;

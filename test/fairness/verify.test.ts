@@ -12,11 +12,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { createPublicClient, createWalletClient, defineChain, http, toHex, type Address } from 'viem';
+import { toHex, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { collectionAbi } from '../../contracts/abi/index.ts';
+import { publicClientForUrl } from '../../src/chain/chains.ts';
 import { ANVIL_PRIVATE_KEYS, freePort } from '../../src/chain/anvil.ts';
 import { CLI, startCli, stopAllClis } from '../helpers/cli.ts';
+import { walletFor } from '../helpers/kit.ts';
 import { call, sampleData } from '../helpers/platform.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-verify-e2e-'));
@@ -99,14 +101,8 @@ test('verify: not revealed yet (3), every token ok after the reveal (0), an alte
   });
   assert.equal(sale.status, 200, JSON.stringify(sale.body));
 
-  const chain = defineChain({
-    id: 31337,
-    name: 'dev',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpc] } },
-  });
-  const buyer = createWalletClient({ chain, transport: http(), account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[7]!) });
-  const client = createPublicClient({ chain, transport: http(), cacheTime: 0 });
+  const buyer = walletFor(rpc, 7);
+  const client = publicClientForUrl(31337, rpc);
   const hash = await buyer.writeContract({
     address: contract,
     abi: collectionAbi,

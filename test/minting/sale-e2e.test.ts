@@ -11,11 +11,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { createPublicClient, createWalletClient, defineChain, http, toHex, type Address } from 'viem';
+import { toHex, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { collectionAbi } from '../../contracts/abi/index.ts';
+import { publicClientForUrl } from '../../src/chain/chains.ts';
 import { ANVIL_PRIVATE_KEYS, freePort } from '../../src/chain/anvil.ts';
 import { startCli, stopAllClis, stopCli } from '../helpers/cli.ts';
+import { walletFor } from '../helpers/kit.ts';
 import { call, sampleData } from '../helpers/platform.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-sale-e2e-'));
@@ -68,14 +70,8 @@ test('a purchase on chain becomes three tokens with artwork and the buyer’s ch
   assert.equal(sale.status, 200, JSON.stringify(sale.body));
 
   // the collector: only a wallet and the chain from here on
-  const chain = defineChain({
-    id: 31337,
-    name: 'dev',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [`http://127.0.0.1:${chainPort}`] } },
-  });
-  const buyer = createWalletClient({ chain, transport: http(), account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[7]!) });
-  const client = createPublicClient({ chain, transport: http(), cacheTime: 0 });
+  const buyer = walletFor(`http://127.0.0.1:${chainPort}`, 7);
+  const client = publicClientForUrl(31337, `http://127.0.0.1:${chainPort}`);
   const data = toHex(JSON.stringify({ color: 'red' }));
   const hash = await buyer.writeContract({
     address: contract,

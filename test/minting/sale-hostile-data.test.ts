@@ -12,12 +12,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { createPublicClient, createWalletClient, defineChain, http, toHex, type Address, type Hex } from 'viem';
+import { toHex, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { collectionAbi } from '../../contracts/abi/index.ts';
+import { publicClientForUrl } from '../../src/chain/chains.ts';
 import { ANVIL_PRIVATE_KEYS, freePort } from '../../src/chain/anvil.ts';
 import { openDatabase, rows } from '../../src/db/client.ts';
 import { startCli, stopAllClis, stopCli } from '../helpers/cli.ts';
+import { walletFor } from '../helpers/kit.ts';
 import { call, sampleData } from '../helpers/platform.ts';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-sale-hostile-'));
@@ -80,14 +82,8 @@ test('data jsonb refuses: drawn artwork for those purchases, the choice for the 
   });
   assert.equal(sale.status, 200, JSON.stringify(sale.body));
 
-  const chain = defineChain({
-    id: 31337,
-    name: 'dev',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [`http://127.0.0.1:${chainPort}`] } },
-  });
-  const buyer = createWalletClient({ chain, transport: http(), account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[7]!) });
-  const client = createPublicClient({ chain, transport: http(), cacheTime: 0 });
+  const buyer = walletFor(`http://127.0.0.1:${chainPort}`, 7);
+  const client = publicClientForUrl(31337, `http://127.0.0.1:${chainPort}`);
   const buy = async (payload: Hex) => {
     const hash = await buyer.writeContract({
       address: contract,
