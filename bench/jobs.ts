@@ -6,6 +6,10 @@
  * insert the job and its output (one statement), then mark both completed (one statement).
  * The last line is `pipeline/floor+files: R`: the pipeline against the floor that writes the same
  * files (the PNG and its WebP thumbnail), the target docs/jobs.md states; `pipeline/floor` before it.
+ * A third floor, floor+files+claim, also has the pipeline's lifecycle: the job is inserted pending
+ * and the handler first moves it to processing in a statement of its own (the claim, one more round
+ * trip and commit) before it completes it; `pipeline/floor+files+claim` shows what the pipeline's
+ * other work (its rows, history, payloads) costs beyond that round trip (docs/jobs.md "Throughput").
  *
  * Round trips and commits per job are counted on the PostgreSQL wire by a counting proxy
  * (bench/pg-wire-counter.ts) in a separate, untimed pass per side, from the first submit to the
@@ -17,7 +21,7 @@
  * Environment: REDIS_URL (default redis://127.0.0.1:6379), DATABASE_URL (a throwaway database is
  * created on that server; PGlite without it, and no wire counts), BENCH_JOBS (jobs per round and
  * side, default 300), BENCH_ROUNDS (default 3), BENCH_CONCURRENCY (worker concurrency for both,
- * default 20), BENCH_COUNT_JOBS (jobs per counted pass, default 100), BENCH_ONLY=pipeline|floor (profiling: one side, timed
+ * default 20), BENCH_COUNT_JOBS (jobs per counted pass, default 100), BENCH_ONLY=pipeline|floor|floor+files|floor+claim (profiling: one side, timed
  * rounds only, e.g. under `node --cpu-prof --import tsx bench/jobs.ts`).
  *
  * The no-op generator returns a fixed 8×8 PNG (no rendering). Figures: docs/jobs.md "Throughput".
@@ -47,7 +51,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
 const COUNT_JOBS = Number(process.env.BENCH_COUNT_JOBS ?? 100);
 /** Profiling aid: run one side only (no ratio). */
-const ONLY = process.env.BENCH_ONLY as 'pipeline' | 'floor' | undefined;
+const ONLY = process.env.BENCH_ONLY as 'pipeline' | 'floor' | 'floor+files' | 'floor+claim' | undefined;
 const SUBMITTERS = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -178,8 +182,10 @@ async function pipelineRound(side: Side, label: string, n: number, opts: { charg
 /**
  * The floor: the same queue wrapper and options; two statements per job. With `files`, the
  * handler also writes what the pipeline writes (the PNG and a WebP thumbnail rendered from it).
+ * With `claim`, the job is inserted pending and the handler first moves it to processing in a
+ * statement of its own, as the pipeline's claim does: three statements per job.
  */
-async function floorRound(side: Side, label: string, n: number, opts: { files?: boolean } = {}): Promise<Round> {
+async function floorRound(side: Side, label: string, n: number, opts: { files?: boolean; claim?: boolean } = {}): Promise<Round> {
   const prefix = `atelier-bench-${randomUUID().slice(0, 8)}`;
   const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-bench-'));
   const storage = new LocalStorage({ root: filesDir, baseUrl: 'http://bench.test/files' });
@@ -187,6 +193,10 @@ async function floorRound(side: Side, label: string, n: number, opts: { files?: 
   const db = side.database.db;
   const handle = queue.process(
     async (job) => {
+      if (opts.claim)
+        await db.execute(
+          sql`update jobs set status = 'processing', started_at = now(), updated_at = now() where id = ${job.payload.jobId} and status = 'pending'`,
+        );
       await job.reportProgress(100); // what the no-op generator reports
       let url = 'http://bench.test/files/floor.png';
       if (opts.files) {
@@ -214,7 +224,7 @@ async function floorRound(side: Side, label: string, n: number, opts: { files?: 
         await db.execute(sql`
           with j as (
             insert into jobs (id, status, job_type, data, user_id, collection_id)
-            values (${jobId}, 'processing', ${jobType}, '{}'::jsonb, 'bench-user', ${side.collectionId}::uuid) returning id
+            values (${jobId}, ${opts.claim ? 'pending' : 'processing'}, ${jobType}, '{}'::jsonb, 'bench-user', ${side.collectionId}::uuid) returning id
           )
           insert into outputs (collection_id, job_id, user_id, status, source)
           select ${side.collectionId}::uuid, id, 'bench-user', 'pending', 'load_test' from j`);
@@ -264,16 +274,19 @@ try {
     'floor:    the same BullMQ wrapper and options, one add per job; insert job + output (1 statement); mark both completed (1 statement)',
   );
   console.log('floor+files: the floor, also writing the PNG and its WebP thumbnail through the same storage');
+  console.log('floor+files+claim: floor+files with the job inserted pending and moved to processing by a claim statement of its own');
 
   // Warm-up (connections, prepared statements, caches, JIT) for both sides, not counted.
   await pipelineRound(side, 'warm', 50);
   await floorRound(side, 'warm', 50);
 
-  const runs = { pipeline: [] as Round[], floor: [] as Round[], floorFiles: [] as Round[] };
+  const runs = { pipeline: [] as Round[], floor: [] as Round[], floorFiles: [] as Round[], floorClaim: [] as Round[] };
   for (let round = 1; round <= ROUNDS; round++) {
-    if (ONLY !== 'floor') runs.pipeline.push(await pipelineRound(side, `${round}`, JOBS));
-    if (ONLY !== 'pipeline') runs.floor.push(await floorRound(side, `${round}`, JOBS));
-    if (ONLY !== 'pipeline') runs.floorFiles.push(await floorRound(side, `files-${round}`, JOBS, { files: true }));
+    if (ONLY === undefined || ONLY === 'pipeline') runs.pipeline.push(await pipelineRound(side, `${round}`, JOBS));
+    if (ONLY === undefined || ONLY === 'floor') runs.floor.push(await floorRound(side, `${round}`, JOBS));
+    if (ONLY === undefined || ONLY === 'floor+files') runs.floorFiles.push(await floorRound(side, `files-${round}`, JOBS, { files: true }));
+    if (ONLY === undefined || ONLY === 'floor+claim')
+      runs.floorClaim.push(await floorRound(side, `claim-${round}`, JOBS, { files: true, claim: true }));
     const line = (name: string, r: Round | undefined) =>
       r
         ? `${name} ${r.perSecond.toFixed(1)} jobs/s (CPU per job: bench process ${fmt(r.cpuMs, 2)} ms, PostgreSQL ${fmt(r.pgCpuMs, 2)} ms)`
@@ -283,6 +296,7 @@ try {
         line('pipeline', runs.pipeline.at(-1)),
         line('floor', runs.floor.at(-1)),
         line('floor+files', runs.floorFiles.at(-1)),
+        line('floor+files+claim', runs.floorClaim.at(-1)),
       ]
         .filter(Boolean)
         .join('; ')}`,
@@ -314,8 +328,12 @@ try {
     `${median(rs.map((r) => r.cpuMs)).toFixed(2)} ms bench process, ${rs.every((r) => r.pgCpuMs !== undefined) ? `${median(rs.map((r) => r.pgCpuMs!)).toFixed(2)} ms` : 'n/a'} PostgreSQL`;
   console.log(`median CPU per job: pipeline ${cpu(runs.pipeline)}; floor ${cpu(runs.floor)}`);
   const ff = median(runs.floorFiles.map((r) => r.perSecond));
-  console.log(`median CPU per job: floor+files ${cpu(runs.floorFiles)}`);
-  console.log(`median jobs/s: pipeline ${p.toFixed(1)}, floor ${f.toFixed(1)}, floor+files ${ff.toFixed(1)}`);
+  const fc = median(runs.floorClaim.map((r) => r.perSecond));
+  console.log(`median CPU per job: floor+files ${cpu(runs.floorFiles)}; floor+files+claim ${cpu(runs.floorClaim)}`);
+  console.log(
+    `median jobs/s: pipeline ${p.toFixed(1)}, floor ${f.toFixed(1)}, floor+files ${ff.toFixed(1)}, floor+files+claim ${fc.toFixed(1)}`,
+  );
+  console.log(`pipeline/floor+files+claim: ${(p / fc).toFixed(2)}`);
   console.log(`pipeline/floor: ${(p / f).toFixed(2)}`);
   console.log(`pipeline/floor+files: ${(p / ff).toFixed(2)}`);
 } finally {
