@@ -4,6 +4,11 @@
  * at the node-postgres client). Phases: startGeneration (queue add stubbed and timed apart), the
  * worker's step handler (queue hop excluded), and, inside it, storage and thumbnail work.
  * BENCH_PROFILE_JOBS (default 100).
+ *
+ * Also the rows each phase writes per job, per table (inserted, updated, of which HOT), from
+ * pg_stat_user_tables: each phase runs on a pool of its own that is closed before the read (a
+ * backend flushes its counters when it exits), so the counts are exact and this database's only.
+ * The WAL bytes are the server's (pg_current_wal_lsn), so they include other sessions' writes.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +23,7 @@ import { createStepHandler } from '../src/generation/worker.ts';
 import type { WorkQueue } from '../src/queue/index.ts';
 import { LocalStorage } from '../src/storage/local.ts';
 import { renderThumbnail } from '../src/storage/thumbnails.ts';
+import { openDatabase, type Database } from '../src/db/client.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
 
 if (!process.env.DATABASE_URL) throw new Error('set DATABASE_URL: statements are counted at the node-postgres client');
@@ -60,7 +66,47 @@ function report(title: string, ms: number) {
   tally.clear();
 }
 
-const database = await createTestDatabase();
+interface TableWrites {
+  [table: string]: { ins: number; upd: number; hot: number };
+}
+
+async function tableWrites(url: string): Promise<{ tables: TableWrites; lsn: string }> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const r = await c.query(
+    'select relname, n_tup_ins::int as ins, n_tup_upd::int as upd, n_tup_hot_upd::int as hot from pg_stat_user_tables',
+  );
+  const lsn = (await c.query('select pg_current_wal_lsn()::text as l')).rows[0].l as string;
+  await c.end();
+  return { tables: Object.fromEntries(r.rows.map((x) => [x.relname, { ins: x.ins, upd: x.upd, hot: x.hot }])), lsn };
+}
+
+const lsnBytes = (l: string) => {
+  const [hi, lo] = l.split('/');
+  return Number.parseInt(hi!, 16) * 2 ** 32 + Number.parseInt(lo!, 16);
+};
+
+function reportWrites(title: string, a: Awaited<ReturnType<typeof tableWrites>>, b: Awaited<ReturnType<typeof tableWrites>>) {
+  const lines: string[] = [];
+  let total = 0;
+  for (const [t, w] of Object.entries(b.tables)) {
+    const o = a.tables[t] ?? { ins: 0, upd: 0, hot: 0 };
+    const ins = (w.ins - o.ins) / N;
+    const upd = (w.upd - o.upd) / N;
+    const hot = (w.hot - o.hot) / N;
+    if (ins === 0 && upd === 0) continue;
+    total += ins + upd;
+    lines.push(`  ${t.padEnd(20)} ${ins.toFixed(2)} inserted, ${upd.toFixed(2)} updated (${hot.toFixed(2)} HOT)`);
+  }
+  console.log(
+    `${title}: ${total.toFixed(2)} row writes per job; WAL ${((lsnBytes(b.lsn) - lsnBytes(a.lsn)) / N / 1024).toFixed(1)} KB per job (server-wide)`,
+  );
+  for (const l of lines.sort()) console.log(l);
+}
+
+const owner = await createTestDatabase();
+// The measured phases run on pools of their own, closed before their writes are read.
+const database: Database = await openDatabase({ url: owner.url! });
 const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'atelier-profile-'));
 const storage = new LocalStorage({ root: filesDir, baseUrl: 'http://bench.test/files' });
 const config = testConfig({ CREDITS_PER_GENERATION: '1' });
@@ -79,6 +125,7 @@ const collection = await benchCollection(database.db);
 const tiny = await tinyPng();
 const ctx = { db: database.db, config, queue, storage };
 
+const w0 = await tableWrites(owner.url!);
 counting = true;
 let t0 = performance.now();
 for (let i = 0; i < N; i++) {
@@ -92,6 +139,12 @@ for (let i = 0; i < N; i++) {
   });
 }
 report('startGeneration (charged user)', performance.now() - t0);
+counting = false;
+await database.close();
+const w1 = await tableWrites(owner.url!);
+const workerDb = await openDatabase({ url: owner.url! });
+ctx.db = workerDb.db;
+counting = true;
 
 const handler = createStepHandler({
   ...ctx,
@@ -103,6 +156,12 @@ for (const { id, payload } of added.splice(0)) {
 }
 report('worker step handler (one-step job, incl. storage + thumbnail)', performance.now() - t0);
 counting = false;
+await workerDb.close();
+const w2 = await tableWrites(owner.url!);
+console.log('');
+reportWrites('rows written by startGeneration', w0, w1);
+reportWrites('rows written by the worker', w1, w2);
+reportWrites('rows written per job', w0, w2);
 
 t0 = performance.now();
 for (let i = 0; i < N; i++) await storage.put(`profile/x-${i}.png`, tiny, 'image/png');
@@ -114,6 +173,6 @@ console.log(
   `\nstorage.put of the 8×8 PNG: ${putMs.toFixed(2)} ms; WebP thumbnail of it: ${thumbMs.toFixed(2)} ms; queue add stub: ${(queueMs / N).toFixed(3)} ms`,
 );
 
-await database.close();
+await owner.close();
 fs.rmSync(filesDir, { recursive: true, force: true });
 process.exit(0);

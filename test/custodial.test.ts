@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { jobSteps, outputs, workflows } from '../src/db/schema/index.ts';
-import { startJobsPlatform, waitForJobEnd, type JobsPlatform } from './helpers/jobs.ts';
+import { outputs, workflows } from '../src/db/schema/index.ts';
+import { readSteps, startJobsPlatform, waitForJobEnd, type JobsPlatform } from './helpers/jobs.ts';
 import { asService, call } from './helpers/platform.ts';
 
 let p: JobsPlatform;
@@ -112,7 +112,7 @@ test('a custodial collection generates through flexible_prompt with its template
   const [wf] = await p.database.db.select().from(workflows).where(eq(workflows.id, job.workflow_id!));
   assert.equal(wf!.name, 'flexible_prompt');
   assert.equal(wf!.type, 'direct_job');
-  const [step] = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, job.id));
+  const [step] = await readSteps(p.database.db, job.id);
   const payload = step!.input_data as { type: string; payload: { prompt: string } };
   assert.equal(payload.type, 'direct_job');
   assert.equal(payload.payload.prompt, 'a portrait wearing a beanie, feeling calm');

@@ -10,10 +10,10 @@ import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
-import { jobHistory, jobSteps, outputs } from '../src/db/schema/index.ts';
+import { jobHistory, outputs } from '../src/db/schema/index.ts';
 import { ProceduralConnector } from '../src/generation/connectors/index.ts';
 import { client, svc } from './helpers/content.ts';
-import { REDIS_URL, startJobsPlatform, waitFor, type JobsPlatform } from './helpers/jobs.ts';
+import { readSteps, REDIS_URL, startJobsPlatform, waitFor, type JobsPlatform } from './helpers/jobs.ts';
 import { sampleData } from './helpers/platform.ts';
 
 let p: JobsPlatform;
@@ -77,7 +77,7 @@ test('SIGKILLed worker mid-step: the step is taken up again and the job complete
   const hist = await p.database.db.select().from(jobHistory).where(eq(jobHistory.job_id, jobId));
   assert.equal(hist.filter((h) => h.status === 'completed').length, 1);
   assert.equal(hist.filter((h) => h.status === 'failed').length, 0);
-  const steps = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, jobId));
+  const steps = await readSteps(p.database.db, jobId);
   assert.equal(steps.length, 1);
   assert.equal(steps[0]!.status, 'completed');
   const [o] = await p.database.db.select().from(outputs).where(eq(outputs.id, done.output_id));

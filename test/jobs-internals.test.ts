@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { asc, eq } from 'drizzle-orm';
+import { asc, desc, eq } from 'drizzle-orm';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import type { Db } from '../src/db/client.ts';
-import { jobHistory, jobSteps, outputs } from '../src/db/schema/index.ts';
+import { jobHistory, outputs } from '../src/db/schema/index.ts';
 import { claimStep } from '../src/db/step-runs.ts';
 import { errorMessage } from '../src/generation/errors.ts';
 import { planClaim, planLastStep } from '../src/generation/job-events.ts';
@@ -19,12 +19,14 @@ import { reconcileStaleSteps } from '../src/generation/worker.ts';
 import { InProcessQueue, type WorkQueue } from '../src/queue/index.ts';
 import { initTelemetry, shutdownTelemetry } from '../src/telemetry.ts';
 import { client, svc } from './helpers/content.ts';
-import { startJobsPlatform, waitFor, type JobsPlatform } from './helpers/jobs.ts';
+import { readSteps, startJobsPlatform, waitFor, type JobsPlatform } from './helpers/jobs.ts';
 import { sampleData } from './helpers/platform.ts';
 
 let p: JobsPlatform;
 let api: ReturnType<typeof client>;
 let collectionId: string;
+/** A collection of two steps: its steps have rows, and step 0's completion is a write of its own. */
+let twoStepId: string;
 const exporter = new InMemorySpanExporter();
 
 before(async () => {
@@ -33,14 +35,17 @@ before(async () => {
   api = client(p);
   collectionId = (await api('/nft/collections', svc('creator'), { body: { title: 'Internals', data: sampleData() } })).body.data.collection
     .id;
+  const two = sampleData();
+  two.steps.push({ id: 2, nodeName: 'refine', nodePayload: { intent: 'refined', user_image: null, optional_ref_image: null, seed: null } });
+  twoStepId = (await api('/nft/collections', svc('creator'), { body: { title: 'Two steps', data: two } })).body.data.collection.id;
 });
 after(async () => {
   await p.close();
   await shutdownTelemetry();
 });
 
-const generate = async () => {
-  const res = await api(`/api/collections/${collectionId}/generate`, svc('creator'), { body: { variables: {} } });
+const generate = async (collection = collectionId) => {
+  const res = await api(`/api/collections/${collection}/generate`, svc('creator'), { body: { variables: {} } });
   assert.equal(res.status, 202, JSON.stringify(res.body));
   return res.body.data.jobId as string;
 };
@@ -67,15 +72,15 @@ function failingStatements(db: Db, n: number): Db {
 }
 
 test('step completion write: retried after 1 s and 2 s, verified; gives up after 1, 2, 4 s', async () => {
-  const jobId = await generate(); // no worker: the step stays pending
+  const jobId = await generate(twoStepId); // no worker: the step stays pending
   const delays: number[] = [];
   const sleepSpy = async (ms: number) => void delays.push(ms);
-  const ev = { type: 'node_completed' as const, stepOrder: 0, retryAttempt: 0, totalSteps: 1, stepName: 'image', output: { url: 'x' } };
+  const ev = { type: 'node_completed' as const, stepOrder: 0, retryAttempt: 0, totalSteps: 2, stepName: 'image', output: { url: 'x' } };
 
   const r = await applyJobEvent(failingStatements(p.database.db, 2), jobId, ev, { sleep: sleepSpy });
   assert.equal(r.applied, true);
   assert.deepEqual(delays, [1000, 2000]);
-  const [step] = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, jobId));
+  const [step] = await readSteps(p.database.db, jobId);
   assert.equal(step!.status, 'completed');
 
   delays.length = 0;
@@ -83,7 +88,7 @@ test('step completion write: retried after 1 s and 2 s, verified; gives up after
   assert.equal(again.applied, false, 'a second completion changes nothing');
   assert.deepEqual(delays, []);
 
-  const other = await generate();
+  const other = await generate(twoStepId);
   await assert.rejects(applyJobEvent(failingStatements(p.database.db, 4), other, ev, { sleep: sleepSpy }), /connection reset/);
   assert.deepEqual(delays, [1000, 2000, 4000]);
 });
@@ -123,7 +128,7 @@ test('last step: completion and finish in one statement, retried after 1 s and 2
     ),
   );
   assert.equal(claimed?.started, true);
-  assert.equal(claimed?.step?.status, 'pending', 'the claim reads the step as it was');
+  assert.equal(claimed?.step, null, 'a one-step job has no step row: the job is its step');
   const statement = planLastStep(
     jobId,
     {
@@ -148,19 +153,31 @@ test('last step: completion and finish in one statement, retried after 1 s and 2
   const done = await jobOf(jobId);
   assert.equal(done.status, 'completed');
   assert.equal(done.workflow_output, 'http://x/k.png');
-  const [step] = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, jobId));
+  const [step] = await readSteps(p.database.db, jobId);
   assert.equal(step!.status, 'completed');
   const [o] = await p.database.db.select().from(outputs).where(eq(outputs.id, job.output_id));
   assert.deepEqual([o!.status, o!.url], ['completed', 'http://x/k.png']);
   const events = (await p.database.db.select().from(jobHistory).where(eq(jobHistory.job_id, jobId)).orderBy(asc(jobHistory.id))).map(
     (h) => h.message,
   );
-  assert.deepEqual(events, ['job created', 'step 1/1 started: image', 'step 1/1 completed: image', 'job completed']);
+  assert.deepEqual(events, ['job created', 'step 1/1 started: image', 'job completed']);
+  // One entry for the step's completion and the job's (docs/jobs.md "One-step jobs").
+  const [last] = await p.database.db.select().from(jobHistory).where(eq(jobHistory.job_id, jobId)).orderBy(desc(jobHistory.id)).limit(1);
+  assert.deepEqual(last!.data, {
+    event: 'complete',
+    node_completed: { step_order: 0, retry_attempt: 0, message: 'step 1/1 completed: image' },
+    workflow_output: 'http://x/k.png',
+  });
+  assert.deepEqual(
+    (await readSteps(p.database.db, jobId))[0]!.output_data,
+    { key: 'k.png', url: 'http://x/k.png' },
+    'the step output is kept',
+  );
 
   // Again (a re-delivered step): nothing changes, nothing is written twice.
   delays.length = 0;
   assert.deepEqual(await finishGeneration(p.database.db, statement, { sleep }), { applied: false, skipped: 'job completed' });
-  assert.equal((await p.database.db.select().from(jobHistory).where(eq(jobHistory.job_id, jobId))).length, 4);
+  assert.equal((await p.database.db.select().from(jobHistory).where(eq(jobHistory.job_id, jobId))).length, 3);
 
   // A database that stays down: 1, 2 and 4 s, then the error (the queue retries the step).
   const other = await generate();
@@ -223,7 +240,7 @@ test('reconciliation: waiting steps are left, lost ones re-queued (and then comp
   assert.equal(j.status, 'failed');
   const [o] = await p.database.db.select().from(outputs).where(eq(outputs.id, j.output_id));
   assert.equal(o!.status, 'failed');
-  const [s] = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, doomed));
+  const [s] = await readSteps(p.database.db, doomed);
   assert.equal(s!.status, 'failed');
 });
 

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { collections, decks, jobHistory, jobRetryBackups, jobs, jobSteps } from '../src/db/schema/index.ts';
+import { collections, decks, jobHistory, jobRetryBackups, jobs } from '../src/db/schema/index.ts';
 import { bearer, client, svc, userToken } from './helpers/content.ts';
-import { flakyConnector, startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';
+import { readSteps, flakyConnector, startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';
 import { sampleData } from './helpers/platform.ts';
 
 for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
@@ -126,6 +126,20 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       assert.equal(backups[0]!.original_status, 'failed');
       assert.match(backups[0]!.original_error ?? '', /exploded/);
       assert.equal((backups[0]!.original_data as any).collectionId, cres.body.data.collection.id);
+      // The forensics route shows each attempt's step: the failed one (recorded as a row by the
+      // retry) and the completed one (a one-step job's current step is the job itself).
+      const f = (await api(`/api/jobs/${jobId}/forensics`, svc())).body.data;
+      assert.deepEqual(
+        f.steps.map((s: any) => [s.retry_attempt, s.step_order, s.status, s.queue_job_id]),
+        [
+          [0, 0, 'failed', `${jobId}-s0-r0`],
+          [1, 0, 'completed', `${jobId}-s0-r1`],
+        ],
+      );
+      assert.match(f.steps[0].error_message, /exploded/);
+      assert.equal(f.steps[1].output_data.url, done.workflow_output);
+      assert.equal(f.steps[1].input_data.payload.prompt, f.steps[0].input_data.payload.prompt);
+      assert.equal(f.history.filter((h: any) => h.status === 'completed').length, 1);
 
       const again = await api(`/api/jobs/${jobId}/retry`, svc('creator'), { method: 'POST' });
       assert.equal(again.status, 409);
@@ -262,7 +276,7 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       const cres = await api('/nft/collections', svc('creator'), { body: { title: 'Two steps', data } });
       const res = await generate({ variables: { animal: 'lynx' } }, svc('creator'), cres.body.data.collection.id);
       const j = await waitJob(res.body.data.jobId, 'completed');
-      const steps = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, j.id));
+      const steps = await readSteps(p.database.db, j.id);
       assert.deepEqual(steps.map((s) => [s.step_order, s.status, s.step_name]).sort(), [
         [0, 'completed', 'image'],
         [1, 'completed', 'refine'],

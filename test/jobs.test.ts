@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { EventSource } from 'eventsource';
-import { jobHistory, jobSteps } from '../src/db/schema/index.ts';
+import { jobHistory } from '../src/db/schema/index.ts';
 import { bearer, client, svc, userToken } from './helpers/content.ts';
-import { flakyConnector, startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';
+import { readSteps, flakyConnector, startJobsPlatform, waitFor, type JobsPlatform, type QueueKind } from './helpers/jobs.ts';
 import { SERVICE_KEY, sampleData } from './helpers/platform.ts';
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
@@ -180,7 +180,7 @@ for (const kind of ['in-process', 'bullmq'] as QueueKind[]) {
       assert.ok(row.flat_file_id);
 
       // Steps: one per collection step, with the submission fields of docs/api/content.md §4.3.
-      const steps = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, jobId));
+      const steps = await readSteps(p.database.db, jobId);
       assert.equal(steps.length, 1);
       assert.equal(steps[0]!.status, 'completed');
       const input = steps[0]!.input_data as any;

@@ -1,6 +1,7 @@
 /**
  * The rows one generation starts with: the deck (new, or +1 on a given one), the pending output,
- * the job, its "job created" history entry and step 0's row, in ONE statement (data-modifying
+ * the job, its "job created" history entry and step 0's row (jobs of several steps only: a one-step
+ * job is its own step, docs/jobs.md "One-step jobs"), in ONE statement (data-modifying
  * CTEs): one round trip, and all of it or none of it. The same statement:
  * - checks that the collection and the workflow the job was built from are still the versions the
  *   caller read (a digest of the fields a job is built from, `collectionVersionSql`,
@@ -65,7 +66,8 @@ export interface GenerationRows {
     userId: string | null;
     collectionId: string;
   };
-  step0: { stepName: string; stepType: string; queueJobId: string; input: unknown };
+  /** Step 0's row; none for a one-step job (the job is its step). */
+  step0?: { stepName: string; stepType: string; queueJobId: string; input: unknown };
 }
 
 /** The deck the output joined, or why nothing was inserted. */
@@ -94,7 +96,7 @@ function statement(r: GenerationRows) {
   const b = statementBuilder();
   const { p } = b;
   const m = r.mintState;
-  const variant = `generation_rows_${r.deckId ? 'deck' : 'new'}${m ? '_mint' : ''}${r.charge ? '_charged' : ''}`;
+  const variant = `generation_rows_${r.deckId ? 'deck' : 'new'}${m ? '_mint' : ''}${r.charge ? '_charged' : ''}${r.step0 ? '_step0' : ''}`;
   const outputId = p(r.outputId);
   const outputCollection = p(r.outputCollectionId);
   const fresh = `exists (select 1 from collections c where c.id = ${p(r.built.collection.id)}::uuid and ${collectionVersionSql('c')} = ${p(r.built.collection.version)}::text)
@@ -166,12 +168,16 @@ function statement(r: GenerationRows) {
         ${p(j.collectionId)}::uuid, o.id
       from o
       returning id),
-    h as (insert into job_history (job_id, status, message, progress) select id, 'pending', 'job created', 0 from j),
+    h as (insert into job_history (job_id, status, message, progress) select id, 'pending', 'job created', 0 from j)${
+      r.step0
+        ? `,
     s as (
       insert into job_steps (job_id, step_name, step_type, step_order, retry_attempt, status, input_data, queue_job_id)
       select id, ${p(r.step0.stepName.slice(0, 100))}::varchar, ${p(r.step0.stepType.slice(0, 50))}::varchar, 0, 0, 'pending',
         ${p(JSON.stringify(r.step0.input))}::jsonb, ${p(r.step0.queueJobId)}::text
-      from j)${m ? tokenMintedOutbox(p, r.built.collection.id, m) : ''}
+      from j)`
+        : ''
+    }${m ? tokenMintedOutbox(p, r.built.collection.id, m) : ''}
     select (select id::text from d) as deck_id, exists (select 1 from g) as fresh, ${result}`;
   return { statement: { name: variant, text }, values: b.values };
 }

@@ -93,12 +93,18 @@ export function completeStep(db: Db, s: StepCompletionStatement): Promise<boolea
   ).then((n) => n > 0);
 }
 
-/** The step's status (the verification read after a completion write that changed nothing), or null. */
+/**
+ * The step's status (the verification read after a completion write that changed nothing), or
+ * null. A one-step job without a step row is its own step: the job's status in that attempt.
+ */
 export async function stepStatus(db: Db, jobId: string, stepOrder: number, retryAttempt: number): Promise<string | null> {
-  const [row] = await db
-    .select({ status: jobSteps.status })
-    .from(jobSteps)
-    .where(and(eq(jobSteps.job_id, jobId), eq(jobSteps.step_order, stepOrder), eq(jobSteps.retry_attempt, retryAttempt)));
+  const row = await firstRow<{ status: string | null }>(
+    db,
+    sql`select coalesce(
+          (select status from job_steps where job_id = ${jobId} and step_order = ${stepOrder} and retry_attempt = ${retryAttempt}),
+          (select status from jobs where id = ${jobId} and retry_count = ${retryAttempt} and ${stepOrder} = 0
+             and jsonb_array_length(coalesce(data->'steps', '[]'::jsonb)) = 1)) as status`,
+  );
   return row?.status ?? null;
 }
 
@@ -161,7 +167,8 @@ export function failJob(db: Db, s: FailureStatement): Promise<JobRow | null> {
 /**
  * A retry in one transaction: the job back to `to` with retry_count + 1 (conditional on the
  * state that was read, so two retries cannot both pass), the previous state into
- * job_retry_backups, the history entry, the output reopened. The job after it, or null.
+ * job_retry_backups, the history entry, the output reopened, and a one-step job's step of the
+ * replaced attempt recorded as a row. The job after it, or null.
  */
 export function resetForRetry(db: Db, s: RetryStatement): Promise<JobRow | null> {
   return tx(db, async (t) => {
@@ -182,6 +189,7 @@ export function resetForRetry(db: Db, s: RetryStatement): Promise<JobRow | null>
       )
       .returning();
     if (!updated) return null;
+    if (s.recordStep) await t.insert(jobSteps).values(s.recordStep).onConflictDoNothing();
     await t.insert(jobRetryBackups).values({
       job_id: s.jobId,
       retry_attempt: updated.retry_count,

@@ -5,7 +5,7 @@
  */
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import { notFound } from '../domain/errors.ts';
-import type { JobRecord } from '../domain/ports/job-statements.ts';
+import type { JobRecord, StepRecord } from '../domain/ports/job-statements.ts';
 import type { Db } from './client.ts';
 import type { Assert, Same } from './port-rows.ts';
 import { jobHistory, jobRetryBackups, jobSteps, jobs } from './schema/index.ts';
@@ -16,6 +16,8 @@ export type JobHistoryRow = typeof jobHistory.$inferSelect;
 
 /** The row is the job planner's JobRecord (src/domain/ports/job-statements.ts), column for column. */
 type _JobRowIsJobRecord = Assert<Same<JobRow, JobRecord>>;
+/** The step row is StepRecord (a retry records a one-step job's step as one, generation/one-step.ts). */
+type _JobStepRowIsStepRecord = Assert<Same<JobStepRow, StepRecord>>;
 
 export async function findJob(db: Db, id: string): Promise<JobRow | null> {
   const [row] = await db.select().from(jobs).where(eq(jobs.id, id));
@@ -29,6 +31,8 @@ export async function getJob(db: Db, id: string): Promise<JobRow> {
 }
 
 export interface NewStep {
+  /** The row's id (a one-step job's step keeps the id its reads showed, generation/one-step.ts). */
+  id?: string;
   jobId: string;
   stepName: string;
   stepType: string;
@@ -43,6 +47,7 @@ export async function ensureStep(db: Db, s: NewStep): Promise<void> {
   await db
     .insert(jobSteps)
     .values({
+      ...(s.id ? { id: s.id } : {}),
       job_id: s.jobId,
       step_name: s.stepName.slice(0, 100),
       step_type: s.stepType.slice(0, 50),
@@ -89,6 +94,27 @@ export async function staleSteps(db: Db, staleMs: number, limit = 500) {
       ),
     )
     .orderBy(asc(jobSteps.updated_at))
+    .limit(limit);
+}
+
+/**
+ * Open one-step jobs without a step row in their attempt (the job is its step, docs/jobs.md
+ * "One-step jobs") not touched for `staleMs`, for reconciliation.
+ */
+export async function staleOneStepJobs(db: Db, staleMs: number, limit = 500): Promise<JobRow[]> {
+  const cutoff = new Date(Date.now() - staleMs);
+  return db
+    .select()
+    .from(jobs)
+    .where(
+      and(
+        sql`${jobs.status} in ('pending', 'processing')`,
+        sql`${jobs.updated_at} < ${cutoff}`,
+        sql`jsonb_array_length(coalesce(${jobs.data}->'steps', '[]'::jsonb)) = 1`,
+        sql`not exists (select 1 from job_steps s where s.job_id = ${jobs.id} and s.retry_attempt = ${jobs.retry_count})`,
+      ),
+    )
+    .orderBy(asc(jobs.updated_at))
     .limit(limit);
 }
 

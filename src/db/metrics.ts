@@ -7,13 +7,20 @@ export function jobsByState(db: Executor): Promise<Array<{ status: string; n: nu
   return rows(db, sql`SELECT status, count(*)::int AS n FROM jobs GROUP BY status`);
 }
 
-/** Generation steps waiting for a worker (the queue's depth, whichever queue store) and the oldest one's age. */
+/**
+ * Generation steps waiting for a worker (the queue's depth, whichever queue store) and the oldest
+ * one's age. A pending one-step job without a step row is its own pending step (docs/jobs.md "One-step jobs").
+ */
 export async function pendingSteps(db: Executor): Promise<{ n: number; oldest_s: number }> {
   const [r] = await rows<{ n: number; oldest_s: number | null }>(
     db,
-    sql`SELECT count(*)::int AS n, extract(epoch FROM now() - min(s.created_at))::float8 AS oldest_s
-        FROM job_steps s JOIN jobs j ON j.id = s.job_id
-        WHERE s.status = 'pending' AND j.status IN ('pending', 'processing')`,
+    sql`SELECT count(*)::int AS n, extract(epoch FROM now() - min(created_at))::float8 AS oldest_s FROM (
+          SELECT s.created_at FROM job_steps s JOIN jobs j ON j.id = s.job_id
+          WHERE s.status = 'pending' AND j.status IN ('pending', 'processing')
+          UNION ALL
+          SELECT j.created_at FROM jobs j
+          WHERE j.status = 'pending' AND jsonb_array_length(coalesce(j.data->'steps', '[]'::jsonb)) = 1
+            AND NOT EXISTS (SELECT 1 FROM job_steps s WHERE s.job_id = j.id AND s.retry_attempt = j.retry_count)) w`,
   );
   return { n: r?.n ?? 0, oldest_s: r?.oldest_s ?? 0 };
 }

@@ -42,7 +42,7 @@ const CLAIM = namedStatement(
    j as (
      update jobs set status = :to::varchar, started_at = coalesce(started_at, now()), updated_at = now()
      where id = :job::text and status = any(:job_from::text[]) and retry_count = :attempt::int
-       and exists (select 1 from cur where step_status = any(:step_from::text[]))
+       and exists (select 1 from cur where step_status = any(:step_from::text[]) or (step_status is null and :one_step::boolean))
      returning id, progress),
    s as (
      update job_steps set status = :to::varchar, started_at = coalesce(started_at, now()), updated_at = now(),
@@ -83,6 +83,7 @@ export async function claimStep(db: Db, c: ClaimStatement): Promise<ClaimedStep 
     attempt: s.retryAttempt,
     workflow_id: c.workflowId,
     with_job_data: c.withJobData,
+    one_step: c.oneStep,
     to: s.to,
     job_from: s.jobFrom,
     step_from: s.stepFrom,
@@ -109,6 +110,8 @@ const FINISH = namedStatement(
   'finish_last_step',
   `with jb as (select status, retry_count from jobs where id = :job::text),
    st as (select status from job_steps where job_id = :job::text and step_order = :step_order::int and retry_attempt = :attempt::int),
+   -- a one-step job without a step row is its own step
+   virtual as (select 1 where :one_step::boolean and not exists (select 1 from st)),
    open_job as (select 1 from jb where status = any(:job_in::text[]) and retry_count = :attempt::int),
    s as (
      update job_steps set status = :step_to::varchar, output_data = :step_output::jsonb, completed_at = now(), updated_at = now(),
@@ -137,21 +140,21 @@ const FINISH = namedStatement(
    j as (
      update jobs set status = :job_to::varchar, progress = 100, workflow_output = coalesce((select url from v), :url::text),
        error_message = null, completed_at = now(), updated_at = now(),
+       step_output = case when :one_step::boolean then :step_output::jsonb else step_output end,
        data = data || jsonb_build_object('outputs', coalesce((select jsonb_agg(jsonb_build_object('id', id, 'url', url,
          'mime_type', mime_type, 'thumbnail_url', thumbnail_url, 'flat_file_id', flat_file_id)) from v), '[]'::jsonb))
      where id = :job::text and status = any(:job_in::text[]) and retry_count = :attempt::int
      returning id, workflow_output),
-   -- one insert, ordered: the step's entry gets the lower id (the stream ends after the job's)
+   -- one entry: the step's completion with the job's; the step's own only if the job did not complete
    h as (
      insert into job_history (job_id, status, message, progress, data)
-     select job_id, status, message, progress, data from (
-       select 1 as n, job_id, :step_history_status::varchar as status, :step_history_message::text as message,
-         :step_progress::real as progress, :step_history_data::jsonb as data from s
-       union all
-       select 2, id, :history_status::varchar, :history_message::text, 100::real,
-         :history_data::jsonb || jsonb_build_object('workflow_output', workflow_output) from j
-     ) x order by n)
-   select (select count(*)::int from s) as step_changed, (select status from st) as step_status,
+     select id, :history_status::varchar, :history_message::text, 100::real,
+       :history_data::jsonb || jsonb_build_object('workflow_output', workflow_output) from j
+     union all
+     select job_id, :step_history_status::varchar, :step_history_message::text, :step_progress::real, :step_history_data::jsonb
+     from s where not exists (select 1 from j))
+   select (select count(*)::int from s) + case when exists (select 1 from virtual) then (select count(*)::int from j) else 0 end as step_changed,
+     coalesce((select status from st), (select status from jb, virtual where retry_count = :attempt::int)) as step_status,
      (select count(*)::int from j) as job_completed, (select status from jb) as job_status, (select retry_count from jb) as job_retry_count`,
 );
 
@@ -165,8 +168,9 @@ interface FinishRow {
 
 /**
  * The end of a generation in one statement: the last step completed, the flat file (only while
- * the output is open), the output's completion (conditional), and the job's completion with the
- * two history entries (applied once), all only while the job is open in this attempt. When
+ * the output is open), the output's completion (conditional), and the job's completion with its
+ * history entry, which records the step's completion too (applied once), all only while the job
+ * is open in this attempt. When
  * another finisher completed the output first, the job records what that one wrote.
  */
 export async function finishLastStep(db: Db, s: LastStepStatement): Promise<LastStepResult> {
@@ -177,6 +181,7 @@ export async function finishLastStep(db: Db, s: LastStepStatement): Promise<Last
     step_order: st.stepOrder,
     attempt: st.retryAttempt,
     job_in: s.jobIn,
+    one_step: s.oneStep,
     step_to: st.to,
     step_output: JSON.stringify(st.output),
     step_progress: st.progress,

@@ -109,6 +109,9 @@ describe('the rules', () => {
     assert.equal(c.start.retryAttempt, 1);
     assert.equal(c.start.history.message, 'step 1/2 started: image');
     assert.deepEqual([c.workflowId, c.withJobData], ['w', true]);
+    assert.equal(c.oneStep, false, 'a job of two steps has a row per step');
+    const lone = planClaim('j', { type: 'node_started', stepOrder: 0, retryAttempt: 0, totalSteps: 1, stepName: 'image' }, c);
+    assert.equal(lone.oneStep, true, 'a one-step job is its own step: no row to find');
   });
 
   test('last step: the step completes, the output only while open, the job once and only while open in its attempt', () => {
@@ -126,6 +129,12 @@ describe('the rules', () => {
     assert.equal(f.outputTo, 'completed');
     assert.equal(f.jobTo, 'completed');
     assert.equal(f.history.message, 'job completed');
+    // One entry for both: the job's completion carries the step's.
+    assert.deepEqual(f.history.data, {
+      event: 'complete',
+      node_completed: { step_order: 0, retry_attempt: 0, message: 'step 1/1 completed: image' },
+    });
+    assert.equal(f.oneStep, true);
   });
 });
 

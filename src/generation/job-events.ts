@@ -26,7 +26,8 @@ import type {
   StepCompletionStatement,
 } from '../domain/ports/job-statements.ts';
 import { storableText } from '../domain/text.ts';
-import { MAX_JOB_RETRIES, RETRY_LIMIT_MESSAGE } from './pipeline.ts';
+import { oneStepRow } from './one-step.ts';
+import { hasStepRows, MAX_JOB_RETRIES, RETRY_LIMIT_MESSAGE } from './pipeline.ts';
 
 export type JobEvent =
   | {
@@ -202,14 +203,15 @@ export function planClaim(
 ): ClaimStatement {
   const plan = planJobEvent(jobId, event);
   if (plan.kind !== 'start') throw new Error('a claim is a node_started event');
-  return { start: plan.statement, workflowId: read.workflowId, withJobData: read.withJobData };
+  return { start: plan.statement, workflowId: read.workflowId, withJobData: read.withJobData, oneStep: !hasStepRows(event.totalSteps) };
 }
 
 /**
  * The last step's completion and the end of the generation, as one change: the step completed,
  * the output completed while open (with its flat file), the job completed once, each only while
  * the job is open in the step's attempt (a job failed, completed or retried meanwhile is left as
- * it is).
+ * it is). One history entry says both: "job completed", status completed (the stream ends with
+ * it), its data's `node_completed` the step's completion ({step_order, retry_attempt, message}).
  */
 export function planLastStep(
   jobId: string,
@@ -222,10 +224,19 @@ export function planLastStep(
     ...finish,
     step: plan.statement,
     jobIn: OPEN,
+    oneStep: !hasStepRows(event.totalSteps),
     outputFrom: OPEN,
     outputTo: 'completed',
     jobTo: 'completed',
-    history: { status: 'completed', message: 'job completed', data: { event: 'complete' } },
+    history: {
+      status: 'completed',
+      message: 'job completed',
+      // The step's completion, recorded in the job's entry instead of an entry of its own.
+      data: {
+        event: 'complete',
+        node_completed: { step_order: event.stepOrder, retry_attempt: event.retryAttempt, message: plan.statement.history.message },
+      },
+    },
   };
 }
 
@@ -256,11 +267,17 @@ function duration(ms: number): string {
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
-/** The retry's state change: back to pending with a new attempt; the output reopens. */
+/**
+ * The retry's state change: back to pending with a new attempt; the output reopens. A one-step
+ * job's attempt that had no step row gets one, made from the job as it was, so the steps read
+ * keeps every attempt's step (docs/jobs.md "One-step jobs").
+ */
 export function planRetry(current: RetryStatement['current'], jobId: string): RetryStatement {
+  const earlier = oneStepRow({ ...current, id: jobId });
   return {
     jobId,
     current,
+    ...(earlier ? { recordStep: earlier } : {}),
     maxRetries: MAX_JOB_RETRIES,
     to: 'pending',
     outputFrom: ['failed', 'processing', 'pending'],

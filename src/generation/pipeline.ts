@@ -96,6 +96,14 @@ export interface JobForStep {
   priority: number;
 }
 
+/**
+ * Whether a job's steps have rows of their own (job_steps). A one-step job has none: the job is
+ * its step (the job's status, times, error and `step_output` are the step's), which spares each
+ * job a row insert, two row updates and their index entries (docs/jobs.md "One-step jobs"). A job
+ * of several steps keeps a row per step: a step reads the previous one's output from it.
+ */
+export const hasStepRows = (totalSteps: number) => totalSteps > 1;
+
 /** Queue id of one step of one attempt: a retry queues new ids, a re-delivery reuses its own. */
 export const queueJobId = (jobId: string, stepOrder: number, retryAttempt: number) => `${jobId}-s${stepOrder}-r${retryAttempt}`;
 

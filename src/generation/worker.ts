@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { ensureStep, setStepQueueJobId, staleSteps } from '../db/jobs.ts';
+import { ensureStep, setStepQueueJobId, staleOneStepJobs, staleSteps, type JobStepRow } from '../db/jobs.ts';
 import { claimStep } from '../db/step-runs.ts';
 import { UUID_RE } from '../domain/ids.ts';
 import { failOutput } from '../db/outputs.ts';
@@ -27,7 +27,8 @@ import { createConnector, type GeneratorConnector, type ReferenceImageInput } fr
 import { errorMessage, stepFailureAction } from './errors.ts';
 import { OPEN, planClaim, planLastStep, type ApplyOptions, type FinishResult } from './job-events.ts';
 import { applyJobEvent, finishGeneration } from './job-store.ts';
-import { queueJobId, queueOptions, type StepPayload } from './pipeline.ts';
+import { oneStepRow } from './one-step.ts';
+import { hasStepRows, queueJobId, queueOptions, type StepPayload } from './pipeline.ts';
 import { loadReferenceImages } from './reference-images.ts';
 import type { Resolver } from '../net/guarded-fetch.ts';
 import { submitStep } from './steps.ts';
@@ -108,9 +109,16 @@ export function createStepHandler(ctx: WorkerContext) {
       { 'job.id': p.jobId, 'job.service_required': p.type },
       async () => {
         let found = await claim(qjob);
-        if (found && !found.step && found.job.retry_count === p.retryAttempt && OPEN.includes(found.job.status)) {
+        if (
+          found &&
+          !found.step &&
+          hasStepRows(p.totalSteps) &&
+          found.job.retry_count === p.retryAttempt &&
+          OPEN.includes(found.job.status)
+        ) {
           // The row is created before the queue add; a payload without one was queued by hand or
-          // by a reconciler: recreate it (from the payload) so progress has somewhere to go.
+          // by a reconciler: recreate it (from the payload) so progress has somewhere to go. A
+          // one-step job has no row: the job is its step (docs/jobs.md "One-step jobs").
           await ensureStep(db, {
             jobId: p.jobId,
             stepName: p.payload.nodeName,
@@ -363,9 +371,20 @@ export interface ReconcileReport {
  */
 export async function reconcileStaleSteps(ctx: QueueContext, opts: { staleMs?: number } = {}): Promise<ReconcileReport> {
   const { db, queue } = ctx;
+  const staleMs = opts.staleMs ?? STALE_STEP_MS;
   const report: ReconcileReport = { checked: 0, requeued: 0, failed: 0, running: 0 };
-  const rows = await staleSteps(db, opts.staleMs ?? STALE_STEP_MS);
-  for (const { step } of rows) {
+  // Steps with rows, and one-step jobs, whose job is their step (generation/one-step.ts).
+  const rows = (await staleSteps(db, staleMs)).map(({ step }) => ({ step, row: true }));
+  for (const job of await staleOneStepJobs(db, staleMs)) {
+    const step = oneStepRow(job);
+    if (step) rows.push({ step, row: false });
+    else
+      rows.push({
+        step: { job_id: job.id, step_order: 0, retry_attempt: job.retry_count, queue_job_id: null, input_data: null } as JobStepRow,
+        row: false,
+      });
+  }
+  for (const { step, row } of rows) {
     report.checked++;
     const queueId = step.queue_job_id;
     const state = queueId ? await queue.getState(queueId) : 'unknown';
@@ -388,8 +407,25 @@ export async function reconcileStaleSteps(ctx: QueueContext, opts: { staleMs?: n
     }
     const newId =
       state === 'unknown' && queueId ? queueId : `${queueJobId(step.job_id, step.step_order, step.retry_attempt)}-rc${Date.now()}`;
-    await queue.add(newId, payload, queueOptions(payload));
-    await setStepQueueJobId(db, step.id, newId);
+    if (row) {
+      await queue.add(newId, payload, queueOptions(payload));
+      await setStepQueueJobId(db, step.id, newId);
+    } else {
+      // A one-step job's step queued under another id gets a row that says so (before the add,
+      // so the step finds it); under its own id it needs none.
+      if (newId !== queueId)
+        await ensureStep(db, {
+          id: step.id,
+          jobId: step.job_id,
+          stepName: step.step_name,
+          stepType: step.step_type,
+          stepOrder: step.step_order,
+          retryAttempt: step.retry_attempt,
+          queueJobId: newId,
+          input: payload as unknown as Record<string, unknown>,
+        });
+      await queue.add(newId, payload, queueOptions(payload));
+    }
     report.requeued++;
     // One line per step put back: a queue store that lost work is visible in the log (docs/operations.md).
     ctx.log?.('re-queued a generation step', {

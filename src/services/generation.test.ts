@@ -1,3 +1,4 @@
+import { oneStepRow } from '../generation/one-step.ts';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { GenerationRows, GenerationRowsResult } from '../db/generation-rows.ts';
@@ -135,7 +136,18 @@ describe('start', () => {
     assert.equal(rows.job.priority, 80);
     assert.equal(log.queued.length, 1);
     assert.equal(log.queued[0]!.id, `${r.jobId}-s0-r0`);
-    assert.deepEqual(log.queued[0]!.payload, rows.step0.input, 'the queued payload is the one recorded on the step row');
+    // A one-step job writes no step row (the job is its step): the steps read rebuilds the payload.
+    assert.equal(rows.step0, undefined, 'no step row for a one-step job');
+    const shown = oneStepRow({
+      id: rows.jobId,
+      status: 'pending',
+      retry_count: 0,
+      data: rows.job.data,
+      error_message: null,
+      output_id: rows.outputId,
+      priority: rows.job.priority,
+    });
+    assert.deepEqual(log.queued[0]!.payload, shown?.input_data, 'the queued payload is the one the steps read shows');
     assert.deepEqual(log.queued[0]!.opts, { priority: 80, attempts: 3, backoffMs: 1000 });
     assert.deepEqual(r, { jobId: rows.jobId, outputId: rows.outputId, deckId: rows.newDeck.id });
   });

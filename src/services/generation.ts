@@ -25,6 +25,7 @@ import { planRetry, retryRefusal } from '../generation/job-events.ts';
 import {
   buildJobData,
   buildStepPayload,
+  hasStepRows,
   inputMetadataOf,
   MAX_JOB_RETRIES,
   queueJobId,
@@ -297,7 +298,9 @@ export function createGenerationService(ports: GenerationPorts) {
             userId,
             collectionId: collection.id,
           },
-          step0: { stepName: step0.payload.nodeName, stepType: step0.type, queueJobId: queueId, input: step0 },
+          ...(hasStepRows(step0.totalSteps)
+            ? { step0: { stepName: step0.payload.nodeName, stepType: step0.type, queueJobId: queueId, input: step0 } }
+            : {}),
         });
         // Nothing was written (and nothing debited) in these cases.
         if ('stale' in inserted) {

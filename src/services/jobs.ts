@@ -4,6 +4,7 @@ import type { StreamCursor } from '../db/job-stream.ts';
 import { notFound } from '../domain/errors.ts';
 import { authorize, can, type Caller } from '../domain/policy.ts';
 import { type ApplyResult, type JobEvent } from '../generation/job-events.ts';
+import { stepsOf } from '../generation/one-step.ts';
 import { requireOwner } from './ownership.ts';
 
 export interface JobPorts {
@@ -64,13 +65,14 @@ export function createJobService(ports: JobPorts) {
 
     async forensics(caller: Caller, id: string): Promise<JobForensics> {
       const job = await visible(caller, id);
-      const [steps, history, backups, flatFiles] = await Promise.all([
+      const [rows, history, backups, flatFiles] = await Promise.all([
         ports.jobs.steps(job.id),
         ports.jobs.historyAfter(job.id, 0, 10_000),
         ports.jobs.retryBackups(job.id),
         ports.flatFiles.byIds(flatFileIdsOf(job.data)),
       ]);
-      return { job, steps, history, backups, flatFiles };
+      // A one-step job's current step has no row: the job is its step (docs/jobs.md "One-step jobs").
+      return { job, steps: stepsOf(job, rows), history, backups, flatFiles };
     },
 
     /** What the stream sends first: the job now and its history entries after `afterId`, from one snapshot. */

@@ -2,7 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
+import type { Db } from '../../src/db/client.ts';
+import { findJob, listSteps, type JobStepRow } from '../../src/db/jobs.ts';
 import { jobs } from '../../src/db/schema/index.ts';
+import { stepsOf } from '../../src/generation/one-step.ts';
 import { GeneratorError, ProceduralConnector, type GeneratorConnector } from '../../src/generation/connectors/index.ts';
 import type { StepPayload } from '../../src/generation/pipeline.ts';
 import { JOB_QUEUE_NAME, startGenerationWorker, type RunningGenerationWorker } from '../../src/generation/runtime.ts';
@@ -85,6 +88,16 @@ export async function startJobsPlatform(
 }
 
 export { sleep, waitFor } from './wait.ts';
+
+/**
+ * A job's steps as the forensics route reads them (services/jobs.ts): the rows, and a one-step
+ * job's current step, which has no row (docs/jobs.md "One-step jobs").
+ */
+export async function readSteps(db: Db, jobId: string): Promise<JobStepRow[]> {
+  const job = await findJob(db, jobId);
+  if (!job) throw new Error(`job ${jobId} not found`);
+  return stepsOf(job, await listSteps(db, jobId));
+}
 
 /** The job's row once it has ended (completed or failed). */
 export function waitForJobEnd(p: TestPlatform, jobId: string, timeoutMs = 60_000) {

@@ -34,6 +34,10 @@ describe('/metrics', () => {
     await db.db.execute(
       sql`INSERT INTO jobs (id, status, data) VALUES ('m-1', 'processing', '{}'), ('m-2', 'completed', '{}'), ('m-3', 'completed', '{}')`,
     );
+    // A pending one-step job has no step row: the job is its pending step (docs/jobs.md "One-step jobs").
+    await db.db.execute(
+      sql`INSERT INTO jobs (id, status, data, created_at) VALUES ('m-4', 'pending', '{"steps": [{}]}', now() - interval '30 seconds')`,
+    );
     await db.db.execute(sql`INSERT INTO job_steps (job_id, step_name, step_type, step_order, status, created_at)
       VALUES ('m-1', 's', 'image', 0, 'completed', now() - interval '100 seconds'),
              ('m-1', 's', 'image', 1, 'pending', now() - interval '60 seconds'),
@@ -66,8 +70,8 @@ describe('/metrics', () => {
     assert.doesNotMatch(text, /0b0e9a2c/, 'never the URL with its id');
     assert.equal(sample(text, 'atelier_jobs{process="backend",state="completed"}'), 2);
     assert.equal(sample(text, 'atelier_jobs{process="backend",state="processing"}'), 1);
-    // Only the open job's pending step waits (m-2 is completed: its step is not queue work).
-    assert.equal(sample(text, 'atelier_queue_depth{process="backend"}'), 1);
+    // The open job's pending step and the pending one-step job wait (m-2 is completed: its step is not queue work).
+    assert.equal(sample(text, 'atelier_queue_depth{process="backend"}'), 2);
     const age = sample(text, 'atelier_queue_oldest_age_seconds{process="backend"}')!;
     assert.ok(age >= 59 && age < 120, `oldest age ${age}`);
     assert.equal(

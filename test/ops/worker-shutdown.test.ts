@@ -11,10 +11,10 @@ import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
-import { jobHistory, jobSteps } from '../../src/db/schema/index.ts';
+import { jobHistory } from '../../src/db/schema/index.ts';
 import { ProceduralConnector } from '../../src/generation/connectors/index.ts';
 import { client, svc } from '../helpers/content.ts';
-import { REDIS_URL, startJobsPlatform, waitFor, type JobsPlatform } from '../helpers/jobs.ts';
+import { readSteps, REDIS_URL, startJobsPlatform, waitFor, type JobsPlatform } from '../helpers/jobs.ts';
 import { sampleData } from '../helpers/platform.ts';
 
 let p: JobsPlatform;
@@ -57,7 +57,7 @@ async function completedOnce(jobId: string) {
   const hist = await p.database.db.select().from(jobHistory).where(eq(jobHistory.job_id, jobId));
   assert.equal(hist.filter((h) => h.status === 'completed').length, 1);
   assert.equal(hist.filter((h) => h.status === 'failed').length, 0);
-  const steps = await p.database.db.select().from(jobSteps).where(eq(jobSteps.job_id, jobId));
+  const steps = await readSteps(p.database.db, jobId);
   assert.deepEqual(
     steps.map((s) => s.status),
     ['completed'],

@@ -25,6 +25,8 @@ export const jobs = pgTable(
     updated_at: updatedAt(),
     started_at: ts('started_at'),
     completed_at: ts('completed_at'),
+    /** A one-step job's step output: such a job has no job_steps row, the job is its step (docs/jobs.md "One-step jobs"). */
+    step_output: jsonb('step_output'),
   },
   (t) => [index().on(t.status), index().on(t.collection_id), index().on(t.user_id)],
 );

@@ -27,6 +27,27 @@ export interface JobRecord {
   updated_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
+  /** A one-step job's step output: such a job has no step row, the job is its step (docs/jobs.md "One-step jobs"). */
+  step_output: unknown;
+}
+
+/** A step as recorded (the `job_steps` row). */
+export interface StepRecord {
+  id: string;
+  job_id: string;
+  step_name: string;
+  step_type: string;
+  step_order: number;
+  status: string;
+  input_data: unknown;
+  output_data: unknown;
+  retry_attempt: number;
+  error_message: string | null;
+  queue_job_id: string | null;
+  started_at: Date | null;
+  completed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
 }
 
 /** A history entry; `progress` undefined takes the job's progress after the change. */
@@ -105,6 +126,8 @@ export interface RetryStatement {
   outputFrom: readonly string[];
   outputTo: string;
   history: (attempt: number) => HistoryEntry;
+  /** A one-step job's step of the attempt being replaced, kept as a row (it had none). */
+  recordStep?: StepRecord;
 }
 
 /** A worker's claim of a step: node_started, and what the step needs read by the same statement. */
@@ -114,6 +137,11 @@ export interface ClaimStatement {
   workflowId: string | null;
   /** Read the job's data too (a next step is built from it). */
   withJobData: boolean;
+  /**
+   * The job has one step and, unless a row was made for it (a reconciler's re-queue, a retry's
+   * record of an earlier attempt), no job_steps row: the job is its step (docs/jobs.md "One-step jobs").
+   */
+  oneStep: boolean;
 }
 
 /** The last step's completion and the end of the generation, as one change. */
@@ -122,6 +150,11 @@ export interface LastStepStatement {
   step: StepCompletionStatement;
   /** Both happen only while the job is in one of these states, in the step's attempt. */
   jobIn: readonly string[];
+  /**
+   * A one-step job: its step's output is kept on the job (`step_output`) and, without a step row,
+   * the job's completion is the step's (docs/jobs.md "One-step jobs").
+   */
+  oneStep: boolean;
   outputId: string;
   /** The stored image of the last step. */
   file: { key: string; url: string; mimeType: string; size: number; ownerId: string | null; relType: string };
@@ -131,14 +164,18 @@ export interface LastStepStatement {
   outputFrom: readonly string[];
   outputTo: string;
   jobTo: string;
+  /**
+   * The one history entry of the step's completion with the job's (the step's own entry,
+   * `step.history`, is written alone only when the step completes while the job does not).
+   */
   history: HistoryEntry;
 }
 
 /** What the last-step statement did and what it saw (its own read, before its changes). */
 export interface LastStepResult {
-  /** The step row changed to completed (proven by RETURNING). */
+  /** The step changed to completed (proven by RETURNING: its row's, or the job's for a one-step job without a row). */
   stepChanged: boolean;
-  /** The step's status before the statement, or null when missing. */
+  /** The step's status before the statement (a one-step job's without a row: the job's, in its attempt), or null when missing. */
   stepStatus: string | null;
   jobCompleted: boolean;
   /** The job's status and attempt before the statement (null: no such job). */
