@@ -1,8 +1,9 @@
 /**
  * The one-way metadata freeze (MetadataUpdateFacet.freezeMetadata, docs/contracts.md "Frozen
- * metadata") on a real anvil: only the owner freezes, once; afterwards setBaseURI and
- * setContractURI revert MetadataIsFrozen, tokenURI keeps the frozen base, and the freeze emitted
- * MetadataFrozen with both URIs and one BatchMetadataUpdate(1, totalSupply).
+ * metadata") on a real anvil: only the owner freezes, once; afterwards setBaseURI,
+ * setContractURI and setMaxSupply revert MetadataIsFrozen, tokenURI keeps the frozen base,
+ * maxSupply is the supply at the freeze (no later mint), and the freeze emitted MetadataFrozen
+ * with both URIs and one BatchMetadataUpdate(1, totalSupply).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,9 +65,27 @@ test('freezeMetadata: owner only, once; the URI setters revert afterwards; one M
   assert.equal(await outcome(o, c, 'setMaxSupply', [10_000n]), 'MetadataIsFrozen');
   assert.equal(await read(ctx, c, 'tokenURI', [1n]), 'ipfs://bafyroot/metadata/1');
   assert.equal(await read(ctx, c, 'contractURI'), 'ipfs://bafyroot/contract.json');
-  // minting goes on up to the maxSupply fixed at the freeze; the new token's URI is under the frozen base
-  await write(ctx, owner, c, 'mintTo', [o, 1n]);
-  assert.equal(await read(ctx, c, 'tokenURI', [4n]), 'ipfs://bafyroot/metadata/4');
+  // The freeze fixed maxSupply at the 3 tokens the frozen metadata holds (it was 1000): no token is
+  // minted after it, whoever signs, so every token's URI is one the frozen bundle has.
+  assert.equal(await read(ctx, c, 'maxSupply'), 3n);
+  const capped = parseEventLogs({ abi, logs: receipt.logs, eventName: 'MaxSupplyChanged' }) as unknown as Array<{
+    args: { maxSupply: bigint };
+  }>;
+  assert.deepEqual(
+    capped.map((e) => e.args.maxSupply),
+    [3n],
+  );
+  assert.equal(await outcome(o, c, 'mintTo', [o, 1n]), 'MaxSupplyExceeded');
+});
+
+test('a freeze at maxSupply == totalSupply changes no supply and emits no MaxSupplyChanged', async () => {
+  const o = owner.account.address;
+  const { address: c } = await createCollection(ctx, { ...defaultParams(o, o), maxSupply: 2n }, owner);
+  await write(ctx, owner, c, 'mintTo', [o, 2n]);
+  const receipt = await write(ctx, owner, c, 'freezeMetadata', []);
+  assert.equal(parseEventLogs({ abi, logs: receipt.logs, eventName: 'MaxSupplyChanged' }).length, 0);
+  assert.equal(await read(ctx, c, 'maxSupply'), 2n);
+  assert.equal(await read(ctx, c, 'totalSupply'), 2n);
 });
 
 test('a collection frozen before any mint emits no BatchMetadataUpdate; the creation URIs are the frozen ones', async () => {
@@ -79,4 +98,7 @@ test('a collection frozen before any mint emits no BatchMetadataUpdate; the crea
     args: { baseURI: string; contractURI: string };
   }>;
   assert.equal(frozen[0]!.args.contractURI, await read(ctx, c, 'contractURI'));
+  // nothing minted, nothing frozen to mint: maxSupply is 0 from now on
+  assert.equal(await read(ctx, c, 'maxSupply'), 0n);
+  assert.equal(await outcome(o, c, 'mintTo', [o, 1n]), 'MaxSupplyExceeded');
 });
