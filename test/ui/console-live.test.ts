@@ -147,8 +147,13 @@ describe('console: live activity, failed generations, a rejected credential', ()
     await page().locator('#collection-head').waitFor();
     // The overview's own reads (the gas card) finish first: the click below is the request refused.
     await page().waitForFunction(() => !document.querySelector('#gas-spent > p.muted'));
-    await page().evaluate(() => sessionStorage.setItem('atelier.credential', 'no-longer-valid-0123456789'));
-    await page().click('.tabs [data-tab=tokens]');
+    // The credential goes stale and the address moves to the Tokens tab in one task: the refused
+    // request is the tab's read or a live refresh that comes first (the page re-renders or locks
+    // under a click, which made a click flaky); either way the console locks and keeps the address.
+    await page().evaluate((hash) => {
+      sessionStorage.setItem('atelier.credential', 'no-longer-valid-0123456789');
+      location.hash = hash;
+    }, `#/collections/${foxes.id}/tokens`);
     await page()
       .locator('#signin-reason', { hasText: /^Signed out: / })
       .waitFor();
