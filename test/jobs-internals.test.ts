@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { asc, desc, eq } from 'drizzle-orm';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import type { Db } from '../src/db/client.ts';
-import { jobHistory, outputs } from '../src/db/schema/index.ts';
+import { jobHistory, jobs, outputs } from '../src/db/schema/index.ts';
 import { claimStep } from '../src/db/step-runs.ts';
 import { errorMessage } from '../src/generation/errors.ts';
 import { planClaim, planLastStep } from '../src/generation/job-events.ts';
@@ -242,6 +242,26 @@ test('reconciliation: waiting steps are left, lost ones re-queued (and then comp
   assert.equal(o!.status, 'failed');
   const [s] = await readSteps(p.database.db, doomed);
   assert.equal(s!.status, 'failed');
+});
+
+test("a retried one-step job's new attempt shows no step output; the replaced attempt's step keeps it", async () => {
+  const jobId = await generate();
+  // The attempt ended with an image and was then failed (the failsafe after a lost delivery).
+  const old = { key: 'generations/x/old.png', url: 'https://cdn.example/old.png', mime_type: 'image/png', size: 1, connector: 'noop' };
+  await p.database.db
+    .update(jobs)
+    .set({ status: 'failed', step_output: old, error_message: 'delivery lost', updated_at: new Date() })
+    .where(eq(jobs.id, jobId));
+  const retry = await api(`/api/jobs/${jobId}/retry`, svc('creator'), { method: 'POST' });
+  assert.equal(retry.status, 200, JSON.stringify(retry.body));
+  const f = (await api(`/api/jobs/${jobId}/forensics`, svc())).body.data;
+  assert.deepEqual(
+    f.steps.map((s: any) => [s.retry_attempt, s.status, s.output_data?.url ?? null]),
+    [
+      [0, 'failed', old.url],
+      [1, 'pending', null],
+    ],
+  );
 });
 
 test("a generator's error with NUL characters fails the job (stored without them), never leaves it open", async () => {

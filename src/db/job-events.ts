@@ -180,6 +180,8 @@ export function resetForRetry(db: Db, s: RetryStatement): Promise<JobRow | null>
         error_message: null,
         workflow_output: null,
         completed_at: null,
+        // the replaced attempt's step output is kept in its recorded step row (recordStep)
+        step_output: null,
         retry_count: sql`${jobs.retry_count} + 1`,
         updated_at: sql`now()`,
       })
