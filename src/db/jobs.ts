@@ -6,7 +6,7 @@
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import { notFound } from '../domain/errors.ts';
 import type { JobRecord, StepRecord } from '../domain/ports/job-statements.ts';
-import type { Db } from './client.ts';
+import { rows, type Db } from './client.ts';
 import type { Assert, Same } from './port-rows.ts';
 import { jobHistory, jobRetryBackups, jobSteps, jobs } from './schema/index.ts';
 
@@ -58,6 +58,27 @@ export async function ensureStep(db: Db, s: NewStep): Promise<void> {
       queue_job_id: s.queueJobId,
     })
     .onConflictDoNothing();
+}
+
+/**
+ * A one-step job's step row, made by the reconciler when it queues the step under another id
+ * (docs/jobs.md "One-step jobs"), only while the job is still open in that attempt: a job that
+ * ended meanwhile (its worker finished while the reconciler asked the queue) keeps its step as
+ * the job shows it, instead of a row left pending for a re-run it does not need. True when the
+ * row was inserted.
+ */
+export async function ensureOneStepRow(db: Db, s: NewStep & { id: string }): Promise<boolean> {
+  const inserted = await rows<{ id: string }>(
+    db,
+    sql`insert into job_steps (id, job_id, step_name, step_type, step_order, retry_attempt, status, input_data, queue_job_id)
+        select ${s.id}::uuid, j.id, ${s.stepName.slice(0, 100)}::varchar, ${s.stepType.slice(0, 50)}::varchar, ${s.stepOrder}::int,
+          ${s.retryAttempt}::int, 'pending', ${JSON.stringify(s.input)}::jsonb, ${s.queueJobId}::text
+        from jobs j
+        where j.id = ${s.jobId} and j.status in ('pending', 'processing') and j.retry_count = ${s.retryAttempt}
+        on conflict do nothing
+        returning id`,
+  );
+  return inserted.length > 0;
 }
 
 export async function listSteps(db: Db, jobId: string): Promise<JobStepRow[]> {

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { ensureStep, setStepQueueJobId, staleOneStepJobs, staleSteps, type JobStepRow } from '../db/jobs.ts';
+import { ensureOneStepRow, ensureStep, setStepQueueJobId, staleOneStepJobs, staleSteps, type JobStepRow } from '../db/jobs.ts';
 import { claimStep } from '../db/step-runs.ts';
 import { UUID_RE } from '../domain/ids.ts';
 import { failOutput } from '../db/outputs.ts';
@@ -412,9 +412,13 @@ export async function reconcileStaleSteps(ctx: QueueContext, opts: { staleMs?: n
       await setStepQueueJobId(db, step.id, newId);
     } else {
       // A one-step job's step queued under another id gets a row that says so (before the add,
-      // so the step finds it); under its own id it needs none.
-      if (newId !== queueId)
-        await ensureStep(db, {
+      // so the step finds it); under its own id it needs none. The row is made only while the
+      // job is open in the step's attempt: a job that ended since it was read (its worker
+      // finished, so the queue says completed) needs no re-run, and a row would show its step
+      // pending for good.
+      if (
+        newId !== queueId &&
+        !(await ensureOneStepRow(db, {
           id: step.id,
           jobId: step.job_id,
           stepName: step.step_name,
@@ -423,7 +427,9 @@ export async function reconcileStaleSteps(ctx: QueueContext, opts: { staleMs?: n
           retryAttempt: step.retry_attempt,
           queueJobId: newId,
           input: payload as unknown as Record<string, unknown>,
-        });
+        }))
+      )
+        continue;
       await queue.add(newId, payload, queueOptions(payload));
     }
     report.requeued++;
