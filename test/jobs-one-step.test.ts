@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { pendingSteps } from '../src/db/metrics.ts';
 import { cancelPurchase, type PurchaseRow } from '../src/db/sale-purchases.ts';
 import { jobHistory, jobSteps, jobs } from '../src/db/schema/index.ts';
 import { claimStep } from '../src/db/step-runs.ts';
@@ -54,12 +55,31 @@ async function claim(jobId: string, attempt: number) {
   );
   assert.equal(claimed?.started, true);
 }
+const fail = (jobId: string, attempt: number, message: string) =>
+  applyJobEvent(p.database.db, jobId, { type: 'error', message, stepOrder: 0, retryAttempt: attempt, source: 'worker' });
+const retry = async (jobId: string) => {
+  const r = await api(`/api/jobs/${jobId}/retry`, svc('creator'), { method: 'POST' });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+};
 /** The queued payload of the job's step, as a queue job (a re-delivery). */
 async function delivery(jobId: string, attempt: number) {
   const job = await jobRow(jobId);
   const payload = buildStepPayload(job, 0, attempt);
   return { id: `${jobId}-s0-r${attempt}`, payload, attempt: 1, reportProgress: async () => {} };
 }
+
+test("metrics: a pending one-step job is queue depth, and its age is its attempt's, not the job's", async () => {
+  const jobId = await generate();
+  await p.database.db.execute(sql`update jobs set created_at = now() - interval '1 hour' where id = ${jobId}`);
+  await fail(jobId, 0, 'exploded');
+  await retry(jobId);
+  const before = await pendingSteps(p.database.db);
+  assert.ok(before.n >= 1);
+  // Every other pending step here is seconds old: a 1-hour age is the retried job's creation.
+  assert.ok(before.oldest_s < 600, `oldest pending step ${before.oldest_s} s: the retried step waits since the retry`);
+  await claim(jobId, 1);
+  assert.equal((await pendingSteps(p.database.db)).n, before.n - 1, 'a started one-step job is not queue depth');
+});
 
 test('failsafes on a one-step job: complete before it ran (the late delivery is skipped), fail after it completed', async () => {
   const jobId = await generate();

@@ -18,7 +18,9 @@ export async function pendingSteps(db: Executor): Promise<{ n: number; oldest_s:
           SELECT s.created_at FROM job_steps s JOIN jobs j ON j.id = s.job_id
           WHERE s.status = 'pending' AND j.status IN ('pending', 'processing')
           UNION ALL
-          SELECT j.created_at FROM jobs j
+          -- waiting since its attempt began: the job's creation, or the retry that queued it again
+          -- (nothing else changes a pending job, so that is its updated_at; created_at is the first attempt's)
+          SELECT j.updated_at FROM jobs j
           WHERE j.status = 'pending' AND jsonb_array_length(coalesce(j.data->'steps', '[]'::jsonb)) = 1
             AND NOT EXISTS (SELECT 1 FROM job_steps s WHERE s.job_id = j.id AND s.retry_attempt = j.retry_count)) w`,
   );
