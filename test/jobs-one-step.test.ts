@@ -40,6 +40,7 @@ const generate = async () => {
   return res.body.data.jobId as string;
 };
 const jobRow = async (id: string) => (await p.database.db.select().from(jobs).where(eq(jobs.id, id)))[0]!;
+const forensics = async (id: string) => (await api(`/api/jobs/${id}/forensics`, svc())).body.data;
 const history = (id: string) => p.database.db.select().from(jobHistory).where(eq(jobHistory.job_id, id));
 
 /** node_started of the job's step in `attempt`, as a worker's claim applies it. */
@@ -67,6 +68,53 @@ async function delivery(jobId: string, attempt: number) {
   const payload = buildStepPayload(job, 0, attempt);
   return { id: `${jobId}-s0-r${attempt}`, payload, attempt: 1, reportProgress: async () => {} };
 }
+
+test("retried twice: forensics shows each attempt's step with its own times, and the pending one has not started", async () => {
+  const jobId = await generate();
+  // An old job: its attempts' steps are not as old as the job.
+  await p.database.db.execute(sql`update jobs set created_at = now() - interval '1 hour' where id = ${jobId}`);
+  await claim(jobId, 0);
+  await fail(jobId, 0, 'first exploded');
+  await sleep(20);
+  const retriedAt = Date.now();
+  await retry(jobId);
+
+  let f = await forensics(jobId);
+  assert.deepEqual(
+    f.steps.map((s: any) => [s.retry_attempt, s.status, s.queue_job_id]),
+    [
+      [0, 'failed', `${jobId}-s0-r0`],
+      [1, 'pending', `${jobId}-s0-r1`],
+    ],
+  );
+  const [first, second] = f.steps;
+  assert.match(first.error_message, /first exploded/);
+  assert.ok(first.started_at, 'attempt 0 started');
+  assert.equal(second.started_at, null, 'the new attempt has not started: its step shows no start');
+  assert.ok(Date.parse(second.created_at) >= retriedAt - 1000, `the new attempt's step is created by the retry (${second.created_at})`);
+
+  await sleep(20);
+  await claim(jobId, 1);
+  await fail(jobId, 1, 'second exploded');
+  await sleep(20);
+  await retry(jobId);
+
+  f = await forensics(jobId);
+  assert.deepEqual(
+    f.steps.map((s: any) => [s.retry_attempt, s.status]),
+    [
+      [0, 'failed'],
+      [1, 'failed'],
+      [2, 'pending'],
+    ],
+  );
+  assert.equal(new Set(f.steps.map((s: any) => s.id)).size, 3, 'one step id per attempt');
+  assert.match(f.steps[1].error_message, /second exploded/);
+  assert.ok(Date.parse(f.steps[1].started_at) > Date.parse(f.steps[0].started_at), "attempt 1's step started when attempt 1 did");
+  assert.ok(Date.parse(f.steps[1].created_at) >= retriedAt - 1000, "attempt 1's step was created by the first retry");
+  assert.equal(f.steps[2].started_at, null);
+  assert.equal(f.history.filter((h: any) => h.status === 'failed').length, 2);
+});
 
 test("metrics: a pending one-step job is queue depth, and its age is its attempt's, not the job's", async () => {
   const jobId = await generate();

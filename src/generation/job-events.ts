@@ -26,7 +26,7 @@ import type {
   StepCompletionStatement,
 } from '../domain/ports/job-statements.ts';
 import { storableText } from '../domain/text.ts';
-import { oneStepRow } from './one-step.ts';
+import { oneStepRow, type AttemptHistory } from './one-step.ts';
 import { hasStepRows, MAX_JOB_RETRIES, RETRY_LIMIT_MESSAGE } from './pipeline.ts';
 
 export type JobEvent =
@@ -269,11 +269,12 @@ function duration(ms: number): string {
 
 /**
  * The retry's state change: back to pending with a new attempt; the output reopens. A one-step
- * job's attempt that had no step row gets one, made from the job as it was, so the steps read
- * keeps every attempt's step (docs/jobs.md "One-step jobs").
+ * job's attempt that had no step row gets one, made from the job as it was (and its times from
+ * `history`, the job's history entries), so the steps read keeps every attempt's step
+ * (docs/jobs.md "One-step jobs").
  */
-export function planRetry(current: RetryStatement['current'], jobId: string): RetryStatement {
-  const earlier = oneStepRow({ ...current, id: jobId });
+export function planRetry(current: RetryStatement['current'], jobId: string, history?: AttemptHistory): RetryStatement {
+  const earlier = oneStepRow({ ...current, id: jobId }, history);
   return {
     jobId,
     current,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JobRow, JobStepRow } from '../db/jobs.ts';
-import { oneStepId, oneStepRow, stepsOf } from './one-step.ts';
+import { attemptTimes, oneStepId, oneStepRow, stepsOf } from './one-step.ts';
 import { buildStepPayload } from './pipeline.ts';
 
 const step = (nodeName: string) => ({
@@ -82,5 +82,26 @@ describe('one-step jobs: the job is its step', () => {
     // A row of the current attempt (a reconciler re-queued the step under another id) is shown as it is.
     const own = { ...earlier, id: 'row-1', retry_attempt: 1, status: 'processing' } as JobStepRow;
     assert.deepEqual(stepsOf(current, [earlier, own]), [earlier, own]);
+  });
+  test("a later attempt's step has its attempt's times (from the history), not the job's first ones", () => {
+    const at = (s: number) => new Date(t0.getTime() + s * 1000);
+    const history = [
+      { data: { event: 'node_started', step_order: 0, retry_attempt: 0 }, created_at: at(1) },
+      { data: { event: 'error', source: 'worker' }, created_at: at(2) },
+      { data: { event: 'retry', retry_attempt: 1 }, created_at: at(3) },
+      { data: { event: 'node_started', step_order: 0, retry_attempt: 1 }, created_at: at(5) },
+      { data: { event: 'node_started', step_order: 0, retry_attempt: 1 }, created_at: at(9) },
+      { data: { event: 'retry', retry_attempt: 2 }, created_at: at(11) },
+    ];
+    assert.deepEqual(attemptTimes(history, 1), { created_at: at(3), started_at: at(5) });
+    assert.deepEqual(attemptTimes(history, 2), { created_at: at(11), started_at: null });
+    const failed = job({ status: 'failed', retry_count: 1, started_at: at(1), completed_at: null, step_output: null });
+    const row = oneStepRow(failed, history)!;
+    assert.deepEqual([row.created_at, row.started_at], [at(3), at(5)]);
+    const pending = oneStepRow(job({ status: 'pending', retry_count: 2, started_at: at(1), completed_at: null }), history)!;
+    assert.deepEqual([pending.created_at, pending.started_at], [at(11), null], 'not started yet');
+    // The first attempt: the job's own times (a history without its entry, too).
+    assert.deepEqual([oneStepRow(job(), [])!.created_at, oneStepRow(job(), [])!.started_at], [t0, t0]);
+    assert.deepEqual(stepsOf(failed, [], history)[0]!.started_at, at(5));
   });
 });

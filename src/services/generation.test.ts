@@ -80,6 +80,7 @@ function fakes(opts: { decks?: Deck[]; cost?: number; queueFails?: boolean; inse
     jobs: {
       find: async (id) => jobs.get(id) ?? null,
       failSubmission: async (jobId, outputId, message) => void log.failed.push([jobId, outputId, message]),
+      history: async () => [],
       resetForRetry: async (s) => {
         log.resets++;
         const j = jobs.get(s.jobId)!;

@@ -140,6 +140,8 @@ export interface GenerationPorts {
     find(id: string): Promise<JobRow | null>;
     /** The job and its open output fail (step 0 could not be queued). */
     failSubmission(jobId: string, outputId: string, message: string): Promise<void>;
+    /** The job's history entries (a one-step job's replaced attempt records its step's times from them). */
+    history(jobId: string): Promise<Array<{ data: unknown; created_at: Date }>>;
     resetForRetry: (statement: ReturnType<typeof planRetry>) => Promise<JobRow | null>;
     submitStep(job: JobRow, stepOrder: number, retryAttempt: number): Promise<void>;
   };
@@ -342,7 +344,7 @@ export function createGenerationService(ports: GenerationPorts) {
     authorize(caller, 'job.retry', { ownerId: current.user_id });
     const refusal = retryRefusal(current, now(), ports.settings.stuckAfterMs);
     if (refusal) throw refusal;
-    const job = await ports.jobs.resetForRetry(planRetry(current, jobId));
+    const job = await ports.jobs.resetForRetry(planRetry(current, jobId, await ports.jobs.history(jobId)));
     if (!job) {
       const again = await ports.jobs.find(jobId);
       if (again && again.retry_count >= MAX_JOB_RETRIES)

@@ -72,7 +72,7 @@ export function createJobService(ports: JobPorts) {
         ports.flatFiles.byIds(flatFileIdsOf(job.data)),
       ]);
       // A one-step job's current step has no row: the job is its step (docs/jobs.md "One-step jobs").
-      return { job, steps: stepsOf(job, rows), history, backups, flatFiles };
+      return { job, steps: stepsOf(job, rows, history), history, backups, flatFiles };
     },
 
     /** What the stream sends first: the job now and its history entries after `afterId`, from one snapshot. */

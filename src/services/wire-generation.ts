@@ -8,7 +8,7 @@ import { addCredits } from '../db/credits.ts';
 import { getDeckWithOwners } from '../db/decks.ts';
 import { insertGenerationRows } from '../db/generation-rows.ts';
 import { resetForRetry } from '../db/job-events.ts';
-import { findJob } from '../db/jobs.ts';
+import { findJob, historyAfter } from '../db/jobs.ts';
 import { failOutput } from '../db/outputs.ts';
 import { upsertSocialLink } from '../db/social-links.ts';
 import type { Caller } from '../domain/policy.ts';
@@ -51,6 +51,7 @@ export function generationServiceOn(ctx: GenerationContext): GenerationService {
         await applyJobEvent(db, jobId, { type: 'error', message, source: 'worker' });
         await failOutput(db, outputId, message).catch(() => undefined);
       },
+      history: (jobId) => historyAfter(db, jobId, 0, 10_000),
       resetForRetry: (statement) => resetForRetry(db, statement),
       submitStep: (job, order, attempt) => submitStep({ db, queue }, job, order, attempt),
     },

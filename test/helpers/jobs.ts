@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import type { Db } from '../../src/db/client.ts';
-import { findJob, listSteps, type JobStepRow } from '../../src/db/jobs.ts';
+import { findJob, historyAfter, listSteps, type JobStepRow } from '../../src/db/jobs.ts';
 import { jobs } from '../../src/db/schema/index.ts';
 import { stepsOf } from '../../src/generation/one-step.ts';
 import { GeneratorError, ProceduralConnector, type GeneratorConnector } from '../../src/generation/connectors/index.ts';
@@ -96,7 +96,7 @@ export { sleep, waitFor } from './wait.ts';
 export async function readSteps(db: Db, jobId: string): Promise<JobStepRow[]> {
   const job = await findJob(db, jobId);
   if (!job) throw new Error(`job ${jobId} not found`);
-  return stepsOf(job, await listSteps(db, jobId));
+  return stepsOf(job, await listSteps(db, jobId), await historyAfter(db, jobId, 0, 10_000));
 }
 
 /** The job's row once it has ended (completed or failed). */
