@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
+import { staleOneStepJobs } from '../src/db/jobs.ts';
 import { pendingSteps } from '../src/db/metrics.ts';
 import { cancelPurchase, type PurchaseRow } from '../src/db/sale-purchases.ts';
 import { jobHistory, jobSteps, jobs } from '../src/db/schema/index.ts';
@@ -127,6 +128,13 @@ test("metrics: a pending one-step job is queue depth, and its age is its attempt
   assert.ok(before.oldest_s < 600, `oldest pending step ${before.oldest_s} s: the retried step waits since the retry`);
   await claim(jobId, 1);
   assert.equal((await pendingSteps(p.database.db)).n, before.n - 1, 'a started one-step job is not queue depth');
+  // A hand-made job whose steps are not an array is no one-step job, and breaks neither the
+  // metrics nor a reconciler pass.
+  const odd = await generate();
+  await p.database.db.execute(sql`update jobs set data = jsonb_set(data, '{steps}', 'null'::jsonb) where id = ${odd}`);
+  assert.equal((await pendingSteps(p.database.db)).n, before.n - 1);
+  const stale = await staleOneStepJobs(p.database.db, 0);
+  assert.ok(!stale.some((j) => j.id === odd), 'not read as a one-step job by the reconciler');
 });
 
 test('failsafes on a one-step job: complete before it ran (the late delivery is skipped), fail after it completed', async () => {

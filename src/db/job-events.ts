@@ -103,7 +103,7 @@ export async function stepStatus(db: Db, jobId: string, stepOrder: number, retry
     sql`select coalesce(
           (select status from job_steps where job_id = ${jobId} and step_order = ${stepOrder} and retry_attempt = ${retryAttempt}),
           (select status from jobs where id = ${jobId} and retry_count = ${retryAttempt} and ${stepOrder} = 0
-             and jsonb_array_length(coalesce(data->'steps', '[]'::jsonb)) = 1)) as status`,
+             and (case when jsonb_typeof(data->'steps') = 'array' then jsonb_array_length(data->'steps') end) = 1)) as status`,
   );
   return row?.status ?? null;
 }

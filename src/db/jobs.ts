@@ -131,7 +131,8 @@ export async function staleOneStepJobs(db: Db, staleMs: number, limit = 500): Pr
       and(
         sql`${jobs.status} in ('pending', 'processing')`,
         sql`${jobs.updated_at} < ${cutoff}`,
-        sql`jsonb_array_length(coalesce(${jobs.data}->'steps', '[]'::jsonb)) = 1`,
+        // (a hand-made job whose steps are not an array is not one-step, and does not break the pass)
+        sql`(case when jsonb_typeof(${jobs.data}->'steps') = 'array' then jsonb_array_length(${jobs.data}->'steps') end) = 1`,
         sql`not exists (select 1 from job_steps s where s.job_id = ${jobs.id} and s.retry_attempt = ${jobs.retry_count})`,
       ),
     )
