@@ -19,7 +19,7 @@ import type {
   StepCompletionStatement,
 } from '../domain/ports/job-statements.ts';
 import { firstRow, tx, type Db } from './client.ts';
-import type { JobRow } from './jobs.ts';
+import { oneStepJobSql, type JobRow } from './jobs.ts';
 import { jobHistory, jobRetryBackups, jobSteps, jobs, outputs } from './schema/index.ts';
 
 const count = async (db: Db, query: ReturnType<typeof sql>) => Number((await firstRow<{ n: number }>(db, query))?.n ?? 0);
@@ -103,7 +103,7 @@ export async function stepStatus(db: Db, jobId: string, stepOrder: number, retry
     sql`select coalesce(
           (select status from job_steps where job_id = ${jobId} and step_order = ${stepOrder} and retry_attempt = ${retryAttempt}),
           (select status from jobs where id = ${jobId} and retry_count = ${retryAttempt} and ${stepOrder} = 0
-             and (case when jsonb_typeof(data->'steps') = 'array' then jsonb_array_length(data->'steps') end) = 1)) as status`,
+             and ${sql.raw(oneStepJobSql('data'))})) as status`,
   );
   return row?.status ?? null;
 }

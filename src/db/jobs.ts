@@ -31,8 +31,6 @@ export async function getJob(db: Db, id: string): Promise<JobRow> {
 }
 
 export interface NewStep {
-  /** The row's id (a one-step job's step keeps the id its reads showed, generation/one-step.ts). */
-  id?: string;
   jobId: string;
   stepName: string;
   stepType: string;
@@ -47,7 +45,6 @@ export async function ensureStep(db: Db, s: NewStep): Promise<void> {
   await db
     .insert(jobSteps)
     .values({
-      ...(s.id ? { id: s.id } : {}),
       job_id: s.jobId,
       step_name: s.stepName.slice(0, 100),
       step_type: s.stepType.slice(0, 50),
@@ -119,6 +116,14 @@ export async function staleSteps(db: Db, staleMs: number, limit = 500) {
 }
 
 /**
+ * SQL: the job (`data` is its data column) has exactly one step, so no step rows (docs/jobs.md
+ * "One-step jobs"). A hand-made job whose steps are not an array is not one-step, and does not
+ * make the statement raise.
+ */
+export const oneStepJobSql = (data: string) =>
+  `(case when jsonb_typeof(${data}->'steps') = 'array' then jsonb_array_length(${data}->'steps') end) = 1`;
+
+/**
  * Open one-step jobs without a step row in their attempt (the job is its step, docs/jobs.md
  * "One-step jobs") not touched for `staleMs`, for reconciliation.
  */
@@ -131,8 +136,7 @@ export async function staleOneStepJobs(db: Db, staleMs: number, limit = 500): Pr
       and(
         sql`${jobs.status} in ('pending', 'processing')`,
         sql`${jobs.updated_at} < ${cutoff}`,
-        // (a hand-made job whose steps are not an array is not one-step, and does not break the pass)
-        sql`(case when jsonb_typeof(${jobs.data}->'steps') = 'array' then jsonb_array_length(${jobs.data}->'steps') end) = 1`,
+        sql.raw(oneStepJobSql('"jobs"."data"')),
         sql`not exists (select 1 from job_steps s where s.job_id = ${jobs.id} and s.retry_attempt = ${jobs.retry_count})`,
       ),
     )

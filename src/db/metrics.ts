@@ -1,6 +1,7 @@
 /** Aggregates for /metrics (src/http/metrics.ts): counts and ages only, never ids or addresses of users. */
 import { sql } from 'drizzle-orm';
 import { type Executor, rows } from './client.ts';
+import { oneStepJobSql } from './jobs.ts';
 
 /** Jobs by status. */
 export function jobsByState(db: Executor): Promise<Array<{ status: string; n: number }>> {
@@ -21,7 +22,7 @@ export async function pendingSteps(db: Executor): Promise<{ n: number; oldest_s:
           -- waiting since its attempt began: the job's creation, or the retry that queued it again
           -- (nothing else changes a pending job, so that is its updated_at; created_at is the first attempt's)
           SELECT j.updated_at FROM jobs j
-          WHERE j.status = 'pending' AND (CASE WHEN jsonb_typeof(j.data->'steps') = 'array' THEN jsonb_array_length(j.data->'steps') END) = 1
+          WHERE j.status = 'pending' AND ${sql.raw(oneStepJobSql('j.data'))}
             AND NOT EXISTS (SELECT 1 FROM job_steps s WHERE s.job_id = j.id AND s.retry_attempt = j.retry_count)) w`,
   );
   return { n: r?.n ?? 0, oldest_s: r?.oldest_s ?? 0 };
